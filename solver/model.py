@@ -1,0 +1,198 @@
+"""The model seam: a :class:`Call` goes in, a :class:`Generation` comes out.
+
+Every reasoning method talks to a language model only through :class:`Model`. Three
+implementations exist: :class:`solver.openai_model.OpenAIModel` (any OpenAI-compatible
+server), :class:`solver.offline.OfflineModel` (the embedded heuristic player) and
+:class:`ScriptedModel` (tests).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+__all__ = [
+    "Call",
+    "Generation",
+    "Message",
+    "Model",
+    "ModelError",
+    "Sampling",
+    "ScriptedModel",
+    "TokenCallback",
+    "Usage",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One chat message."""
+
+    role: str  # "system", "user" or "assistant"
+    content: str
+
+
+@dataclass(frozen=True, slots=True)
+class Sampling:
+    """Sampling settings that travel with each call (never shared, mutable state)."""
+
+    temperature: float = 0.7
+    top_p: float = 1.0
+    n: int = 1
+    max_tokens: int | None = None
+    stop: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """A request to a model.
+
+    ``purpose`` names the role of the call (``propose``, ``value``, ``evaluate``, ``analyze``,
+    ``answer``, ...). ``context`` holds the public puzzle state for the call, so the offline
+    engine can answer without parsing prose; an LLM only sees ``messages``.
+    ``sample_offset`` is the index of the first sample asked for: the response cache keys each
+    sample by its index, so a repeated prompt that wants fresh samples asks from a new offset.
+    """
+
+    purpose: str
+    messages: tuple[Message, ...]
+    sampling: Sampling = field(default_factory=Sampling)
+    context: Mapping[str, Any] = field(default_factory=dict)
+    sample_offset: int = 0
+
+    @property
+    def prompt(self) -> str:
+        """The messages as one text, for display and traces."""
+        return "\n\n".join(f"[{m.role}]\n{m.content}" for m in self.messages)
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Token counts of one generation."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.prompt_tokens + other.prompt_tokens,
+            self.completion_tokens + other.completion_tokens,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Generation:
+    """What a model returned for a call: ``n`` texts, usage, latency, cost, cache hit."""
+
+    texts: tuple[str, ...]
+    usage: Usage = Usage()
+    latency: float = 0.0
+    cached: bool = False
+    model: str = ""
+    cost: float | None = None  # None: no price known for this model
+    requests: int = 1  # HTTP requests it took (0 when fully cached)
+
+    @property
+    def text(self) -> str:
+        return self.texts[0] if self.texts else ""
+
+
+class ModelError(Exception):
+    """A model could not answer. ``kind`` is one of: ``unreachable``, ``unknown_model``,
+    ``auth``, ``rate_limited``, ``timeout``, ``server``, ``bad_response``, ``bad_request``."""
+
+    def __init__(self, kind: str, message: str, *, retryable: bool = False) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+        self.retryable = retryable
+
+
+TokenCallback = Callable[[int, str], None]
+"""Called with (sample index, text delta) as tokens stream in."""
+
+
+@runtime_checkable
+class Model(Protocol):
+    """Anything that turns a :class:`Call` into a :class:`Generation`."""
+
+    name: str
+
+    async def generate(self, call: Call, on_token: TokenCallback | None = None) -> Generation:
+        """Answer ``call`` with ``call.sampling.n`` texts."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release connections."""
+        ...
+
+
+def rough_tokens(text: str) -> int:
+    """A token estimate for engines that have no tokenizer (about four characters a token)."""
+    return max(1, (len(text) + 3) // 4) if text else 0
+
+
+class ScriptedModel:
+    """Replays given texts, for tests.
+
+    ``replies`` is either a sequence consumed in order (one text per sample) or a function of
+    the call that returns the texts for it. Every call is recorded in ``calls``.
+    """
+
+    def __init__(
+        self,
+        replies: Sequence[str] | Callable[[Call], Iterable[str] | str],
+        *,
+        name: str = "scripted",
+        delay: float = 0.0,
+    ) -> None:
+        self.name = name
+        self.delay = delay
+        self.calls: list[Call] = []
+        self._replies = replies
+        self._index = 0
+
+    def _next(self, call: Call) -> list[str]:
+        if callable(self._replies):
+            out = self._replies(call)
+            texts = [out] if isinstance(out, str) else list(out)
+            while len(texts) < call.sampling.n:
+                texts.append(texts[-1] if texts else "")
+            return texts[: call.sampling.n]
+        texts = []
+        for _ in range(call.sampling.n):
+            if not self._replies:
+                texts.append("")
+                continue
+            texts.append(self._replies[self._index % len(self._replies)])
+            self._index += 1
+        return texts
+
+    async def generate(self, call: Call, on_token: TokenCallback | None = None) -> Generation:
+        self.calls.append(call)
+        start = time.perf_counter()
+        if self.delay:
+            await asyncio.sleep(self.delay)
+        texts = self._next(call)
+        if on_token is not None:
+            for i, text in enumerate(texts):
+                on_token(i, text)
+        prompt = sum(rough_tokens(m.content) for m in call.messages)
+        completion = sum(rough_tokens(t) for t in texts)
+        return Generation(
+            tuple(texts),
+            Usage(prompt, completion),
+            time.perf_counter() - start,
+            model=self.name,
+            cost=None,
+        )
+
+    async def aclose(self) -> None:
+        return None
