@@ -130,6 +130,8 @@ class ExperienceAdded(Event):
     advice: tuple[str, ...]
     confidence: float | None
     verdict: str = ""  # the exact check of the chain beside the LLM's opinion
+    chain_ok: bool = False  # the chain reaches the target exactly
+    verdicts: tuple[str, ...] = ()  # recommend / reject per step
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,6 +183,7 @@ class RunFinished(Event):
     cost: float | None
     wall_time: float
     reason: str = "done"  # done / solved early / stopped / error
+    rounds: int = 0  # model calls on the longest chain of calls that waited on each other
 
     @property
     def tokens(self) -> int:

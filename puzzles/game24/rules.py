@@ -47,10 +47,14 @@ def format_numbers(numbers: Iterable[Fraction | int]) -> str:
 def parse_numbers(text: str) -> tuple[Fraction, ...]:
     """Numbers written with spaces or commas between them (``4 6 8/3``, ``4, 6, 2.5``)."""
     parts = [p for p in re.split(r"[\s,;]+", text.strip()) if p]
-    try:
-        return tuple(parse_number(p) for p in parts)
-    except ArithError as exc:
-        raise HandError(f"{text.strip()!r} is not a list of numbers: {exc}") from exc
+    out = []
+    for part in parts:
+        try:
+            out.append(parse_number(part))
+        except ArithError as exc:
+            raise HandError(f"{part!r} is not a number" if "not a number" in str(exc)
+                            else f"{part!r}: {exc}") from exc
+    return tuple(out)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,147 @@
+"""Benchmarks: run methods over a set of hands and tabulate them as the papers do.
+
+Success follows ToT's definition: the method's first (and only) answer must use the four input
+numbers once each and equal 24 exactly (checked through ``puzzles.arith``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from puzzles.game24 import Hand
+from solver.domains.game24 import Game24Domain
+from solver.events import ErrorRaised, ExperienceAdded, RunFinished
+from solver.methods import Method, run_method
+from solver.model import Model
+
+__all__ = ["BenchResult", "PuzzleResult", "run_bench"]
+
+
+@dataclass(frozen=True, slots=True)
+class PuzzleResult:
+    """One method on one hand."""
+
+    hand: str
+    solved: bool
+    answer: str | None
+    calls: int
+    tokens: int
+    cost: float | None
+    wall_time: float
+    rounds: int
+    error: str = ""
+    solved_by_iteration: tuple[bool, ...] = ()  # BoT: the aggregated chain of each iteration
+
+
+@dataclass
+class BenchResult:
+    """One method over the whole set."""
+
+    method: str
+    config: dict[str, Any]
+    puzzles: list[PuzzleResult] = field(default_factory=list)
+    wall_time: float = 0.0
+
+    @property
+    def n(self) -> int:
+        return len(self.puzzles)
+
+    @property
+    def success_rate(self) -> float:
+        return sum(p.solved for p in self.puzzles) / self.n if self.n else 0.0
+
+    def mean(self, attr: str) -> float:
+        return sum(getattr(p, attr) for p in self.puzzles) / self.n if self.n else 0.0
+
+    @property
+    def cost(self) -> float | None:
+        if any(p.cost is None for p in self.puzzles):
+            return None
+        return sum(p.cost or 0.0 for p in self.puzzles)
+
+    @property
+    def errors(self) -> int:
+        return sum(bool(p.error) for p in self.puzzles)
+
+    def cumulative_by_iteration(self) -> list[float]:
+        """Share of hands solved by an aggregated chain at or before each iteration."""
+        width = max((len(p.solved_by_iteration) for p in self.puzzles), default=0)
+        out = []
+        for i in range(width):
+            hits = sum(any(p.solved_by_iteration[: i + 1]) for p in self.puzzles)
+            out.append(hits / self.n)
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "method": self.method,
+            "config": self.config,
+            "puzzles": self.n,
+            "success_rate": self.success_rate,
+            "solved": sum(p.solved for p in self.puzzles),
+            "mean_calls": self.mean("calls"),
+            "mean_tokens": self.mean("tokens"),
+            "cost": self.cost,
+            "mean_wall_time": self.mean("wall_time"),
+            "wall_time": self.wall_time,
+            "errors": self.errors,
+            "cumulative_by_iteration": self.cumulative_by_iteration(),
+        }
+
+
+async def run_one(method: Method, hand: Hand, model: Model, seed: int | None) -> PuzzleResult:
+    finish: RunFinished | None = None
+    error = ""
+    by_iteration: list[bool] = []
+    async for event in run_method(method, Game24Domain(hand), model, seed=seed,
+                                  record_prompts=False):
+        if isinstance(event, RunFinished):
+            finish = event
+        elif isinstance(event, ErrorRaised):
+            error = f"{event.kind}: {event.message}"
+        elif isinstance(event, ExperienceAdded):
+            by_iteration.append(event.chain_ok)
+    assert finish is not None
+    return PuzzleResult(str(hand), finish.solved, finish.answer, finish.calls, finish.tokens,
+                        finish.cost, finish.wall_time, finish.rounds, error, tuple(by_iteration))
+
+
+async def run_bench(
+    methods: Sequence[Method],
+    hands: Sequence[Hand],
+    model_for: Callable[[], Model],
+    *,
+    seed: int | None = 0,
+    jobs: int = 1,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> list[BenchResult]:
+    """Run every method on every hand; ``jobs`` hands run at once per method."""
+    results = []
+    for method in methods:
+        result = BenchResult(method.name, method.config_dict())
+        model = model_for()
+        limit = asyncio.Semaphore(max(1, jobs))
+        done = 0
+        start = time.perf_counter()
+
+        async def one(index: int, hand: Hand, method: Method = method,
+                      model: Model = model) -> tuple[int, PuzzleResult]:
+            nonlocal done
+            async with limit:
+                res = await run_one(method, hand, model,
+                                    None if seed is None else seed + index)
+            done += 1
+            if progress is not None:
+                progress(method.name, done, len(hands))
+            return index, res
+
+        pairs = await asyncio.gather(*(one(i, h) for i, h in enumerate(hands)))
+        result.puzzles = [r for _, r in sorted(pairs, key=lambda p: p[0])]
+        result.wall_time = time.perf_counter() - start
+        await model.aclose()
+        results.append(result)
+    return results

@@ -1,0 +1,528 @@
+"""Game of 24 domain adapter: prompts for every role, tolerant parsers, exact step checking.
+
+Prompts are our own wording of what the papers describe (ToT's propose / value / answer
+prompts; BoT's step format, evaluation, and feedback). Parsers accept real model output:
+prose around the answer, markdown, numbered lists, several steps at once and wrong numbers.
+Nothing here raises on model text: what cannot be parsed comes back as a reason.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from puzzles.arith import ArithError, Claim, ClaimStatus, format_number, parse_number, verify_claim
+from puzzles.game24 import Hand, State, StepError, Verdict, apply, check_answer, format_numbers
+from solver.model import Message
+
+__all__ = [
+    "BOT_SCORES",
+    "Feedback",
+    "Game24Domain",
+    "ParsedStep",
+    "parse_feedback",
+    "parse_score",
+    "parse_steps",
+    "parse_value",
+]
+
+VALUE_WEIGHTS = {"sure": 20.0, "likely": 1.0, "impossible": 0.001}
+"""ToT's value mapping (sure / likely / impossible), summed over samples."""
+BOT_SCORES = (0.1, 0.3, 0.5, 0.7, 0.9, 1.0)
+"""The score scale BoT asks the model to use."""
+
+RULES = (
+    "Use the four given numbers and the operations + - * / (with parentheses) to make 24. "
+    "Each number must be used exactly once."
+)
+
+# ------------------------------------------------------------------ prompts: baselines
+
+FEW_SHOT = (
+    ("1 2 3 4", ("1 * 2 = 2 (left: 2 3 4)", "2 * 3 = 6 (left: 4 6)", "4 * 6 = 24 (left: 24)"),
+     "1 * 2 * 3 * 4 = 24"),
+    ("3 5 7 10", ("10 - 7 = 3 (left: 3 3 5)", "5 + 3 = 8 (left: 3 8)", "3 * 8 = 24 (left: 24)"),
+     "(5 + 10 - 7) * 3 = 24"),
+    ("1 6 8 13", ("13 - 8 = 5 (left: 1 5 6)", "5 - 1 = 4 (left: 4 6)", "4 * 6 = 24 (left: 24)"),
+     "(13 - 8 - 1) * 6 = 24"),
+    ("2 3 9 12", ("12 / 3 = 4 (left: 2 4 9)", "9 - 2 = 7 (left: 4 7)",
+                  "4 * 7 = 28 (left: 28)"), ""),
+    ("4 4 10 10", ("10 * 10 = 100 (left: 4 4 100)", "100 - 4 = 96 (left: 4 96)",
+                   "96 / 4 = 24 (left: 24)"), "(10 * 10 - 4) / 4 = 24"),
+    ("1 3 8 11", ("11 - 8 = 3 (left: 1 3 3)", "3 * 3 = 9 (left: 1 9)", "9 + 1 = 10 (left: 10)"),
+     ""),
+    ("2 2 6 9", ("9 - 6 = 3 (left: 2 2 3)", "2 + 2 = 4 (left: 3 4)", "3 * 4 = 12 (left: 12)"),
+     ""),
+    ("5 5 6 12", ("12 / 6 = 2 (left: 2 5 5)", "5 * 5 = 25 (left: 2 25)",
+                  "25 - 2 = 23 (left: 23)"), ""),
+)
+"""Worked examples written for ponder. Only the complete ones (with an answer) are shown as
+shots; a test checks each shot exactly."""
+
+SHOTS = tuple(e for e in FEW_SHOT if e[2])
+
+
+def io_prompt(hand: Hand) -> str:
+    lines = [
+        "Use the numbers and basic arithmetic operations (+ - * /) to obtain 24. "
+        "Each input number is used exactly once."
+    ]
+    for numbers, _, answer in SHOTS:
+        lines += [f"Input: {numbers}", f"Answer: {answer}"]
+    lines += [f"Input: {hand}", "Answer:"]
+    return "\n".join(lines)
+
+
+def cot_prompt(hand: Hand, steps: Sequence[str] = ()) -> str:
+    lines = [
+        "Use the numbers and basic arithmetic operations (+ - * /) to obtain 24. Each step "
+        "combines two of the remaining numbers into a new one; write it as "
+        "'a op b = c (left: remaining numbers)'. After three steps, write the whole "
+        "expression on a line starting with 'Answer:'."
+    ]
+    for numbers, shot_steps, answer in SHOTS:
+        lines += [f"Input: {numbers}", "Steps:", *shot_steps, f"Answer: {answer}"]
+    lines += [f"Input: {hand}", "Steps:", *steps]
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------- prompts: ToT
+
+
+def propose_prompt(numbers: str) -> str:
+    return (
+        "Combine two of the numbers with + - * / to get one new number, and list the "
+        "possible next steps, one per line, as 'a op b = c (left: remaining numbers)'.\n"
+        "Input: 3 5 7 12\n"
+        "Possible next steps:\n"
+        "3 + 5 = 8 (left: 7 8 12)\n"
+        "12 - 7 = 5 (left: 3 5 5)\n"
+        "7 * 3 = 21 (left: 5 12 21)\n"
+        "12 / 3 = 4 (left: 4 5 7)\n"
+        "5 + 7 = 12 (left: 3 12 12)\n"
+        "12 - 5 = 7 (left: 3 7 7)\n"
+        "7 - 3 = 4 (left: 4 5 12)\n"
+        "12 + 3 = 15 (left: 5 7 15)\n"
+        f"Input: {numbers}\n"
+        "Possible next steps:\n"
+    )
+
+
+VALUE_PROMPT = """Judge whether the given numbers can reach 24 using + - * /, each exactly once. Try a few combinations, then answer on the last line with one word: sure, likely or impossible.
+12 12
+12 + 12 = 24
+sure
+5 7 9
+9 - 5 = 4
+4 * 7 = 28, too big
+(9 - 7) * 5 = 10, 10 + 7 = 17
+the numbers are in a reasonable range: 24 might still be reached
+likely
+3 4 11
+11 - 3 = 8, 8 * 4 = 32
+(11 + 4) - 3 = 12
+11 - 4 = 7, 7 * 3 = 21
+3 * 4 = 12, 12 + 11 = 23
+likely
+8 3 3
+8 * 3 = 24, but 3 is left over: 24 * 3 = 72, 24 + 3 = 27, 24 - 3 = 21
+(8 - 3) * 3 = 15
+8 / (3 - 8 / 3) uses 8 twice
+likely
+1 2 2
+1 + 2 + 2 = 5, 1 * 2 * 2 = 4, (1 + 2) * 2 = 6
+all far too small
+impossible
+50 60 1
+60 - 50 = 10, 10 + 1 = 11
+50 + 60 = 110, 110 / 1 = 110
+too far apart to reach 24
+impossible
+2 6 10
+10 + 2 = 12, 12 * 6 = 72
+(10 - 6) * 2 = 8
+6 * 10 / 2 = 30
+10 - 2 = 8, 8 * 6 = 48
+likely
+4 6
+4 * 6 = 24
+sure
+{numbers}
+"""
+
+
+def value_prompt(numbers: str) -> str:
+    return VALUE_PROMPT.replace("{numbers}", numbers)
+
+
+def last_step_prompt(hand: Hand, answer: str) -> str:
+    return (
+        "Judge an answer to the Game of 24: it must use each input number exactly once and "
+        "equal 24. Reply with one word on the last line: sure or impossible.\n"
+        "Input: 4 4 6 8\nAnswer: (4 + 8) * (6 - 4) = 24\nJudge: sure\n"
+        "Input: 2 9 10 12\nAnswer: 2 * 12 * (10 - 9) = 24\nJudge: sure\n"
+        "Input: 4 9 10 13\nAnswer: (13 - 9) * (10 - 4) = 24\nJudge: sure\n"
+        "Input: 4 4 6 8\nAnswer: (4 + 8) * (6 - 4) + 1 = 25\nJudge: impossible\n"
+        "Input: 2 9 10 12\nAnswer: 2 * (12 - 10) = 24\nJudge: impossible\n"
+        "Input: 4 9 10 13\nAnswer: (13 - 4) * (10 - 9) = 24\nJudge: impossible\n"
+        f"Input: {hand}\nAnswer: {answer}\nJudge:"
+    )
+
+
+# ---------------------------------------------------------------------- prompts: BoT
+
+BOT_SYSTEM = (
+    "You are an expert in mathematics who reasons step by step. Before you answer, recall the "
+    "trial-and-error experience you are given: its error reports and revision advice. Avoid "
+    "the mistakes it describes and reuse the steps it judges correct."
+)
+
+BOT_STEP_FORMAT = (
+    "Step X, Current set: XXXX, Two numbers selected: XX XX, Operation: XX, "
+    "New number calculated: XX, Remaining numbers: XXXX, New set: XXXX, Evaluation score: X"
+)
+
+FEEDBACK_SYSTEM = (
+    "You are an expert checker of math answers. For each reasoning step, decide whether it is "
+    "logical and correct and whether it helps reach the goal; give advice when it is wrong, and "
+    "say whether you recommend or reject it."
+)
+
+
+def bot_task(hand: Hand) -> str:
+    return (
+        "The Game of 24: use the four numbers and the basic operations + - * / (parentheses "
+        "allowed) to obtain 24; each number is used exactly once. In each step, select two "
+        "numbers from the current set, combine them with one operation, and put the new number "
+        "back into the set.\n"
+        f"The four numbers are: {hand}.\n"
+        "Let's think step by step."
+    )
+
+
+def bot_step_prompt(hand: Hand, experience: str, chain: Sequence[tuple[str, float]]) -> str:
+    scored = "\n".join(f"{text}, Evaluation score: {score:g}" for text, score in chain)
+    return (
+        f"{bot_task(hand)}\n\n"
+        "First of all, recall historical reasoning experience (ignore it if empty) and follow "
+        "its advice:\n"
+        f"#####\n{experience}\n#####\n\n"
+        "The reasoning steps so far, each with a score (a higher score means the step is more "
+        "likely to lead to 24; ignore this if empty):\n"
+        f"---\n{scored}\n---\n\n"
+        "Give exactly one next step that continues from the steps above, in this format:\n"
+        f"{BOT_STEP_FORMAT}\n"
+        "The evaluation score is your confidence in the step, one of 0.1, 0.3, 0.5, 0.7, 0.9, 1.0."
+    )
+
+
+def bot_evaluate_prompt(hand: Hand, chain: Sequence[tuple[str, float]], step: str) -> str:
+    scored = "\n".join(f"{text}, Evaluation score: {score:g}" for text, score in chain)
+    return (
+        f"{bot_task(hand)}\n\n"
+        f"The reasoning steps so far:\n---\n{scored}\n---\n"
+        f"The next step to evaluate:\n{step}\n\n"
+        "Score this step for its logic, its correctness and how much it helps to reach 24, "
+        "using one of 0.1, 0.3, 0.5, 0.7, 0.9, 1.0 (0.1: a critical error; 1.0: correct and "
+        "leads to 24). Reply on the last line as 'Evaluation score: X'."
+    )
+
+
+def bot_feedback_prompt(hand: Hand, chain: Sequence[str]) -> str:
+    steps = "\n".join(f"Step {i}: {text}" for i, text in enumerate(chain, 1))
+    return (
+        f"Task: {RULES}\nThe four numbers are: {hand}.\n"
+        f"The reasoning chain:\n---\n{steps}\n---\n"
+        "Please do the following:\n"
+        "1. Under 'Analysis Report:', say whether this chain reaches 24 and why.\n"
+        "2. For each step write: 'Step <idx>: <analysis>. Advice: <advice>. "
+        "Recommendation or Reject: <Recommend|Reject>.' Refer to steps by index only.\n"
+        "3. Finish with 'Confidence score: X', X one of 0.1, 0.3, 0.5, 0.7, 0.9, 1.0.\n"
+        "Be brief."
+    )
+
+
+# ---------------------------------------------------------------------- parsing
+
+_NUM = r"-?\d+(?:\.\d+)?(?:\s*/\s*\d+(?![\d.]))?"
+_OP = r"[-+*/x×÷−]"
+_STEP_RE = re.compile(
+    rf"(?P<a>{_NUM})\s*(?P<op>{_OP})\s*(?P<b>{_NUM})\s*=\s*(?P<c>{_NUM})"
+    r"(?:\s*\(\s*left\s*:\s*(?P<left>[^)]*)\))?",
+    re.IGNORECASE,
+)
+_BOT_FIELDS = re.compile(
+    r"two\s+numbers\s+selected\s*[:=]?\s*(?P<a>-?[\d./]+)\s*(?:,|and|&)?\s*(?P<b>-?[\d./]+)"
+    r".*?operation\s*[:=]?\s*(?P<op>[-+*/x×÷−]|plus|minus|times|divided\s+by|add|subtract"
+    r"|multiply|divide)"
+    r".*?new\s+number(?:\s+calculated)?\s*[:=]?\s*(?P<c>-?[\d./]+(?:\.\d+)?)",
+    re.IGNORECASE | re.DOTALL,
+)
+_WORD_OPS = {
+    "plus": "+", "add": "+", "minus": "-", "subtract": "-", "times": "*", "multiply": "*",
+    "divided by": "/", "divide": "/", "x": "*", "×": "*", "÷": "/", "−": "-",
+}
+_SCORE_RE = re.compile(r"evaluat\w*\s+score\s*[:=]?\s*\**\s*(\d+(?:\.\d+)?)", re.IGNORECASE)
+_CONFIDENCE_RE = re.compile(r"confidence\s+score\s*[:=]?\s*\**\s*(\d+(?:\.\d+)?)", re.IGNORECASE)
+_LABEL_RE = re.compile(r"\b(sure|likely|impossible|maybe|unlikely|certain)\b", re.IGNORECASE)
+# Markdown emphasis and code marks; a single '*' may be multiplication, so only pairs go.
+_MARKDOWN = re.compile(r"\*\*|__|`+|^\s*[#>]+\s*|^\s*\*\s+", re.MULTILINE)
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedStep:
+    """A step read from model text, checked exactly against the state it was taken from."""
+
+    text: str  # the model's line, cleaned
+    a: Fraction
+    op: str
+    b: Fraction
+    claimed: str  # what the model wrote for the result
+    claim: Claim
+    state: State | None  # the exact state after the step; None when the step is invalid
+    problem: str = ""  # why the step is invalid (numbers not available, wrong result)
+
+    @property
+    def valid(self) -> bool:
+        return self.state is not None and not self.problem
+
+
+def _clean(line: str) -> str:
+    line = _MARKDOWN.sub("", line)
+    line = re.sub(r"^\s*(?:[-•]|\d+[.)]|step\s*\d+\s*[:.,]?)\s*", "", line, flags=re.IGNORECASE)
+    return line.strip()
+
+
+def _number(text: str) -> Fraction | None:
+    try:
+        return parse_number(text.replace(" ", ""))
+    except ArithError:
+        return None
+
+
+def _check(state: State, raw: str, a_text: str, op: str, b_text: str, c_text: str) -> ParsedStep | None:
+    op = _WORD_OPS.get(op.lower(), op)
+    a, b = _number(a_text), _number(b_text)
+    if a is None or b is None:
+        return None
+    c_text = c_text.strip()
+    claim = verify_claim(f"{a_text.strip()} {op} {b_text.strip()} = {c_text}")
+    problem = ""
+    new_state: State | None = None
+    try:
+        new_state = apply(state, a, op, b)
+    except StepError as exc:
+        problem = str(exc)
+    if not problem and claim.status in (ClaimStatus.WRONG, ClaimStatus.INVALID):
+        problem = claim.describe()
+    return ParsedStep(raw, a, op, b, c_text, claim, new_state, problem)
+
+
+def parse_steps(text: str, state: State, limit: int = 32) -> list[ParsedStep]:
+    """Every step the text proposes from ``state``, in order, duplicates dropped.
+
+    Accepts ``a op b = c (left: ...)`` lines (ToT) and BoT's field format
+    (``Two numbers selected: 1 1, Operation: +, New number calculated: 2 ...``).
+    """
+    out: list[ParsedStep] = []
+    seen: set[tuple[Fraction, str, Fraction]] = set()
+    if not isinstance(text, str):
+        return out
+    for raw_line in text[:20000].splitlines():
+        line = _clean(raw_line)
+        if not line:
+            continue
+        found: list[ParsedStep | None] = []
+        m = _BOT_FIELDS.search(line)
+        if m:
+            found.append(_check(state, line, m["a"], m["op"], m["b"], m["c"]))
+        else:
+            for sm in _STEP_RE.finditer(line):
+                found.append(_check(state, sm.group(0), sm["a"], sm["op"], sm["b"], sm["c"]))
+        for step in found:
+            if step is None:
+                continue
+            key = (step.a, step.op, step.b)
+            if key in seen:
+                continue
+            seen.add(key)
+            out.append(step)
+            if len(out) >= limit:
+                return out
+    return out
+
+
+def parse_value(text: str) -> str | None:
+    """The sure / likely / impossible label, read from the last line that has one."""
+    if not isinstance(text, str):
+        return None
+    for line in reversed(text.strip().splitlines()):
+        labels = _LABEL_RE.findall(line)
+        if labels:
+            label = labels[-1].lower()
+            return {"maybe": "likely", "certain": "sure", "unlikely": "impossible"}.get(
+                label, label
+            )
+    return None
+
+
+def parse_score(text: str) -> float | None:
+    """The number after ``Evaluation score:``, clamped to [0, 1]; None when absent."""
+    if not isinstance(text, str):
+        return None
+    matches = _SCORE_RE.findall(text)
+    if not matches:
+        return None
+    try:
+        value = float(matches[-1])
+    except ValueError:
+        return None
+    if value > 1.0 and value <= 10.0:
+        value /= 10.0  # some models answer on a 1-10 scale
+    return min(1.0, max(0.0, value))
+
+
+@dataclass(frozen=True, slots=True)
+class Feedback:
+    """BoT's analysis of a chain: report, per-step advice and verdicts, confidence."""
+
+    report: str
+    advice: tuple[str, ...] = ()
+    verdicts: tuple[str, ...] = ()  # "recommend" / "reject" per step, "" when unsaid
+    confidence: float | None = None
+    text: str = ""
+    parsed: bool = True
+
+    def entry(self, index: int, chain: Sequence[str]) -> str:
+        """This feedback as one experience entry for the next prompt."""
+        steps = "\n".join(f"Step {i}: {s}" for i, s in enumerate(chain, 1))
+        lines = [f"{index}. Reasoning chain and comments", "---", steps, "---",
+                 f"Analysis Report: {self.report}"]
+        for i, advice in enumerate(self.advice, 1):
+            verdict = self.verdicts[i - 1] if i - 1 < len(self.verdicts) else ""
+            lines.append(f"Step {i}: Advice: {advice} Recommendation or Reject: {verdict or '-'}")
+        if self.confidence is not None:
+            lines.append(f"Confidence score: {self.confidence:g}")
+        return "\n".join(lines)
+
+
+_STEP_ADVICE_RE = re.compile(
+    r"(?:reasoning\s+)?step\s*(\d+)\s*[:.,]?(?P<body>.*?)(?=(?:reasoning\s+)?step\s*\d+\s*[:.,]|"
+    r"confidence\s+score|$)",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def parse_feedback(text: str, steps: int) -> Feedback:
+    """Read a feedback reply; missing parts stay empty, never an error."""
+    if not isinstance(text, str) or not text.strip():
+        return Feedback("(no analysis)", parsed=False, text=text or "")
+    body = text[:20000]
+    report = ""
+    m = re.search(r"analysis(?:\s+report)?\s*[:：]\s*(.*?)(?=\n\s*\n|\n\W*(?:reasoning\s+)?step"
+                  r"\s*1\b|$)", body,
+                  re.IGNORECASE | re.DOTALL)
+    if m:
+        report = " ".join(m.group(1).split())
+    advice: list[str] = [""] * steps
+    verdicts: list[str] = [""] * steps
+    after = body[m.end():] if m else body
+    for sm in _STEP_ADVICE_RE.finditer(after):
+        idx = int(sm.group(1)) - 1 if sm.group(1).isdigit() and len(sm.group(1)) < 4 else -1
+        if not 0 <= idx < steps:
+            continue
+        part = " ".join(sm["body"].split())
+        am = re.search(r"advice\s*[:：]\s*(.*?)(?:\.?\s*recommend\w*(?:\s+or\s+reject)?\s*"
+                       r"(?:description)?\s*[:：]|$)", part, re.IGNORECASE)
+        advice[idx] = (am.group(1) if am else part).strip().rstrip(".") or part
+        low = part.lower()
+        rm = re.search(r"recommend\w*(?:\s+or\s+reject)?(?:\s+description)?\s*[:：]\s*(\w+)",
+                       low)
+        word = rm.group(1) if rm else low
+        if "reject" in word:
+            verdicts[idx] = "reject"
+        elif "recommend" in word:
+            verdicts[idx] = "recommend"
+    conf_match = _CONFIDENCE_RE.findall(body)
+    confidence = None
+    if conf_match:
+        try:
+            confidence = min(1.0, max(0.0, float(conf_match[-1])))
+        except ValueError:
+            confidence = None
+    if not report:
+        report = " ".join(body.split())[:300]
+    parsed = bool(m) or confidence is not None or any(advice)
+    return Feedback(report, tuple(advice), tuple(verdicts), confidence, text, parsed)
+
+
+def parse_answer(text: str) -> str | None:
+    """The expression of the last ``Answer:`` line, or None."""
+    if not isinstance(text, str):
+        return None
+    found = re.findall(r"answer\s*[:：]\s*(.+)", text[:20000], re.IGNORECASE)
+    if not found:
+        return None
+    line = _MARKDOWN.sub("", found[-1]).strip()
+    return line.split("=")[0].strip() or None
+
+
+# ---------------------------------------------------------------------- the adapter
+
+
+@dataclass
+class Game24Domain:
+    """Everything a method needs to know about one Game of 24 hand."""
+
+    hand: Hand
+    kind: str = field(default="game24", init=False)
+
+    @property
+    def title(self) -> str:
+        return str(self.hand)
+
+    def start(self) -> State:
+        return self.hand.start()
+
+    def context(self, state: State, **extra: object) -> dict[str, object]:
+        """The public state of the puzzle, for the offline engine (never the answer)."""
+        ctx: dict[str, object] = {
+            "kind": self.kind,
+            "hand": list(self.hand.numbers),
+            "target": self.hand.target,
+            "numbers": [format_number(n) for n in state.numbers],
+            "steps": [str(s) for s in state.steps],
+        }
+        ctx.update(extra)
+        return ctx
+
+    def is_goal(self, state: State) -> bool:
+        return state.is_goal(self.hand.target)
+
+    def check(self, answer: str | None) -> Verdict:
+        if not answer:
+            return Verdict(False, "no answer")
+        return check_answer(self.hand, answer)
+
+    def answer_of(self, state: State) -> str | None:
+        """The expression a finished state builds (``(7 - 4) * 8 = 24``) or None."""
+        expr = state.expression()
+        if expr is None:
+            return None
+        return f"{expr} = {format_number(state.numbers[0])}"
+
+    # prompts as chat messages
+    def messages(self, user: str, system: str | None = None) -> tuple[Message, ...]:
+        if system:
+            return (Message("system", system), Message("user", user))
+        return (Message("user", user),)
+
+    def step_line(self, step: ParsedStep) -> str:
+        """ToT's line for a step, from the exact state (``4 + 8 = 12 (left: 8 12)``)."""
+        assert step.state is not None
+        return (
+            f"{format_number(step.a)} {step.op} {format_number(step.b)} = {step.claimed} "
+            f"(left: {format_numbers(step.state.numbers)})"
+        )

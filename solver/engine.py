@@ -1,0 +1,27 @@
+"""Choosing the model for a run from settings: the offline engine or an OpenAI-compatible one."""
+
+from __future__ import annotations
+
+from solver.model import Model
+from solver.settings import Settings
+
+__all__ = ["describe_engine", "make_model"]
+
+
+def make_model(settings: Settings, *, seed: int | None = None) -> Model:
+    """The model the settings ask for. The OpenAI client is imported only when needed."""
+    if settings.engine == "openai":
+        from solver.openai_model import OpenAIModel
+
+        return OpenAIModel(settings)
+    from solver.offline import OfflineModel
+
+    return OfflineModel(seed=seed if seed is not None else (settings.seed or 0))
+
+
+def describe_engine(settings: Settings) -> str:
+    """One line for people: ``offline engine`` or ``gpt-4o-mini at http://...``."""
+    if settings.engine == "openai":
+        where = settings.base_url or "api.openai.com"
+        return f"{settings.model} at {where}"
+    return "offline engine"

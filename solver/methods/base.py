@@ -1,0 +1,255 @@
+"""What every method shares: the run context (calls, accounting, events) and the runner."""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import dataclasses
+import random
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
+
+from solver.domains.game24 import Game24Domain
+from solver.events import (
+    ClaimVerified,
+    ErrorRaised,
+    Event,
+    ModelCalled,
+    ParseFailed,
+    RunFinished,
+    RunStarted,
+    TokensUsed,
+)
+from solver.model import Call, Generation, Model, ModelError
+
+__all__ = ["Method", "Outcome", "RunContext", "run_method", "solve"]
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What a method ends with: its answer (an expression) and why it stopped."""
+
+    answer: str | None
+    reason: str = "done"
+
+
+class Method(Protocol):
+    """A reasoning method: an async producer of events over a domain and a model."""
+
+    name: str
+
+    def config_dict(self) -> dict[str, Any]: ...
+
+    async def run(self, domain: Game24Domain, ctx: RunContext) -> Outcome: ...
+
+
+_T = TypeVar("_T")
+
+# How many model calls lie on the longest chain of calls that each waited for the one before:
+# the run's "sequential rounds". Tasks inherit it; RunContext.gather joins it back.
+_rounds: contextvars.ContextVar[int] = contextvars.ContextVar("ponder_rounds", default=0)
+
+
+class StopRun(Exception):
+    """Raised inside a method to end the run early (a solution was verified)."""
+
+    def __init__(self, answer: str | None) -> None:
+        super().__init__(answer)
+        self.answer = answer
+
+
+class RunContext:
+    """The model and the event sink of one run, with the run's accounting.
+
+    Every model call goes through :meth:`call`, which counts requests, tokens and cost and
+    reports a :class:`ModelCalled` and a :class:`TokensUsed` event.
+    """
+
+    def __init__(
+        self,
+        model: Model,
+        emit: Callable[[Event], None],
+        *,
+        seed: int | None = None,
+        record_prompts: bool = True,
+    ) -> None:
+        self.model = model
+        self._emit = emit
+        self.rng = random.Random(seed)
+        self.start = time.perf_counter()
+        self.calls = 0
+        self.prompt_tokens = 0
+        self.completion_tokens = 0
+        self.cost: float | None = 0.0
+        self.cost_known = True
+        self.parse_failures = 0
+        self.record_prompts = record_prompts
+        self._next_call_id = 0
+        self._node_counter = 0
+        self.rounds = 0
+
+    async def gather(self, *aws: Awaitable[_T]) -> list[_T]:
+        """Run independent work concurrently; afterwards this task has waited for the
+        longest of them (for the count of sequential rounds)."""
+
+        async def measured(aw: Awaitable[_T]) -> tuple[_T, int]:
+            result = await aw
+            return result, _rounds.get()
+
+        pairs = await asyncio.gather(*(measured(a) for a in aws))
+        if pairs:
+            _rounds.set(max(_rounds.get(), *(r for _, r in pairs)))
+        return [p[0] for p in pairs]
+
+    def now(self) -> float:
+        return time.perf_counter() - self.start
+
+    def emit(self, event: Event) -> None:
+        self._emit(dataclasses.replace(event, t=round(self.now(), 4)))
+
+    def node_id(self, prefix: str = "n") -> str:
+        self._node_counter += 1
+        return f"{prefix}{self._node_counter}"
+
+    async def call(self, call: Call) -> tuple[Generation, int]:
+        """Send ``call`` to the model; returns the generation and the id of its call event."""
+        self._next_call_id += 1
+        call_id = self._next_call_id
+        gen = await self.model.generate(call)
+        _rounds.set(_rounds.get() + 1)
+        self.rounds = max(self.rounds, _rounds.get())
+        self.calls += gen.requests
+        self.prompt_tokens += gen.usage.prompt_tokens
+        self.completion_tokens += gen.usage.completion_tokens
+        if gen.cost is None:
+            if gen.requests:
+                self.cost_known = False
+        elif self.cost is not None:
+            self.cost += gen.cost
+        self.emit(
+            ModelCalled(
+                call_id,
+                call.purpose,
+                call.prompt if self.record_prompts else "",
+                gen.texts,
+                call.sampling.temperature,
+                call.sampling.top_p,
+                gen.cached,
+                round(gen.latency, 4),
+            )
+        )
+        self.emit(TokensUsed(self.calls, self.prompt_tokens, self.completion_tokens,
+                             self.total_cost))
+        return gen, call_id
+
+    @property
+    def total_cost(self) -> float | None:
+        return self.cost if self.cost_known else None
+
+    def parse_failed(self, purpose: str, text: str, reason: str) -> None:
+        self.parse_failures += 1
+        self.emit(ParseFailed(purpose, text[:500], reason))
+
+    def verified(self, node_id: str | None, claim: Any) -> None:
+        """Report an arithmetic claim checked through puzzles.arith."""
+        from puzzles.arith import format_number
+
+        self.emit(
+            ClaimVerified(
+                node_id,
+                claim.lhs,
+                claim.rhs,
+                format_number(claim.exact) if claim.exact is not None else None,
+                str(claim.status),
+                claim.ok,
+                claim.reason,
+            )
+        )
+
+
+async def run_method(
+    method: Method,
+    domain: Game24Domain,
+    model: Model,
+    *,
+    seed: int | None = None,
+    record_prompts: bool = True,
+) -> AsyncIterator[Event]:
+    """Run ``method`` and yield its events as they happen, ending with :class:`RunFinished`.
+
+    Cancelling the consumer cancels the method; a model failure ends the run with an
+    :class:`ErrorRaised` and a finish event, never an exception.
+    """
+    queue: asyncio.Queue[Event | None] = asyncio.Queue()
+    ctx = RunContext(model, queue.put_nowait, seed=seed, record_prompts=record_prompts)
+    ctx.emit(RunStarted(method.name, domain.title, domain.kind, model.name, method.config_dict()))
+
+    async def body() -> None:
+        answer: str | None = None
+        reason = "done"
+        try:
+            outcome = await method.run(domain, ctx)
+            answer, reason = outcome.answer, outcome.reason
+        except StopRun as stop:
+            answer, reason = stop.answer, "solved early"
+        except ModelError as exc:
+            ctx.emit(ErrorRaised(exc.kind, exc.message, fatal=True))
+            reason = "error"
+        except asyncio.CancelledError:
+            reason = "stopped"
+            _finish(ctx, domain, None, reason)
+            queue.put_nowait(None)
+            raise
+        except Exception as exc:  # a bug must not take the consumer down with a traceback
+            ctx.emit(ErrorRaised("internal", f"{type(exc).__name__}: {exc}", fatal=True))
+            reason = "error"
+        _finish(ctx, domain, answer, reason)
+        queue.put_nowait(None)
+
+    task = asyncio.ensure_future(body())
+    try:
+        while True:
+            event = await queue.get()
+            if event is None:
+                break
+            yield event
+        await task
+    finally:
+        if not task.done():
+            task.cancel()
+            try:
+                await task
+            except asyncio.CancelledError:
+                pass
+
+
+def _finish(ctx: RunContext, domain: Game24Domain, answer: str | None, reason: str) -> None:
+    verdict = domain.check(answer)
+    ctx.emit(
+        RunFinished(
+            answer,
+            verdict.ok,
+            verdict.reason,
+            ctx.calls,
+            ctx.prompt_tokens,
+            ctx.completion_tokens,
+            ctx.total_cost,
+            round(ctx.now(), 4),
+            reason,
+            ctx.rounds,
+        )
+    )
+
+
+async def solve(
+    method: Method, domain: Game24Domain, model: Model, *, seed: int | None = None
+) -> tuple[RunFinished, list[Event]]:
+    """Run to the end and return the finish event and every event (tests, benchmarks)."""
+    events: list[Event] = []
+    async for event in run_method(method, domain, model, seed=seed):
+        events.append(event)
+    last = events[-1]
+    assert isinstance(last, RunFinished)
+    return last, events

@@ -1,0 +1,173 @@
+"""The baselines of the papers: IO prompting, chain of thought, and CoT self-consistency."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from puzzles.arith import ArithError, extract_claims, parse
+from solver.domains import game24 as g24
+from solver.domains.game24 import Game24Domain
+from solver.events import IterationStarted, LeafReached, SolutionFound, ThoughtAdded
+from solver.methods.base import Outcome, RunContext
+from solver.model import Call, Sampling
+
+__all__ = ["CoT", "CoTConfig", "CoTSC", "CoTSCConfig", "IO", "IOConfig", "report_chain"]
+
+
+def report_chain(
+    ctx: RunContext, domain: Game24Domain, tree_id: str, text: str, call_id: int | None
+) -> str | None:
+    """Show a sampled chain of steps as one branch of thoughts, verify every arithmetic claim
+    in it, and return the answer it ends with (or None)."""
+    state = domain.start()
+    parent: str | None = None
+    depth = 0
+    for line in text.splitlines()[:40]:
+        if not line.strip():
+            continue
+        steps = g24.parse_steps(line, state, limit=1)
+        answer = g24.parse_answer(line)
+        if not steps and answer is None:
+            continue
+        node = ctx.node_id()
+        depth += 1
+        if steps:
+            step = steps[0]
+            ctx.emit(ThoughtAdded(tree_id, node, parent, step.text, depth,
+                                  step.state.left() if step.state else "", call_id))
+            ctx.verified(node, step.claim)
+            if step.state is not None:
+                state = step.state
+        else:
+            ctx.emit(ThoughtAdded(tree_id, node, parent, line.strip()[:200], depth, "", call_id))
+            for claim in extract_claims(line):
+                ctx.verified(node, claim)
+        parent = node
+    answer = g24.parse_answer(text)
+    if parent is not None:
+        verdict = domain.check(answer)
+        if verdict.ok:
+            ctx.emit(SolutionFound(parent, answer or ""))
+        else:
+            ctx.emit(LeafReached(parent, verdict.reason))
+    if answer is None:
+        ctx.parse_failed("answer", text, "no 'Answer:' line")
+    return answer
+
+
+@dataclass(frozen=True)
+class IOConfig:
+    """Input-output prompting: few-shot, one sample (ToT's IO baseline)."""
+
+    temperature: float = 0.7
+    """Sampling temperature (ToT: 0.7)."""
+    max_tokens: int = 1000
+    """Longest reply (ToT's reference code: 1000)."""
+
+
+class IO:
+    """Ask for the answer directly, with five worked examples."""
+
+    name = "io"
+    purpose = "io"
+
+    def __init__(self, config: IOConfig | None = None) -> None:
+        self.config = config or IOConfig()
+
+    def config_dict(self) -> dict[str, Any]:
+        return asdict(self.config)
+
+    def prompt(self, domain: Game24Domain) -> str:
+        return g24.io_prompt(domain.hand)
+
+    async def run(self, domain: Game24Domain, ctx: RunContext) -> Outcome:
+        ctx.emit(IterationStarted(1, 1, self.name))
+        call = Call(
+            self.purpose,
+            domain.messages(self.prompt(domain)),
+            Sampling(self.config.temperature, 1.0, 1, self.config.max_tokens),
+            domain.context(domain.start()),
+        )
+        gen, call_id = await ctx.call(call)
+        return Outcome(report_chain(ctx, domain, "s1", gen.text, call_id))
+
+
+@dataclass(frozen=True)
+class CoTConfig(IOConfig):
+    """Chain of thought: the same examples with three steps each."""
+
+
+class CoT(IO):
+    """Ask for three steps then the answer."""
+
+    name = "cot"
+    purpose = "cot"
+
+    def __init__(self, config: CoTConfig | None = None) -> None:
+        self.config = config or CoTConfig()
+
+    def prompt(self, domain: Game24Domain) -> str:
+        return g24.cot_prompt(domain.hand)
+
+
+@dataclass(frozen=True)
+class CoTSCConfig:
+    """CoT self-consistency: the majority answer of k chain-of-thought samples."""
+
+    samples: int = 100
+    """k, the number of CoT samples (ToT's CoT-SC baseline: 100)."""
+    temperature: float = 0.7
+    """Sampling temperature."""
+    max_tokens: int = 1000
+    """Longest reply."""
+    batch: int = 20
+    """Samples asked for in one call (OpenAI allows n up to 128; ToT asked for 20 at a time)."""
+
+
+class CoTSC:
+    """Sample k chains and answer with the most common answer."""
+
+    name = "cot-sc"
+
+    def __init__(self, config: CoTSCConfig | None = None) -> None:
+        self.config = config or CoTSCConfig()
+
+    def config_dict(self) -> dict[str, Any]:
+        return asdict(self.config)
+
+    async def run(self, domain: Game24Domain, ctx: RunContext) -> Outcome:
+        cfg = self.config
+        messages = domain.messages(g24.cot_prompt(domain.hand))
+        batches = []
+        offset = 0
+        while offset < cfg.samples:
+            n = min(cfg.batch, cfg.samples - offset)
+            batches.append(
+                Call("cot", messages, Sampling(cfg.temperature, 1.0, n, cfg.max_tokens),
+                     domain.context(domain.start()), sample_offset=offset)
+            )
+            offset += n
+        ctx.emit(IterationStarted(1, 1, f"{cfg.samples} samples"))
+        results = await ctx.gather(*(ctx.call(c) for c in batches))
+        votes: Counter[str] = Counter()
+        first: dict[str, str] = {}
+        index = 0
+        for gen, call_id in results:
+            for text in gen.texts:
+                index += 1
+                answer = report_chain(ctx, domain, f"s{index}", text, call_id)
+                if not answer:
+                    continue
+                try:
+                    key = parse(answer).render()
+                except ArithError:
+                    continue
+                votes[key] += 1
+                first.setdefault(key, answer)
+        if not votes:
+            return Outcome(None)
+        best, _ = votes.most_common(1)[0]
+        return Outcome(first[best])

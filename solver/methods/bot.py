@@ -1,0 +1,387 @@
+"""Boosting of Thoughts (Chen, Li, Niu, ICLR 2024).
+
+Each iteration grows ``trees`` small weighted binary trees from a prompt that carries all the
+experience so far, each tree with its own temperature, top_p and growth strategy (drawn per
+tree and sent per call; nothing is shared). A node is one step with the model's own score V_i
+(the ``Evaluation score`` it appends) and an edge score V_{i-1,i} from a separate evaluation
+call. A node is a leaf at the depth limit, when the step is invalid, or when both its scores
+lie outside the leaf band [0.3, 0.8] (hopeless or confident). Each tree's best chain maximises
+the sum of V_i + V_{i-1,i}; chains are aggregated best-first or greedily; the model then
+analyses the aggregated chain, and chain plus analysis become the next experience entry.
+The answer is the last aggregated chain (or, with ``stop_early``, the first chain that reaches
+24 exactly).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from puzzles.game24 import State, StepError, apply, format_numbers
+from solver.domains import game24 as g24
+from solver.domains.game24 import Feedback, Game24Domain, ParsedStep
+from solver.events import (
+    ChainAggregated,
+    ExperienceAdded,
+    IterationStarted,
+    LeafReached,
+    SolutionFound,
+    ThoughtAdded,
+    ThoughtScored,
+)
+from solver.methods.base import Outcome, RunContext, StopRun
+from solver.model import Call, Sampling
+
+__all__ = ["BoT", "BoTConfig", "Node", "similarity"]
+
+TEMPERATURES = (0.2, 0.4, 0.6, 0.7, 0.9, 1.1, 1.5)
+TOP_PS = (0.1, 0.3, 0.5, 0.7, 0.9)
+
+
+@dataclass(frozen=True)
+class BoTConfig:
+    """BoT settings; defaults are the paper's Game of 24 setup."""
+
+    iterations: int = 10
+    """T: boosting iterations, each adding one experience entry."""
+    trees: int = 15
+    """M: thought trees grown per iteration."""
+    depth: int = 3
+    """Tree depth: one level per intermediate step (3 for the Game of 24)."""
+    children: int = 2
+    """Children per node (binary trees)."""
+    growth: tuple[str, ...] = ("layer", "leaf")
+    """Growth strategies drawn per tree: layer-wise (level by level) or leaf-wise (from the
+    best node of the deepest layer)."""
+    temperatures: tuple[float, ...] = TEMPERATURES
+    """Temperatures drawn per tree."""
+    top_ps: tuple[float, ...] = TOP_PS
+    """top_p values drawn per tree."""
+    leaf_band: tuple[float, float] = (0.3, 0.8)
+    """A node whose two scores both fall outside this band is a leaf."""
+    aggregation: str = "best_first"
+    """``best_first`` (the best chain of all trees) or ``greedy`` (stitched step by step)."""
+    similarity: float = 0.7
+    """Greedy aggregation: steps this similar to the last chosen one can be continued."""
+    eval_temperature: float = 0.2
+    """Evaluation calls' temperature (the reference code forces 0.2)."""
+    eval_top_p: float = 0.2
+    """Evaluation calls' top_p."""
+    feedback_temperature: float = 0.3
+    """Temperature of the analysis call (the reference configuration: 0.3)."""
+    max_tokens: int = 500
+    """Longest reply (the reference configuration: 500)."""
+    verify_steps: bool = True
+    """Make steps with wrong arithmetic or unavailable numbers leaves with edge score 0 (ours;
+    the paper leaves them to the model's own evaluation)."""
+    stop_early: bool = False
+    """End the run once a chain reaches the target exactly (on in the app, off for benchmarks)."""
+
+
+@dataclass
+class Node:
+    """One thought in a tree."""
+
+    id: str
+    parent: Node | None
+    state: State
+    depth: int
+    text: str = ""  # the step, in BoT's format
+    line: str = ""  # the step as 'a op b = c (left: ...)'
+    score: float = 0.0  # V_i, the model's own score
+    edge: float = 0.0  # V_{i-1,i}, from the evaluation call
+    leaf: bool = False
+    valid: bool = True
+    problem: str = ""
+    children: list[Node] = field(default_factory=list)
+
+    def chain(self) -> list[Node]:
+        out: list[Node] = []
+        node: Node | None = self
+        while node is not None and node.parent is not None:
+            out.append(node)
+            node = node.parent
+        return out[::-1]
+
+
+@dataclass
+class _Tree:
+    id: str
+    index: int
+    strategy: str
+    temperature: float
+    top_p: float
+    root: Node
+    nodes: list[Node] = field(default_factory=list)
+
+
+def _step_numbers(line: str) -> list[str]:
+    return re.findall(r"\d+(?:/\d+)?|[-+*/]", line.split("(left")[0]) + re.findall(
+        r"\d+(?:/\d+)?", line.split("(left")[-1]
+    )
+
+
+def similarity(a: str, b: str) -> float:
+    """Share of identical numbers and operators between two step lines (0..1).
+
+    The paper has the model judge the percentage of identical words and numbers; we compute it
+    exactly on the steps' numbers and operators, which is what that judgement amounts to for
+    the Game of 24 and costs no call.
+    """
+    ta, tb = Counter(_step_numbers(a)), Counter(_step_numbers(b))
+    if not ta or not tb:
+        return 0.0
+    common = sum((ta & tb).values())
+    return common / max(sum(ta.values()), sum(tb.values()))
+
+
+def bot_line(step_no: int, before: State, step: ParsedStep) -> str:
+    """A step in BoT's own format, from the exact state."""
+    assert step.state is not None
+    after = step.state
+    remaining = list(before.numbers)
+    for v in (step.a, step.b):
+        remaining.remove(v)
+    return (
+        f"Step {step_no}, Current set: {before.left()}, Two numbers selected: "
+        f"{format_numbers([step.a])} {format_numbers([step.b])}, Operation: {step.op}, "
+        f"New number calculated: {step.claimed}, Remaining numbers: "
+        f"{format_numbers(remaining) or 'none'}, New set: {after.left()}"
+    )
+
+
+class BoT:
+    """Boosting of Thoughts."""
+
+    name = "bot"
+
+    def __init__(self, config: BoTConfig | None = None) -> None:
+        self.config = config or BoTConfig()
+
+    def config_dict(self) -> dict[str, Any]:
+        return asdict(self.config)
+
+    async def run(self, domain: Game24Domain, ctx: RunContext) -> Outcome:
+        cfg = self.config
+        experience: list[str] = []
+        structured: list[dict[str, Any]] = []
+        answer: str | None = None
+        for it in range(1, cfg.iterations + 1):
+            ctx.emit(IterationStarted(it, cfg.iterations, f"iteration {it}"))
+            specs = []
+            for m in range(1, cfg.trees + 1):
+                # Drawn per tree and carried by each call: no shared generation settings.
+                specs.append((f"i{it}.t{m}", ctx.rng.choice(cfg.growth),
+                              ctx.rng.choice(cfg.temperatures), ctx.rng.choice(cfg.top_ps)))
+            exp_text = "\n#\n".join(experience)
+            trees = await ctx.gather(
+                *(self._grow(domain, ctx, spec, exp_text, structured) for spec in specs)
+            )
+            chains = [c for c in (self._best_chain(t) for t in trees) if c]
+            if not chains:
+                continue
+            if cfg.aggregation == "greedy":
+                chain = self._greedy(chains)
+            else:
+                chain = max(chains, key=_chain_score)
+            lines = [n.line for n in chain]
+            ctx.emit(ChainAggregated(it, cfg.aggregation, tuple(n.id for n in chain),
+                                     tuple(lines), round(_chain_score(chain), 3)))
+            final_state, verdict, ok = self._check_chain(domain, chain)
+            if final_state is not None:
+                answer = domain.answer_of(final_state)
+            feedback = await self._analyse(domain, ctx, chain)
+            experience.append(feedback.entry(it, [n.text for n in chain]))
+            structured.append({
+                "chain": lines,
+                "verdicts": list(feedback.verdicts),
+                "advice": list(feedback.advice),
+                "confidence": feedback.confidence,
+            })
+            ctx.emit(ExperienceAdded(it, tuple(lines), feedback.report, feedback.advice,
+                                     feedback.confidence, verdict, ok, feedback.verdicts))
+            if ok and cfg.stop_early:
+                return Outcome(answer, "solved early")
+        return Outcome(answer)
+
+    # ---------------------------------------------------------------- trees
+
+    async def _grow(self, domain: Game24Domain, ctx: RunContext, spec: tuple[str, str, float,
+                    float], exp_text: str, structured: list[dict[str, Any]]) -> _Tree:
+        tree_id, strategy, temperature, top_p = spec
+        root = Node(f"{tree_id}.root", None, domain.start(), 0)
+        index = int(tree_id.rsplit("t", 1)[-1])
+        tree = _Tree(tree_id, index, strategy, temperature, top_p, root)
+        limit = sum(self.config.children**d for d in range(1, self.config.depth + 1))
+        if strategy == "layer":
+            frontier = [root]
+            while frontier:
+                groups = await ctx.gather(
+                    *(self._expand(domain, ctx, tree, n, exp_text, structured) for n in frontier)
+                )
+                frontier = [c for g in groups for c in g if not c.leaf]
+        else:
+            growable = [root]
+            while growable and len(tree.nodes) < limit:
+                deepest = max(n.depth for n in growable)
+                best = max((n for n in growable if n.depth == deepest),
+                           key=lambda n: n.score + n.edge)
+                growable.remove(best)
+                children = await self._expand(domain, ctx, tree, best, exp_text, structured)
+                growable.extend(c for c in children if not c.leaf)
+        return tree
+
+    async def _expand(self, domain: Game24Domain, ctx: RunContext, tree: _Tree, node: Node,
+                      exp_text: str, structured: list[dict[str, Any]]) -> list[Node]:
+        cfg = self.config
+        chain = node.chain()
+        scored = [(n.text, n.edge) for n in chain]
+        call = Call(
+            "bot_step",
+            domain.messages(g24.bot_step_prompt(domain.hand, exp_text, scored), g24.BOT_SYSTEM),
+            Sampling(tree.temperature, tree.top_p, cfg.children, cfg.max_tokens),
+            domain.context(node.state, experience=structured, chain=[n.line for n in chain]),
+            # Trees share prompts at the root: each tree asks for its own samples, so neither
+            # the response cache nor a seeded engine hands two trees the same thoughts.
+            sample_offset=(tree.index - 1) * cfg.children,
+        )
+        gen, call_id = await ctx.call(call)
+        children: list[Node] = []
+        seen: set[tuple[Any, ...]] = set()
+        for text in gen.texts:
+            steps = g24.parse_steps(text, node.state, limit=1)
+            if not steps:
+                ctx.parse_failed("bot_step", text, "no step found")
+                continue
+            step = steps[0]
+            key = (step.a, step.op, step.b)
+            if key in seen:
+                continue
+            seen.add(key)
+            score = g24.parse_score(text)
+            if score is None:
+                ctx.parse_failed("bot_step", text, "no evaluation score; using 0.5")
+                score = 0.5
+            child = Node(ctx.node_id(f"{tree.id}.n"), node, step.state or node.state,
+                         node.depth + 1, score=score)
+            if step.state is not None:
+                child.text = bot_line(child.depth, node.state, step)
+                child.line = domain.step_line(step)
+            else:
+                child.text = child.line = step.text
+            child.valid = step.state is not None and not (cfg.verify_steps and step.problem)
+            child.problem = step.problem
+            node.children.append(child)
+            tree.nodes.append(child)
+            children.append(child)
+            ctx.emit(ThoughtAdded(tree.id, child.id, node.id if node.parent else None,
+                                  child.line, child.depth,
+                                  step.state.left() if step.state else "", call_id))
+            ctx.verified(child.id, step.claim)
+        await ctx.gather(*(self._evaluate(domain, ctx, c, scored) for c in children))
+        return children
+
+    async def _evaluate(self, domain: Game24Domain, ctx: RunContext, child: Node,
+                        scored: list[tuple[str, float]]) -> None:
+        cfg = self.config
+        call_id = None
+        if not child.valid:
+            child.edge = 0.0
+        else:
+            call = Call(
+                "bot_evaluate",
+                domain.messages(g24.bot_evaluate_prompt(domain.hand, scored, child.text)),
+                Sampling(cfg.eval_temperature, cfg.eval_top_p, 1, cfg.max_tokens),
+                domain.context(child.state, step=child.line),
+            )
+            gen, call_id = await ctx.call(call)
+            edge = g24.parse_score(gen.text)
+            if edge is None:
+                ctx.parse_failed("bot_evaluate", gen.text, "no evaluation score; using 0.5")
+                edge = 0.5
+            child.edge = edge
+        ctx.emit(ThoughtScored(child.id, child.score, child.edge, call_id=call_id))
+        lo, hi = cfg.leaf_band
+        if domain.is_goal(child.state) and child.valid:
+            child.leaf = True
+            answer = domain.answer_of(child.state) or ""
+            ctx.emit(SolutionFound(child.id, answer))
+            if cfg.stop_early:
+                raise StopRun(answer)
+        elif not child.valid:
+            child.leaf = True
+            ctx.emit(LeafReached(child.id, f"invalid step: {child.problem}"))
+        elif child.depth >= cfg.depth or len(child.state.numbers) <= 1:
+            child.leaf = True
+            ctx.emit(LeafReached(child.id, "depth limit"))
+        elif not lo <= child.score <= hi and not lo <= child.edge <= hi:
+            child.leaf = True
+            why = "confident" if child.score > hi and child.edge > hi else "scores outside band"
+            ctx.emit(LeafReached(child.id, f"{why} ({child.score:g}, {child.edge:g})"))
+
+    # ---------------------------------------------------------------- aggregation
+
+    def _best_chain(self, tree: _Tree) -> list[Node]:
+        ends = [n for n in tree.nodes if not n.children]
+        if not ends:
+            return []
+        return max((n.chain() for n in ends), key=_chain_score)
+
+    def _greedy(self, chains: list[list[Node]]) -> list[Node]:
+        """Stitch a chain step by step from the trees' best chains (the paper's greedy)."""
+        first = max(chains, key=lambda c: c[0].score + c[0].edge)
+        out = [first[0]]
+        for _ in range(1, self.config.depth):
+            best: Node | None = None
+            for chain in chains:
+                for j, node in enumerate(chain[:-1]):
+                    if similarity(out[-1].line, node.line) > self.config.similarity:
+                        nxt = chain[j + 1]
+                        if best is None or nxt.edge > best.edge:
+                            best = nxt
+            if best is None:
+                break
+            out.append(best)
+        return out
+
+    def _check_chain(self, domain: Game24Domain, chain: list[Node]) -> tuple[State | None, str,
+                                                                                bool]:
+        """Replay a (possibly stitched) chain exactly from the start."""
+        state = domain.start()
+        for i, node in enumerate(chain, 1):
+            if not node.valid:
+                return None, f"step {i} is invalid", False
+            step = node.state.steps[-1] if node.state.steps else None
+            if step is None:
+                return None, f"step {i} is empty", False
+            try:
+                state = apply(state, step.a, step.op, step.b)
+            except StepError as exc:
+                return None, f"step {i} does not follow: {exc}", False
+        if domain.is_goal(state):
+            return state, f"reaches {domain.hand.target} exactly", True
+        if len(state.numbers) == 1:
+            return state, f"ends at {state.left()}, not {domain.hand.target}", False
+        return state, f"stops with {state.left()} left", False
+
+    async def _analyse(self, domain: Game24Domain, ctx: RunContext, chain: list[Node]) -> Feedback:
+        cfg = self.config
+        texts = [n.text for n in chain]
+        call = Call(
+            "bot_feedback",
+            domain.messages(g24.bot_feedback_prompt(domain.hand, texts), g24.FEEDBACK_SYSTEM),
+            Sampling(cfg.feedback_temperature, 1.0, 1, cfg.max_tokens),
+            domain.context(chain[-1].state if chain else domain.start(),
+                           chain=[n.line for n in chain], valid=[n.valid for n in chain]),
+        )
+        gen, _ = await ctx.call(call)
+        feedback = g24.parse_feedback(gen.text, len(chain))
+        if not feedback.parsed:
+            ctx.parse_failed("bot_feedback", gen.text, "no analysis report or confidence")
+        return feedback
+
+
+def _chain_score(chain: list[Node]) -> float:
+    return sum(n.score + n.edge for n in chain)

@@ -1,0 +1,220 @@
+"""Tree of Thoughts, breadth-first search (Yao et al. 2023), as used for the Game of 24.
+
+Each of the four steps proposes next steps for every kept state in one call, values every new
+state with ``value_samples`` samples of the sure / likely / impossible prompt (20 / 1 / 0.001,
+summed), and keeps the ``breadth`` best. The fourth step writes the ``Answer:`` line from the
+three steps and judges it. The answer is the first kept state whose expression uses exactly
+the four input numbers (ToT's own success rule); it counts only if it equals 24 exactly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from puzzles.arith import ArithError, parse
+from puzzles.game24 import State, format_numbers
+from solver.domains import game24 as g24
+from solver.domains.game24 import Game24Domain
+from solver.events import (
+    IterationStarted,
+    LeafReached,
+    SolutionFound,
+    ThoughtAdded,
+    ThoughtPruned,
+    ThoughtScored,
+)
+from solver.methods.base import Outcome, RunContext
+from solver.model import Call, Sampling
+
+__all__ = ["ToT", "ToTConfig"]
+
+
+@dataclass(frozen=True)
+class ToTConfig:
+    """ToT BFS settings; defaults are the paper's Game of 24 run."""
+
+    breadth: int = 5
+    """b: states kept after each step."""
+    value_samples: int = 3
+    """Value prompt samples per state, summed."""
+    steps: int = 4
+    """Three equation steps, then the answer step."""
+    temperature: float = 0.7
+    """Sampling temperature for every call (the paper: 0.7)."""
+    max_tokens: int = 1000
+    """Longest reply (the reference code: 1000)."""
+    verify_steps: bool = True
+    """Prune proposed steps whose arithmetic is wrong or whose numbers are not on the table,
+    before valuing them (ours: the paper trusts the model's ``left:`` list)."""
+    stop_early: bool = False
+    """End the run as soon as an answer is verified exactly (off for paper-style benchmarks)."""
+    weights: dict[str, float] = field(default_factory=lambda: dict(g24.VALUE_WEIGHTS))
+    """Value of each label: sure 20, likely 1, impossible 0.001 (the reference code)."""
+
+
+@dataclass
+class _Beam:
+    node: str | None
+    state: State
+    lines: tuple[str, ...]
+    answer: str | None = None
+    value: float = 0.0
+
+
+class ToT:
+    """Tree of Thoughts with breadth-first search."""
+
+    name = "tot"
+
+    def __init__(self, config: ToTConfig | None = None) -> None:
+        self.config = config or ToTConfig()
+
+    def config_dict(self) -> dict[str, Any]:
+        return asdict(self.config)
+
+    async def run(self, domain: Game24Domain, ctx: RunContext) -> Outcome:
+        cfg = self.config
+        beams = [_Beam(None, domain.start(), ())]
+        # Values are cached per run by the remaining numbers (the value prompt shows only
+        # those), as in the reference code; one method object may serve concurrent runs.
+        cache: dict[Any, asyncio.Future[tuple[float, tuple[str, ...]]]] = {}
+        for step in range(1, cfg.steps + 1):
+            ctx.emit(IterationStarted(step, cfg.steps, f"step {step}"))
+            expansions = await ctx.gather(*(self._expand(domain, ctx, b) for b in beams))
+            candidates = [c for group in expansions for c in group]
+            if not candidates:
+                break
+            await self._value_all(domain, ctx, candidates, cache)
+            candidates.sort(key=lambda c: -c.value)
+            kept, cut = candidates[: cfg.breadth], candidates[cfg.breadth :]
+            floor = kept[-1].value if kept else 0.0
+            for c in cut:
+                if c.node:
+                    ctx.emit(ThoughtPruned(c.node, f"value {c.value:g} below the kept {floor:g}"))
+            beams = kept
+            if cfg.stop_early:
+                for b in beams:
+                    if b.answer and domain.check(b.answer).ok:
+                        return Outcome(b.answer, "solved early")
+        return Outcome(self._final(domain, beams))
+
+    def _final(self, domain: Game24Domain, beams: list[_Beam]) -> str | None:
+        want = Counter(Fraction(n) for n in domain.hand.numbers)
+        for b in beams:
+            if not b.answer:
+                continue
+            try:
+                used = Counter(leaf.value for leaf in parse(b.answer).leaves())
+            except ArithError:
+                continue
+            if used == want:
+                return b.answer
+        for b in beams:
+            if b.answer:
+                return b.answer
+        return None
+
+    async def _expand(self, domain: Game24Domain, ctx: RunContext, beam: _Beam) -> list[_Beam]:
+        cfg = self.config
+        sampling = Sampling(cfg.temperature, 1.0, 1, cfg.max_tokens)
+        if len(beam.state.numbers) <= 1:
+            if beam.answer is not None:
+                return []
+            call = Call("answer", domain.messages(g24.cot_prompt(domain.hand, beam.lines)),
+                        sampling, domain.context(beam.state))
+            gen, call_id = await ctx.call(call)
+            answer = g24.parse_answer(gen.text)
+            if answer is None:
+                ctx.parse_failed("answer", gen.text, "no 'Answer:' line")
+                return []
+            node = ctx.node_id()
+            ctx.emit(ThoughtAdded("tot", node, beam.node, f"Answer: {answer}",
+                                  len(beam.lines) + 1, "", call_id))
+            return [_Beam(node, beam.state, beam.lines, answer)]
+        call = Call("propose", domain.messages(g24.propose_prompt(beam.state.left())),
+                    sampling, domain.context(beam.state))
+        gen, call_id = await ctx.call(call)
+        steps = g24.parse_steps(gen.text, beam.state)
+        if not steps:
+            ctx.parse_failed("propose", gen.text, "no step of the form 'a op b = c'")
+        out = []
+        for step in steps:
+            node = ctx.node_id()
+            left = step.state.left() if step.state else ""
+            ctx.emit(ThoughtAdded("tot", node, beam.node, step.text, len(beam.lines) + 1, left,
+                                  call_id))
+            ctx.verified(node, step.claim)
+            if step.state is None or (cfg.verify_steps and step.problem):
+                ctx.emit(ThoughtPruned(node, f"invalid step: {step.problem}"))
+                continue
+            out.append(_Beam(node, step.state, (*beam.lines, domain.step_line(step))))
+        return out
+
+    async def _value_all(self, domain: Game24Domain, ctx: RunContext, cands: list[_Beam],
+                         cache: dict[Any, asyncio.Future[tuple[float, tuple[str, ...]]]]) -> None:
+        seen: set[tuple[str, ...]] = set()
+        todo = []
+        for c in cands:
+            key = c.lines + ((c.answer,) if c.answer else ())
+            if key in seen:  # a duplicate of a state already in this step scores 0
+                c.value = 0.0
+                if c.node:
+                    ctx.emit(ThoughtScored(c.node, 0.0, samples=("duplicate",)))
+                continue
+            seen.add(key)
+            todo.append(c)
+        await ctx.gather(*(self._value(domain, ctx, c, cache) for c in todo))
+
+    async def _value(self, domain: Game24Domain, ctx: RunContext, cand: _Beam,
+                     cache: dict[Any, asyncio.Future[tuple[float, tuple[str, ...]]]]) -> None:
+        cfg = self.config
+        if cand.answer is not None:
+            key: Any = ("answer", cand.answer)
+            prompt = g24.last_step_prompt(domain.hand, cand.answer)
+            purpose = "judge"
+        else:
+            key = tuple(sorted(cand.state.numbers))
+            prompt = g24.value_prompt(format_numbers(key))
+            purpose = "value"
+        call_id = None
+        pending = cache.get(key)
+        if pending is not None:
+            # Another state with the same numbers is being (or was) valued: share its value.
+            value, labels = await asyncio.shield(pending)
+        else:
+            pending = asyncio.get_running_loop().create_future()
+            cache[key] = pending
+            try:
+                call = Call(purpose, domain.messages(prompt),
+                            Sampling(cfg.temperature, 1.0, cfg.value_samples, cfg.max_tokens),
+                            domain.context(cand.state, answer=cand.answer))
+                gen, call_id = await ctx.call(call)
+            except asyncio.CancelledError:
+                pending.cancel()
+                raise
+            except Exception as exc:
+                pending.set_exception(exc)
+                pending.exception()  # retrieved here, so a waiter-less failure is not logged
+                raise
+            label_list = []
+            for text in gen.texts:
+                label = g24.parse_value(text)
+                if label is None:
+                    ctx.parse_failed(purpose, text, "no sure / likely / impossible")
+                label_list.append(label or "?")
+            labels = tuple(label_list)
+            value = sum(cfg.weights.get(lb, 0.0) for lb in labels)
+            pending.set_result((value, labels))
+        cand.value = value
+        if cand.node:
+            ctx.emit(ThoughtScored(cand.node, round(value, 3), samples=labels, call_id=call_id))
+            if cand.answer is not None:
+                verdict = domain.check(cand.answer)
+                if verdict.ok:
+                    ctx.emit(SolutionFound(cand.node, cand.answer))
+                else:
+                    ctx.emit(LeafReached(cand.node, verdict.reason))

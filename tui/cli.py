@@ -1,0 +1,517 @@
+"""The ``ponder`` command line.
+
+``ponder`` opens the app; ``ponder solve``, ``ponder bench``, ``ponder puzzles`` and
+``ponder replay`` work headless. Exit codes: 0 solved / ok, 1 not solved, 2 bad input or usage.
+Heavy modules are imported inside the commands so ``ponder --help`` starts fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from solver.events import Event
+    from solver.settings import Settings
+
+__all__ = ["main"]
+
+EXIT_OK, EXIT_UNSOLVED, EXIT_USAGE = 0, 1, 2
+METHOD_NAMES = ("io", "cot", "cot-sc", "tot", "bot")
+
+
+class UsageError(Exception):
+    """Bad input from the person at the keyboard: printed plainly, exit code 2."""
+
+
+def _kind(text: str) -> str:
+    key = text.lower().replace("-", "").replace("_", "")
+    if key in ("24", "game24", "gameof24"):
+        return "game24"
+    if key in ("crossword", "crosswords", "mini"):
+        raise UsageError("crosswords are not playable yet; only the Game of 24 ('24') is")
+    if key in ("wordproblem", "wordproblems", "math", "gsm8k"):
+        raise UsageError("word problems are not playable yet; only the Game of 24 ('24') is")
+    raise UsageError(f"unknown puzzle kind {text!r}; use '24'")
+
+
+def _add_model_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("model")
+    g.add_argument("--engine", choices=("offline", "openai"),
+                   help="offline (embedded engine, default) or openai (any compatible server)")
+    g.add_argument("--model", help="model name on the server (implies --engine openai)")
+    g.add_argument("--base-url", help="server URL, e.g. http://localhost:11434/v1 (implies "
+                   "--engine openai)")
+    g.add_argument("--concurrency", type=int, help="most requests in flight at once")
+    g.add_argument("--timeout", type=float, help="seconds to wait for the server")
+    g.add_argument("--no-cache", action="store_true", help="do not reuse cached replies")
+    g.add_argument("--seed", type=int, default=None, help="seed for the run (default 0)")
+
+
+def _add_method_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("method options (defaults are the papers')")
+    g.add_argument("--breadth", type=int, help="ToT: states kept per step (5)")
+    g.add_argument("--value-samples", type=int, help="ToT: value samples per state (3)")
+    g.add_argument("--trees", type=int, help="BoT: trees per iteration (15)")
+    g.add_argument("--iterations", type=int, help="BoT: iterations (10)")
+    g.add_argument("--aggregation", choices=("best_first", "greedy"),
+                   help="BoT: chain aggregation (best_first)")
+    g.add_argument("--samples", type=int, help="CoT-SC: samples (100)")
+    g.add_argument("--temperature", type=float, help="IO / CoT / CoT-SC / ToT temperature (0.7)")
+    g.add_argument("--stop-early", action="store_true",
+                   help="ToT / BoT: stop once an answer is verified exactly")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="ponder",
+        description="A terminal puzzle arcade and reasoning tutor. Without a command, opens "
+        "the app.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("solve", help="solve one puzzle headless and print the run",
+                       description="Run a reasoning method on one puzzle and stream its events.")
+    p.add_argument("kind", help="puzzle kind: 24")
+    p.add_argument("puzzle", help='the hand, e.g. "4 7 8 8"')
+    p.add_argument("--method", default="bot", help=f"one of {', '.join(METHOD_NAMES)} (bot)")
+    p.add_argument("--target", type=int, default=24, help="the number to make (24)")
+    p.add_argument("--json", action="store_true", help="one JSON event per line")
+    p.add_argument("--trace", metavar="FILE", help="also write the run as a trace file")
+    p.add_argument("-v", "--verbose", action="store_true",
+                   help="print every thought and arithmetic check")
+    _add_method_options(p)
+    _add_model_options(p)
+
+    p = sub.add_parser("bench", help="run methods over a puzzle set and print a table",
+                       description="Benchmark methods on a set of hands (ToT's success rule).")
+    p.add_argument("kind", help="puzzle kind: 24")
+    p.add_argument("--method", default="tot",
+                   help="comma-separated methods, e.g. io,cot,tot,bot (tot)")
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--file", help="ToT's 24.csv or a file with one hand per line")
+    src.add_argument("--hardest", type=int, metavar="N",
+                     help="the N hardest solvable hands of our catalogue")
+    src.add_argument("--hands", help='hands separated by ";", e.g. "4 7 8 8; 1 1 4 6"')
+    p.add_argument("--range", dest="rows", help="rows of --file, e.g. 900:1000 (ToT's hard set)")
+    p.add_argument("--jobs", type=int, default=1, help="hands run at once (1)")
+    p.add_argument("--json", action="store_true", help="print results as JSON")
+    _add_method_options(p)
+    _add_model_options(p)
+
+    p = sub.add_parser("puzzles", help="list, solve or check puzzles",
+                       description="The catalogue of all 1,820 hands of 1-13.")
+    p.add_argument("kind", help="puzzle kind: 24")
+    p.add_argument("--solve", metavar="HAND", help="print every distinct solution of a hand")
+    p.add_argument("--level", help="only hands of this level (easy, medium, hard, expert, "
+                   "unsolvable)")
+    p.add_argument("--pick", action="store_true", help="pick one hand at random (see --seed)")
+    p.add_argument("--seed", type=int, default=None, help="seed for --pick")
+    p.add_argument("--json", action="store_true", help="one JSON object per line")
+
+    p = sub.add_parser("replay", help="print a saved trace",
+                       description="Replay a trace written with --trace.")
+    p.add_argument("trace", help="the trace file")
+    p.add_argument("--json", action="store_true", help="one JSON event per line")
+    p.add_argument("-v", "--verbose", action="store_true", help="print every thought")
+    return parser
+
+
+# ------------------------------------------------------------------ settings and methods
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    from solver.settings import SettingsError, load_settings
+
+    try:
+        settings = load_settings()
+    except SettingsError as exc:
+        raise UsageError(str(exc)) from exc
+    changes: dict[str, Any] = {}
+    if args.model or args.base_url:
+        changes["engine"] = "openai"
+    if args.engine:
+        changes["engine"] = args.engine
+    if args.model:
+        changes["model"] = args.model
+    if args.base_url:
+        changes["base_url"] = args.base_url
+    if args.concurrency is not None:
+        if args.concurrency < 1:
+            raise UsageError("--concurrency must be at least 1")
+        changes["concurrency"] = args.concurrency
+    if args.timeout is not None:
+        if args.timeout <= 0:
+            raise UsageError("--timeout must be positive")
+        changes["timeout"] = args.timeout
+    if args.no_cache:
+        changes["cache"] = False
+    if args.seed is not None:
+        changes["seed"] = args.seed
+    try:
+        return settings.replace(**changes)
+    except (SettingsError, ValueError) as exc:
+        raise UsageError(str(exc)) from exc
+
+
+def _method_options(args: argparse.Namespace, name: str) -> dict[str, Any]:
+    wanted: dict[str, Any] = {}
+    if name == "tot":
+        wanted = {"breadth": args.breadth, "value_samples": args.value_samples,
+                  "temperature": args.temperature}
+    elif name == "bot":
+        wanted = {"trees": args.trees, "iterations": args.iterations,
+                  "aggregation": args.aggregation}
+    elif name == "cot-sc":
+        wanted = {"samples": args.samples, "temperature": args.temperature}
+    elif name in ("io", "cot"):
+        wanted = {"temperature": args.temperature}
+    if args.stop_early and name in ("tot", "bot"):
+        wanted["stop_early"] = True
+    for key in ("breadth", "value_samples", "trees", "iterations", "samples"):
+        value = wanted.get(key)
+        if value is not None and not 1 <= value <= 10_000:
+            raise UsageError(f"--{key.replace('_', '-')} must be between 1 and 10000")
+    temperature = wanted.get("temperature")
+    if temperature is not None and not 0 <= temperature <= 2:
+        raise UsageError("--temperature must be between 0 and 2")
+    return wanted
+
+
+def _methods(args: argparse.Namespace, names: Sequence[str]) -> list[Any]:
+    from solver.methods import make_method
+
+    out = []
+    for raw in names:
+        name = raw.strip().lower()
+        if name not in METHOD_NAMES:
+            raise UsageError(f"unknown method {raw!r}; choose from {', '.join(METHOD_NAMES)}")
+        try:
+            out.append(make_method(name, **_method_options(args, name)))
+        except (ValueError, TypeError) as exc:
+            raise UsageError(str(exc)) from exc
+    return out
+
+
+def _hand(text: str, target: int = 24) -> Any:
+    from puzzles.game24 import Hand, HandError
+
+    try:
+        return Hand.parse(text, target)
+    except HandError as exc:
+        raise UsageError(f"bad hand {text!r}: {exc}") from exc
+
+
+# ------------------------------------------------------------------ printing events
+
+
+class EventPrinter:
+    """Readable lines for a stream of events (``-v`` prints every thought and check)."""
+
+    def __init__(self, console: Console, verbose: bool = False) -> None:
+        self.console = console
+        self.verbose = verbose
+
+    def __call__(self, event: Event) -> None:
+        from rich.markup import escape
+
+        from solver import events as ev
+
+        c = self.console
+        match event:
+            case ev.RunStarted(method=method, puzzle=puzzle, model=model):
+                c.print(f"[bold]ponder[/] · [cyan]{method}[/] on [bold]{escape(puzzle)}[/] · "
+                        f"model [magenta]{escape(model)}[/]")
+            case ev.IterationStarted(iteration=i, total=n, label=label):
+                c.rule(f"{escape(label)} ({i}/{n})", style="dim")
+            case ev.ThoughtAdded(node_id=node, text=text, depth=depth) if self.verbose:
+                c.print(f"{'  ' * depth}[dim]{node}[/] {escape(text)}")
+            case ev.ThoughtScored(node_id=node, score=score, edge_score=edge,
+                                  samples=samples) if self.verbose:
+                extra = f" edge {edge:g}" if edge is not None else ""
+                labels = f" ({', '.join(samples)})" if samples else ""
+                c.print(f"    [dim]{node} scored {score:g}{extra}{escape(labels)}[/]")
+            case ev.ThoughtPruned(node_id=node, reason=reason) if self.verbose:
+                c.print(f"    [dim]{node} pruned: {escape(reason)}[/]")
+            case ev.ClaimVerified(expression=lhs, claimed=rhs, exact=exact, status=status):
+                if self.verbose or status in ("wrong", "invalid"):
+                    mark = {"exact": "[green]✓[/]", "approx": "[yellow]≈[/]"}.get(
+                        status, "[red]✗[/]")
+                    note = ""
+                    if status == "approx":
+                        note = f" (exactly {exact})"
+                    elif status == "wrong":
+                        note = f" (actually {exact})"
+                    elif status == "invalid":
+                        note = f" ({escape(event.reason)})"
+                    c.print(f"    {mark} {escape(lhs)} = {escape(rhs)}{note}")
+            case ev.SolutionFound(node_id=node, answer=answer):
+                c.print(f"  [green]★ solution[/] {escape(answer)} [dim]({node})[/]")
+            case ev.ChainAggregated(strategy=strategy, steps=steps, score=score):
+                c.print(f"  [bold]aggregated chain[/] ({strategy}, score {score:g}): "
+                        f"{escape(' → '.join(steps))}")
+            case ev.ExperienceAdded(report=report, advice=advice, confidence=conf,
+                                    verdict=verdict, chain_ok=ok):
+                mark = "[green]✓[/]" if ok else "[red]✗[/]"
+                c.print(f"  [bold]analysis[/] {escape(report)}")
+                for i, tip in enumerate(advice, 1):
+                    if tip:
+                        c.print(f"    step {i}: {escape(tip)}")
+                conf_text = f"{conf:g}" if conf is not None else "?"
+                c.print(f"    confidence {conf_text} · exact check {mark} {escape(verdict)}")
+            case ev.ParseFailed(purpose=purpose, reason=reason) if self.verbose:
+                c.print(f"    [yellow]unparsed {purpose} reply:[/] {escape(reason)}")
+            case ev.ErrorRaised(kind=kind, message=message):
+                c.print(f"[red]error ({kind}):[/] {escape(message)}")
+            case ev.RunFinished() as fin:
+                mark = "[green]✓ solved[/]" if fin.solved else "[red]✗ not solved[/]"
+                cost = f"${fin.cost:.4f}" if fin.cost is not None else "unknown"
+                c.rule(style="dim")
+                c.print(f"{mark}  answer: [bold]{escape(fin.answer or '(none)')}[/]")
+                c.print(f"[dim]{escape(fin.verdict)}[/]")
+                c.print(f"calls {fin.calls} · tokens {fin.tokens:,} · cost {cost} · "
+                        f"{fin.wall_time:.2f}s · {fin.reason}")
+            case _:
+                pass
+
+
+# ------------------------------------------------------------------ commands
+
+
+def cmd_solve(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from solver.domains.game24 import Game24Domain
+    from solver.engine import make_model
+    from solver.events import ErrorRaised, RunFinished, event_to_json
+    from solver.methods import run_method
+    from solver.trace import TraceError, TraceWriter
+
+    _kind(args.kind)
+    hand = _hand(args.puzzle, args.target)
+    method = _methods(args, [args.method])[0]
+    settings = _settings(args)
+    seed = settings.seed if settings.seed is not None else 0
+    console = Console(highlight=False)
+    printer = EventPrinter(console, args.verbose)
+
+    async def run() -> tuple[RunFinished | None, str]:
+        model = make_model(settings, seed=seed)
+        finish: RunFinished | None = None
+        error_kind = ""
+        writer = None
+        if args.trace:
+            writer = TraceWriter(args.trace, {"method": method.name, "puzzle": str(hand),
+                                              "kind": "game24", "model": model.name})
+            writer.__enter__()
+        try:
+            async for event in run_method(method, Game24Domain(hand), model, seed=seed):
+                if writer is not None:
+                    writer.write(event)
+                if args.json:
+                    print(json.dumps(event_to_json(event), ensure_ascii=False), flush=True)
+                else:
+                    printer(event)
+                if isinstance(event, RunFinished):
+                    finish = event
+                elif isinstance(event, ErrorRaised) and event.fatal:
+                    error_kind = event.kind
+        finally:
+            if writer is not None:
+                writer.__exit__(None, None, None)
+            await model.aclose()
+        return finish, error_kind
+
+    try:
+        finish, error_kind = asyncio.run(run())
+    except TraceError as exc:
+        raise UsageError(str(exc)) from exc
+    if error_kind in ("unreachable", "unknown_model", "auth", "bad_request"):
+        return EXIT_USAGE
+    return EXIT_OK if finish is not None and finish.solved else EXIT_UNSOLVED
+
+
+def _bench_hands(args: argparse.Namespace) -> list[Any]:
+    if args.file:
+        from puzzles.game24.loaders import PuzzleFileError, load_hands
+
+        try:
+            hands = load_hands(args.file, args.rows)
+        except (PuzzleFileError, ValueError) as exc:
+            raise UsageError(str(exc)) from exc
+    elif args.hands:
+        hands = [_hand(h) for h in args.hands.split(";") if h.strip()]
+    else:
+        if args.rows:
+            raise UsageError("--range selects rows of --file")
+        from puzzles.game24.catalogue import hardest
+
+        n = args.hardest or 100
+        if not 1 <= n <= 1820:
+            raise UsageError("--hardest takes 1 to 1820")
+        hands = hardest(n)
+    if not hands:
+        raise UsageError("no hands to run")
+    return hands
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+    from rich.table import Table
+
+    from solver.bench import run_bench
+    from solver.engine import describe_engine, make_model
+
+    _kind(args.kind)
+    methods = _methods(args, [m for m in args.method.split(",") if m.strip()])
+    hands = _bench_hands(args)
+    settings = _settings(args)
+    seed = settings.seed if settings.seed is not None else 0
+    if args.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    err = Console(stderr=True)
+    progress = Progress("[progress.description]{task.description}", BarColumn(),
+                        MofNCompleteColumn(), TimeElapsedColumn(), console=err,
+                        disable=args.json or not err.is_terminal, transient=True)
+    tasks: dict[str, Any] = {}
+
+    def tick(name: str, done: int, total: int) -> None:
+        if name not in tasks:
+            tasks[name] = progress.add_task(name, total=total)
+        progress.update(tasks[name], completed=done)
+
+    with progress:
+        results = asyncio.run(run_bench(methods, hands, lambda: make_model(settings, seed=seed),
+                                        seed=seed, jobs=args.jobs, progress=tick))
+    if args.json:
+        print(json.dumps({"engine": describe_engine(settings), "hands": len(hands),
+                          "results": [r.to_json() for r in results]}, indent=2))
+    else:
+        console = Console(highlight=False)
+        table = Table(title=f"Game of 24 · {len(hands)} hands · {describe_engine(settings)}")
+        for col in ("method", "success", "solved", "calls/hand", "tokens/hand", "cost",
+                    "time/hand", "errors"):
+            table.add_column(col, justify="left" if col == "method" else "right")
+        for r in results:
+            cost = f"${r.cost:.4f}" if r.cost is not None else "unknown"
+            table.add_row(r.method, f"{r.success_rate:.1%}",
+                          f"{sum(p.solved for p in r.puzzles)}/{r.n}", f"{r.mean('calls'):.1f}",
+                          f"{r.mean('tokens'):,.0f}", cost, f"{r.mean('wall_time'):.2f}s",
+                          str(r.errors))
+        console.print(table)
+        for r in results:
+            curve = r.cumulative_by_iteration()
+            if curve:
+                steps = " ".join(f"{i}:{v:.0%}" for i, v in enumerate(curve, 1))
+                console.print(f"{r.method} cumulative success by iteration: {steps}")
+            first_error = next((p.error for p in r.puzzles if p.error), "")
+            if first_error:
+                console.print(f"[red]{r.method}: {r.errors} runs failed; first: "
+                              f"{first_error}[/]")
+    return EXIT_OK
+
+
+def cmd_puzzles(args: argparse.Namespace) -> int:
+    _kind(args.kind)
+    from puzzles.game24.catalogue import LEVELS, catalogue, pick
+    from puzzles.game24.solve import solutions
+
+    if args.solve:
+        hand = _hand(args.solve)
+        found = solutions(hand)
+        if args.json:
+            print(json.dumps({"hand": str(hand), "solutions": found}))
+        else:
+            if not found:
+                print(f"{hand}: no solution")
+            for s in found:
+                print(f"{s} = {hand.target}")
+        return EXIT_OK if found else EXIT_UNSOLVED
+    if args.level and args.level not in LEVELS:
+        raise UsageError(f"unknown level {args.level!r}; choose from {', '.join(LEVELS)}")
+    if args.pick:
+        try:
+            print(pick(args.level, args.seed if args.seed is not None else 0))
+        except ValueError as exc:
+            raise UsageError(str(exc)) from exc
+        return EXIT_OK
+    entries = [e for e in catalogue() if not args.level or e.level == args.level]
+    if args.json:
+        for e in entries:
+            print(json.dumps({"hand": e.hand.key, "solvable": e.solvable,
+                              "solutions": e.solutions, "difficulty": round(e.difficulty, 3),
+                              "level": e.level}))
+        return EXIT_OK
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"Game of 24 catalogue · {len(entries)} hands")
+    for col in ("hand", "solvable", "solutions", "difficulty", "level"):
+        table.add_column(col, justify="left" if col in ("hand", "level") else "right")
+    for e in entries:
+        table.add_row(e.hand.key, "yes" if e.solvable else "no", str(e.solutions),
+                      f"{e.difficulty:.2f}", e.level)
+    Console(highlight=False).print(table)
+    return EXIT_OK
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from solver.events import RunFinished, event_to_json
+    from solver.trace import TraceError, read_trace
+
+    printer = EventPrinter(Console(highlight=False), args.verbose)
+    solved = False
+    try:
+        _, events = read_trace(args.trace)
+        for event in events:
+            if args.json:
+                print(json.dumps(event_to_json(event), ensure_ascii=False))
+            else:
+                printer(event)
+            if isinstance(event, RunFinished):
+                solved = event.solved
+    except TraceError as exc:
+        raise UsageError(str(exc)) from exc
+    return EXIT_OK if solved else EXIT_UNSOLVED
+
+
+def cmd_app(args: argparse.Namespace) -> int:
+    try:
+        from tui.app import run_app
+    except ImportError:
+        print("The app is not built yet; use 'ponder solve', 'ponder bench' or "
+              "'ponder puzzles' (see 'ponder --help').", file=sys.stderr)
+        return EXIT_USAGE
+    return run_app()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    commands = {"solve": cmd_solve, "bench": cmd_bench, "puzzles": cmd_puzzles,
+                "replay": cmd_replay}
+    try:
+        if args.command is None:
+            return cmd_app(args)
+        return commands[args.command](args)
+    except UsageError as exc:
+        print(f"ponder: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("ponder: stopped", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
