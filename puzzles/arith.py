@@ -443,8 +443,9 @@ def _judge(text: str, lhs: str, rhs: str, span: tuple[int, int]) -> Claim:
         right_expr = parse(rhs)
     except ArithError as exc:
         return Claim(text, lhs, rhs, ClaimStatus.INVALID, None, left, exc.message, span)
-    return Claim(text, lhs, rhs, _compare(left, rhs, right_expr.value), right_expr.value, left,
-                 "", span)
+    return Claim(
+        text, lhs, rhs, _compare(left, rhs, right_expr.value), right_expr.value, left, "", span
+    )
 
 
 # Characters that may belong to an arithmetic side of a claim inside prose.
@@ -525,7 +526,5 @@ def extract_claims(text: str, limit: int = 64) -> list[Claim]:
             continue
         lhs_start = text.rfind(lhs, start, eq)
         rhs_end = text.find(rhs, eq) + len(rhs)
-        claims.append(
-            _judge(text[lhs_start:rhs_end].strip(), lhs, rhs, (lhs_start, rhs_end))
-        )
+        claims.append(_judge(text[lhs_start:rhs_end].strip(), lhs, rhs, (lhs_start, rhs_end)))
     return claims

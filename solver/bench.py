@@ -97,8 +97,9 @@ async def run_one(method: Method, hand: Hand, model: Model, seed: int | None) ->
     finish: RunFinished | None = None
     error = ""
     by_iteration: list[bool] = []
-    async for event in run_method(method, Game24Domain(hand), model, seed=seed,
-                                  record_prompts=False):
+    async for event in run_method(
+        method, Game24Domain(hand), model, seed=seed, record_prompts=False
+    ):
         if isinstance(event, RunFinished):
             finish = event
         elif isinstance(event, ErrorRaised):
@@ -106,8 +107,18 @@ async def run_one(method: Method, hand: Hand, model: Model, seed: int | None) ->
         elif isinstance(event, ExperienceAdded):
             by_iteration.append(event.chain_ok)
     assert finish is not None
-    return PuzzleResult(str(hand), finish.solved, finish.answer, finish.calls, finish.tokens,
-                        finish.cost, finish.wall_time, finish.rounds, error, tuple(by_iteration))
+    return PuzzleResult(
+        str(hand),
+        finish.solved,
+        finish.answer,
+        finish.calls,
+        finish.tokens,
+        finish.cost,
+        finish.wall_time,
+        finish.rounds,
+        error,
+        tuple(by_iteration),
+    )
 
 
 async def run_bench(
@@ -122,26 +133,34 @@ async def run_bench(
     """Run every method on every hand; ``jobs`` hands run at once per method."""
     results = []
     for method in methods:
-        result = BenchResult(method.name, method.config_dict())
         model = model_for()
-        limit = asyncio.Semaphore(max(1, jobs))
-        done = 0
         start = time.perf_counter()
-
-        async def one(index: int, hand: Hand, method: Method = method,
-                      model: Model = model) -> tuple[int, PuzzleResult]:
-            nonlocal done
-            async with limit:
-                res = await run_one(method, hand, model,
-                                    None if seed is None else seed + index)
-            done += 1
-            if progress is not None:
-                progress(method.name, done, len(hands))
-            return index, res
-
-        pairs = await asyncio.gather(*(one(i, h) for i, h in enumerate(hands)))
-        result.puzzles = [r for _, r in sorted(pairs, key=lambda p: p[0])]
-        result.wall_time = time.perf_counter() - start
+        puzzles = await _run_set(method, hands, model, seed, jobs, progress)
         await model.aclose()
+        result = BenchResult(method.name, method.config_dict(), puzzles)
+        result.wall_time = time.perf_counter() - start
         results.append(result)
     return results
+
+
+async def _run_set(
+    method: Method,
+    hands: Sequence[Hand],
+    model: Model,
+    seed: int | None,
+    jobs: int,
+    progress: Callable[[str, int, int], None] | None,
+) -> list[PuzzleResult]:
+    limit = asyncio.Semaphore(max(1, jobs))
+    done = 0
+
+    async def one(index: int, hand: Hand) -> PuzzleResult:
+        nonlocal done
+        async with limit:
+            res = await run_one(method, hand, model, None if seed is None else seed + index)
+        done += 1
+        if progress is not None:
+            progress(method.name, done, len(hands))
+        return res
+
+    return list(await asyncio.gather(*(one(i, h) for i, h in enumerate(hands))))

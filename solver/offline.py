@@ -59,8 +59,9 @@ def _moves(nums: _Nums) -> list[tuple[Fraction, str, Fraction, Fraction, _Nums]]
 class OfflineModel:
     """The embedded heuristic engine for the Game of 24."""
 
-    def __init__(self, seed: int = 0, *, lookahead: int = 10, slip: float = 0.02,
-                 delay: float = 0.0) -> None:
+    def __init__(
+        self, seed: int = 0, *, lookahead: int = 10, slip: float = 0.02, delay: float = 0.0
+    ) -> None:
         self.name = "offline"
         self.seed = seed
         self.lookahead = lookahead
@@ -83,22 +84,23 @@ class OfflineModel:
                 f"{self.seed}|{digest}|{call.sample_offset + i}|{call.sampling.temperature}"
                 f"|{call.sampling.top_p}"
             )
-            text = self._answer(call.purpose, ctx, rng, call.sampling.temperature,
-                                call.sampling.top_p)
+            text = self._answer(
+                call.purpose, ctx, rng, call.sampling.temperature, call.sampling.top_p
+            )
             texts.append(text)
             if on_token is not None:
                 for piece in text.split(" "):
                     on_token(i, piece + " ")
         prompt_tokens = sum(rough_tokens(m.content) for m in call.messages)
         usage = Usage(prompt_tokens, sum(rough_tokens(t) for t in texts))
-        return Generation(tuple(texts), usage, time.perf_counter() - start, model=self.name,
-                          cost=0.0)
+        return Generation(
+            tuple(texts), usage, time.perf_counter() - start, model=self.name, cost=0.0
+        )
 
     async def aclose(self) -> None:
         return None
 
-    def _answer(self, purpose: str, ctx: Any, rng: random.Random, temp: float,
-                top_p: float) -> str:
+    def _answer(self, purpose: str, ctx: Any, rng: random.Random, temp: float, top_p: float) -> str:
         nums = tuple(Fraction(str(x)) for x in ctx.get("numbers", ()))
         if purpose in ("io", "cot"):
             return self._attempt(nums, rng, temp, purpose == "cot")
@@ -166,9 +168,10 @@ class OfflineModel:
 
     # ------------------------------------------------------------------ choosing steps
 
-    def _step_weight(self, move: tuple[Fraction, str, Fraction, Fraction, _Nums],
-                     rng: random.Random) -> float:
-        a, op, b, c, rest = move
+    def _step_weight(
+        self, move: tuple[Fraction, str, Fraction, Fraction, _Nums], rng: random.Random
+    ) -> float:
+        _, op, _, c, rest = move
         after = (*rest, c)
         w = 1.0
         if c.denominator != 1:
@@ -183,8 +186,7 @@ class OfflineModel:
             w *= 4.0
         return w
 
-    def _pick(self, moves: list[Any], weights: list[float], rng: random.Random,
-              temp: float) -> Any:
+    def _pick(self, moves: list[Any], weights: list[float], rng: random.Random, temp: float) -> Any:
         sharp = 1.0 / max(temp, 0.05)
         ws = [w**sharp for w in weights]
         total = sum(ws)
@@ -197,8 +199,9 @@ class OfflineModel:
                 return m
         return moves[-1]
 
-    def _write(self, a: Fraction, op: str, b: Fraction, c: Fraction, rng: random.Random,
-               temp: float) -> str:
+    def _write(
+        self, a: Fraction, op: str, b: Fraction, c: Fraction, rng: random.Random, temp: float
+    ) -> str:
         """The result as the engine writes it: usually exact, sometimes rounded or slipped."""
         if rng.random() < self.slip * (0.5 + temp):
             return format_number(c + rng.choice((-2, -1, 1, 2)))
@@ -217,8 +220,10 @@ class OfflineModel:
                 a, op, b, c, rest = move
                 cur = (*rest, c)
                 path.append(move)
-                lines.append(f"{format_number(a)} {op} {format_number(b)} = "
-                             f"{self._write(a, op, b, c, rng, temp)} (left: {_fmt(cur)})")
+                lines.append(
+                    f"{format_number(a)} {op} {format_number(b)} = "
+                    f"{self._write(a, op, b, c, rng, temp)} (left: {_fmt(cur)})"
+                )
             if cur and cur[0] == 24:
                 break
         expr = _expression(nums, path)
@@ -233,8 +238,10 @@ class OfflineModel:
         lines = []
         for i in order[:count]:
             a, op, b, c, rest = moves[i]
-            lines.append(f"{format_number(a)} {op} {format_number(b)} = "
-                         f"{self._write(a, op, b, c, rng, temp)} (left: {_fmt((*rest, c))})")
+            lines.append(
+                f"{format_number(a)} {op} {format_number(b)} = "
+                f"{self._write(a, op, b, c, rng, temp)} (left: {_fmt((*rest, c))})"
+            )
         return "\n".join(lines)
 
     def _value(self, nums: _Nums, rng: random.Random, temp: float) -> str:
@@ -272,8 +279,9 @@ class OfflineModel:
 
     # ------------------------------------------------------------------ BoT
 
-    def _bot_step(self, ctx: Any, nums: _Nums, rng: random.Random, temp: float,
-                  top_p: float) -> str:
+    def _bot_step(
+        self, ctx: Any, nums: _Nums, rng: random.Random, temp: float, top_p: float
+    ) -> str:
         chain = list(ctx.get("chain", ()))
         moves = _moves(nums)
         weights = [self._step_weight(m, rng) for m in moves]
@@ -319,22 +327,26 @@ class OfflineModel:
         reached = len(final) == 1 and final[0] == 24 and all(valid)
         lines = []
         if reached:
-            lines.append("Analysis Report: The chain uses every number once and reaches 24, so "
-                         "it solves the task.")
+            lines.append(
+                "Analysis Report: The chain uses every number once and reaches 24, so "
+                "it solves the task."
+            )
             for i, _ in enumerate(chain, 1):
-                lines.append(f"Step {i}: correct. Advice: keep this step. Recommendation or "
-                             "Reject: Recommend.")
+                lines.append(
+                    f"Step {i}: correct. Advice: keep this step. Recommendation or "
+                    "Reject: Recommend."
+                )
             lines.append("Confidence score: 1.0")
             return "\n".join(lines)
         # Find the first step after which the numbers no longer look able to make 24.
-        states = []
+        states: list[_Nums | None] = []
         cur = hand
         for line in chain:
             step = _parse_step(line)
             if step is None:
                 states.append(None)
                 continue
-            a, op, b, c = step
+            a, _, b, c = step
             rest = list(cur)
             for v in (a, b):
                 if v in rest:
@@ -347,21 +359,30 @@ class OfflineModel:
                 bad = i
                 break
         end = _fmt(final) if final else "nothing"
-        lines.append(f"Analysis Report: The chain ends with {end} instead of 24, so it does "
-                     f"not solve the task; the mistake starts at step {bad + 1}.")
+        lines.append(
+            f"Analysis Report: The chain ends with {end} instead of 24, so it does "
+            f"not solve the task; the mistake starts at step {bad + 1}."
+        )
         for i, line in enumerate(chain):
-            before = _fmt(states[i - 1]) if i > 0 and states[i - 1] else _fmt(hand)
+            prev = states[i - 1] if i > 0 else None
+            before = _fmt(prev if prev else hand)
             if i < bad:
-                lines.append(f"Step {i + 1}: looks reasonable. Advice: it may be kept. "
-                             "Recommendation or Reject: Recommend.")
+                lines.append(
+                    f"Step {i + 1}: looks reasonable. Advice: it may be kept. "
+                    "Recommendation or Reject: Recommend."
+                )
             elif i == bad:
                 what = line.split(" (left")[0]
-                lines.append(f"Step {i + 1}: {what} leaves numbers that cannot make 24. "
-                             f"Advice: do not use {what} from {before}; combine a different "
-                             "pair. Recommendation or Reject: Reject.")
+                lines.append(
+                    f"Step {i + 1}: {what} leaves numbers that cannot make 24. "
+                    f"Advice: do not use {what} from {before}; combine a different "
+                    "pair. Recommendation or Reject: Reject."
+                )
             else:
-                lines.append(f"Step {i + 1}: follows a wrong step. Advice: revise the earlier "
-                             "step first. Recommendation or Reject: Reject.")
+                lines.append(
+                    f"Step {i + 1}: follows a wrong step. Advice: revise the earlier "
+                    "step first. Recommendation or Reject: Reject."
+                )
         lines.append(f"Confidence score: {rng.choice((0.3, 0.5))}")
         return "\n".join(lines)
 

@@ -70,13 +70,13 @@ def read_trace(path: str | os.PathLike[str]) -> tuple[dict[str, Any], Iterator[E
     if size > MAX_TRACE_BYTES:
         raise TraceError(f"{p} is too large to be a trace ({size} bytes)")
     try:
-        f = p.open("r", encoding="utf-8")
+        f = p.open("rb")
         first = f.readline()
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
         raise TraceError(f"cannot read trace {p}: {exc}") from exc
     try:
-        header = json.loads(first)
-    except json.JSONDecodeError as exc:
+        header = json.loads(first.decode("utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         f.close()
         raise TraceError(f"{p} line 1: not a ponder trace (not JSON)") from exc
     if not isinstance(header, dict) or header.get("type") != "trace":
@@ -91,12 +91,13 @@ def read_trace(path: str | os.PathLike[str]) -> tuple[dict[str, Any], Iterator[E
             number = 1
             while True:
                 number += 1
+                raw = f.readline()
+                if not raw:
+                    return
                 try:
-                    line = f.readline()
+                    line = raw.decode("utf-8")
                 except UnicodeDecodeError as exc:
                     raise TraceError(f"{p} line {number}: bad text encoding") from exc
-                if not line:
-                    return
                 if not line.strip():
                     continue
                 try:

@@ -43,11 +43,15 @@ def _kind(text: str) -> str:
 
 def _add_model_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("model")
-    g.add_argument("--engine", choices=("offline", "openai"),
-                   help="offline (embedded engine, default) or openai (any compatible server)")
+    g.add_argument(
+        "--engine",
+        choices=("offline", "openai"),
+        help="offline (embedded engine, default) or openai (any compatible server)",
+    )
     g.add_argument("--model", help="model name on the server (implies --engine openai)")
-    g.add_argument("--base-url", help="server URL, e.g. http://localhost:11434/v1 (implies "
-                   "--engine openai)")
+    g.add_argument(
+        "--base-url", help="server URL, e.g. http://localhost:11434/v1 (implies --engine openai)"
+    )
     g.add_argument("--concurrency", type=int, help="most requests in flight at once")
     g.add_argument("--timeout", type=float, help="seconds to wait for the server")
     g.add_argument("--no-cache", action="store_true", help="do not reuse cached replies")
@@ -60,12 +64,18 @@ def _add_method_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--value-samples", type=int, help="ToT: value samples per state (3)")
     g.add_argument("--trees", type=int, help="BoT: trees per iteration (15)")
     g.add_argument("--iterations", type=int, help="BoT: iterations (10)")
-    g.add_argument("--aggregation", choices=("best_first", "greedy"),
-                   help="BoT: chain aggregation (best_first)")
+    g.add_argument(
+        "--aggregation",
+        choices=("best_first", "greedy"),
+        help="BoT: chain aggregation (best_first)",
+    )
     g.add_argument("--samples", type=int, help="CoT-SC: samples (100)")
     g.add_argument("--temperature", type=float, help="IO / CoT / CoT-SC / ToT temperature (0.7)")
-    g.add_argument("--stop-early", action="store_true",
-                   help="ToT / BoT: stop once an answer is verified exactly")
+    g.add_argument(
+        "--stop-early",
+        action="store_true",
+        help="ToT / BoT: stop once an answer is verified exactly",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -76,28 +86,37 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    p = sub.add_parser("solve", help="solve one puzzle headless and print the run",
-                       description="Run a reasoning method on one puzzle and stream its events.")
+    p = sub.add_parser(
+        "solve",
+        help="solve one puzzle headless and print the run",
+        description="Run a reasoning method on one puzzle and stream its events.",
+    )
     p.add_argument("kind", help="puzzle kind: 24")
     p.add_argument("puzzle", help='the hand, e.g. "4 7 8 8"')
     p.add_argument("--method", default="bot", help=f"one of {', '.join(METHOD_NAMES)} (bot)")
     p.add_argument("--target", type=int, default=24, help="the number to make (24)")
     p.add_argument("--json", action="store_true", help="one JSON event per line")
     p.add_argument("--trace", metavar="FILE", help="also write the run as a trace file")
-    p.add_argument("-v", "--verbose", action="store_true",
-                   help="print every thought and arithmetic check")
+    p.add_argument(
+        "-v", "--verbose", action="store_true", help="print every thought and arithmetic check"
+    )
     _add_method_options(p)
     _add_model_options(p)
 
-    p = sub.add_parser("bench", help="run methods over a puzzle set and print a table",
-                       description="Benchmark methods on a set of hands (ToT's success rule).")
+    p = sub.add_parser(
+        "bench",
+        help="run methods over a puzzle set and print a table",
+        description="Benchmark methods on a set of hands (ToT's success rule).",
+    )
     p.add_argument("kind", help="puzzle kind: 24")
-    p.add_argument("--method", default="tot",
-                   help="comma-separated methods, e.g. io,cot,tot,bot (tot)")
+    p.add_argument(
+        "--method", default="tot", help="comma-separated methods, e.g. io,cot,tot,bot (tot)"
+    )
     src = p.add_mutually_exclusive_group()
     src.add_argument("--file", help="ToT's 24.csv or a file with one hand per line")
-    src.add_argument("--hardest", type=int, metavar="N",
-                     help="the N hardest solvable hands of our catalogue")
+    src.add_argument(
+        "--hardest", type=int, metavar="N", help="the N hardest solvable hands of our catalogue"
+    )
     src.add_argument("--hands", help='hands separated by ";", e.g. "4 7 8 8; 1 1 4 6"')
     p.add_argument("--range", dest="rows", help="rows of --file, e.g. 900:1000 (ToT's hard set)")
     p.add_argument("--jobs", type=int, default=1, help="hands run at once (1)")
@@ -105,18 +124,23 @@ def build_parser() -> argparse.ArgumentParser:
     _add_method_options(p)
     _add_model_options(p)
 
-    p = sub.add_parser("puzzles", help="list, solve or check puzzles",
-                       description="The catalogue of all 1,820 hands of 1-13.")
+    p = sub.add_parser(
+        "puzzles",
+        help="list, solve or check puzzles",
+        description="The catalogue of all 1,820 hands of 1-13.",
+    )
     p.add_argument("kind", help="puzzle kind: 24")
     p.add_argument("--solve", metavar="HAND", help="print every distinct solution of a hand")
-    p.add_argument("--level", help="only hands of this level (easy, medium, hard, expert, "
-                   "unsolvable)")
+    p.add_argument(
+        "--level", help="only hands of this level (easy, medium, hard, expert, unsolvable)"
+    )
     p.add_argument("--pick", action="store_true", help="pick one hand at random (see --seed)")
     p.add_argument("--seed", type=int, default=None, help="seed for --pick")
     p.add_argument("--json", action="store_true", help="one JSON object per line")
 
-    p = sub.add_parser("replay", help="print a saved trace",
-                       description="Replay a trace written with --trace.")
+    p = sub.add_parser(
+        "replay", help="print a saved trace", description="Replay a trace written with --trace."
+    )
     p.add_argument("trace", help="the trace file")
     p.add_argument("--json", action="store_true", help="one JSON event per line")
     p.add_argument("-v", "--verbose", action="store_true", help="print every thought")
@@ -163,11 +187,17 @@ def _settings(args: argparse.Namespace) -> Settings:
 def _method_options(args: argparse.Namespace, name: str) -> dict[str, Any]:
     wanted: dict[str, Any] = {}
     if name == "tot":
-        wanted = {"breadth": args.breadth, "value_samples": args.value_samples,
-                  "temperature": args.temperature}
+        wanted = {
+            "breadth": args.breadth,
+            "value_samples": args.value_samples,
+            "temperature": args.temperature,
+        }
     elif name == "bot":
-        wanted = {"trees": args.trees, "iterations": args.iterations,
-                  "aggregation": args.aggregation}
+        wanted = {
+            "trees": args.trees,
+            "iterations": args.iterations,
+            "aggregation": args.aggregation,
+        }
     elif name == "cot-sc":
         wanted = {"samples": args.samples, "temperature": args.temperature}
     elif name in ("io", "cot"):
@@ -226,14 +256,17 @@ class EventPrinter:
         c = self.console
         match event:
             case ev.RunStarted(method=method, puzzle=puzzle, model=model):
-                c.print(f"[bold]ponder[/] · [cyan]{method}[/] on [bold]{escape(puzzle)}[/] · "
-                        f"model [magenta]{escape(model)}[/]")
+                c.print(
+                    f"[bold]ponder[/] · [cyan]{method}[/] on [bold]{escape(puzzle)}[/] · "
+                    f"model [magenta]{escape(model)}[/]"
+                )
             case ev.IterationStarted(iteration=i, total=n, label=label):
                 c.rule(f"{escape(label)} ({i}/{n})", style="dim")
             case ev.ThoughtAdded(node_id=node, text=text, depth=depth) if self.verbose:
                 c.print(f"{'  ' * depth}[dim]{node}[/] {escape(text)}")
-            case ev.ThoughtScored(node_id=node, score=score, edge_score=edge,
-                                  samples=samples) if self.verbose:
+            case ev.ThoughtScored(node_id=node, score=score, edge_score=edge, samples=samples) if (
+                self.verbose
+            ):
                 extra = f" edge {edge:g}" if edge is not None else ""
                 labels = f" ({', '.join(samples)})" if samples else ""
                 c.print(f"    [dim]{node} scored {score:g}{extra}{escape(labels)}[/]")
@@ -242,7 +275,8 @@ class EventPrinter:
             case ev.ClaimVerified(expression=lhs, claimed=rhs, exact=exact, status=status):
                 if self.verbose or status in ("wrong", "invalid"):
                     mark = {"exact": "[green]✓[/]", "approx": "[yellow]≈[/]"}.get(
-                        status, "[red]✗[/]")
+                        status, "[red]✗[/]"
+                    )
                     note = ""
                     if status == "approx":
                         note = f" (exactly {exact})"
@@ -254,10 +288,13 @@ class EventPrinter:
             case ev.SolutionFound(node_id=node, answer=answer):
                 c.print(f"  [green]★ solution[/] {escape(answer)} [dim]({node})[/]")
             case ev.ChainAggregated(strategy=strategy, steps=steps, score=score):
-                c.print(f"  [bold]aggregated chain[/] ({strategy}, score {score:g}): "
-                        f"{escape(' → '.join(steps))}")
-            case ev.ExperienceAdded(report=report, advice=advice, confidence=conf,
-                                    verdict=verdict, chain_ok=ok):
+                c.print(
+                    f"  [bold]aggregated chain[/] ({strategy}, score {score:g}): "
+                    f"{escape(' → '.join(steps))}"
+                )
+            case ev.ExperienceAdded(
+                report=report, advice=advice, confidence=conf, verdict=verdict, chain_ok=ok
+            ):
                 mark = "[green]✓[/]" if ok else "[red]✗[/]"
                 c.print(f"  [bold]analysis[/] {escape(report)}")
                 for i, tip in enumerate(advice, 1):
@@ -275,8 +312,10 @@ class EventPrinter:
                 c.rule(style="dim")
                 c.print(f"{mark}  answer: [bold]{escape(fin.answer or '(none)')}[/]")
                 c.print(f"[dim]{escape(fin.verdict)}[/]")
-                c.print(f"calls {fin.calls} · tokens {fin.tokens:,} · cost {cost} · "
-                        f"{fin.wall_time:.2f}s · {fin.reason}")
+                c.print(
+                    f"calls {fin.calls} · tokens {fin.tokens:,} · cost {cost} · "
+                    f"{fin.wall_time:.2f}s · {fin.reason}"
+                )
             case _:
                 pass
 
@@ -307,8 +346,10 @@ def cmd_solve(args: argparse.Namespace) -> int:
         error_kind = ""
         writer = None
         if args.trace:
-            writer = TraceWriter(args.trace, {"method": method.name, "puzzle": str(hand),
-                                              "kind": "game24", "model": model.name})
+            writer = TraceWriter(
+                args.trace,
+                {"method": method.name, "puzzle": str(hand), "kind": "game24", "model": model.name},
+            )
             writer.__enter__()
         try:
             async for event in run_method(method, Game24Domain(hand), model, seed=seed):
@@ -377,9 +418,15 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
     err = Console(stderr=True)
-    progress = Progress("[progress.description]{task.description}", BarColumn(),
-                        MofNCompleteColumn(), TimeElapsedColumn(), console=err,
-                        disable=args.json or not err.is_terminal, transient=True)
+    progress = Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err,
+        disable=args.json or not err.is_terminal,
+        transient=True,
+    )
     tasks: dict[str, Any] = {}
 
     def tick(name: str, done: int, total: int) -> None:
@@ -388,23 +435,47 @@ def cmd_bench(args: argparse.Namespace) -> int:
         progress.update(tasks[name], completed=done)
 
     with progress:
-        results = asyncio.run(run_bench(methods, hands, lambda: make_model(settings, seed=seed),
-                                        seed=seed, jobs=args.jobs, progress=tick))
+        results = asyncio.run(
+            run_bench(
+                methods,
+                hands,
+                lambda: make_model(settings, seed=seed),
+                seed=seed,
+                jobs=args.jobs,
+                progress=tick,
+            )
+        )
     if args.json:
-        print(json.dumps({"engine": describe_engine(settings), "hands": len(hands),
-                          "results": [r.to_json() for r in results]}, indent=2))
+        print(
+            json.dumps(
+                {
+                    "engine": describe_engine(settings),
+                    "hands": len(hands),
+                    "results": [r.to_json() for r in results],
+                },
+                indent=2,
+            )
+        )
     else:
         console = Console(highlight=False)
-        table = Table(title=f"Game of 24 · {len(hands)} hands · {describe_engine(settings)}")
-        for col in ("method", "success", "solved", "calls/hand", "tokens/hand", "cost",
-                    "time/hand", "errors"):
+        table = Table(
+            title=f"Game of 24 · {len(hands)} hands · {describe_engine(settings)}",
+            caption="calls, tokens and time are means per hand; cost is the total",
+        )
+        for col in ("method", "success", "solved", "calls", "tokens", "cost", "time", "errors"):
             table.add_column(col, justify="left" if col == "method" else "right")
         for r in results:
             cost = f"${r.cost:.4f}" if r.cost is not None else "unknown"
-            table.add_row(r.method, f"{r.success_rate:.1%}",
-                          f"{sum(p.solved for p in r.puzzles)}/{r.n}", f"{r.mean('calls'):.1f}",
-                          f"{r.mean('tokens'):,.0f}", cost, f"{r.mean('wall_time'):.2f}s",
-                          str(r.errors))
+            table.add_row(
+                r.method,
+                f"{r.success_rate:.1%}",
+                f"{sum(p.solved for p in r.puzzles)}/{r.n}",
+                f"{r.mean('calls'):.1f}",
+                f"{r.mean('tokens'):,.0f}",
+                cost,
+                f"{r.mean('wall_time'):.2f}s",
+                str(r.errors),
+            )
         console.print(table)
         for r in results:
             curve = r.cumulative_by_iteration()
@@ -413,8 +484,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
                 console.print(f"{r.method} cumulative success by iteration: {steps}")
             first_error = next((p.error for p in r.puzzles if p.error), "")
             if first_error:
-                console.print(f"[red]{r.method}: {r.errors} runs failed; first: "
-                              f"{first_error}[/]")
+                console.print(f"[red]{r.method}: {r.errors} runs failed; first: {first_error}[/]")
     return EXIT_OK
 
 
@@ -445,9 +515,17 @@ def cmd_puzzles(args: argparse.Namespace) -> int:
     entries = [e for e in catalogue() if not args.level or e.level == args.level]
     if args.json:
         for e in entries:
-            print(json.dumps({"hand": e.hand.key, "solvable": e.solvable,
-                              "solutions": e.solutions, "difficulty": round(e.difficulty, 3),
-                              "level": e.level}))
+            print(
+                json.dumps(
+                    {
+                        "hand": e.hand.key,
+                        "solvable": e.solvable,
+                        "solutions": e.solutions,
+                        "difficulty": round(e.difficulty, 3),
+                        "level": e.level,
+                    }
+                )
+            )
         return EXIT_OK
     from rich.console import Console
     from rich.table import Table
@@ -456,8 +534,13 @@ def cmd_puzzles(args: argparse.Namespace) -> int:
     for col in ("hand", "solvable", "solutions", "difficulty", "level"):
         table.add_column(col, justify="left" if col in ("hand", "level") else "right")
     for e in entries:
-        table.add_row(e.hand.key, "yes" if e.solvable else "no", str(e.solutions),
-                      f"{e.difficulty:.2f}", e.level)
+        table.add_row(
+            e.hand.key,
+            "yes" if e.solvable else "no",
+            str(e.solutions),
+            f"{e.difficulty:.2f}",
+            e.level,
+        )
     Console(highlight=False).print(table)
     return EXIT_OK
 
@@ -488,8 +571,11 @@ def cmd_app(args: argparse.Namespace) -> int:
     try:
         from tui.app import run_app
     except ImportError:
-        print("The app is not built yet; use 'ponder solve', 'ponder bench' or "
-              "'ponder puzzles' (see 'ponder --help').", file=sys.stderr)
+        print(
+            "The app is not built yet; use 'ponder solve', 'ponder bench' or "
+            "'ponder puzzles' (see 'ponder --help').",
+            file=sys.stderr,
+        )
         return EXIT_USAGE
     return run_app()
 
@@ -497,8 +583,12 @@ def cmd_app(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    commands = {"solve": cmd_solve, "bench": cmd_bench, "puzzles": cmd_puzzles,
-                "replay": cmd_replay}
+    commands = {
+        "solve": cmd_solve,
+        "bench": cmd_bench,
+        "puzzles": cmd_puzzles,
+        "replay": cmd_replay,
+    }
     try:
         if args.command is None:
             return cmd_app(args)

@@ -52,8 +52,9 @@ def parse_numbers(text: str) -> tuple[Fraction, ...]:
         try:
             out.append(parse_number(part))
         except ArithError as exc:
-            raise HandError(f"{part!r} is not a number" if "not a number" in str(exc)
-                            else f"{part!r}: {exc}") from exc
+            raise HandError(
+                f"{part!r} is not a number" if "not a number" in str(exc) else f"{part!r}: {exc}"
+            ) from exc
     return tuple(out)
 
 
@@ -113,7 +114,8 @@ class Step:
     result: Fraction
 
     def __str__(self) -> str:
-        return f"{format_number(self.a)} {self.op} {format_number(self.b)} = {format_number(self.result)}"
+        a, b, c = (format_number(v) for v in (self.a, self.b, self.result))
+        return f"{a} {self.op} {b} = {c}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -41,22 +41,42 @@ RULES = (
 # ------------------------------------------------------------------ prompts: baselines
 
 FEW_SHOT = (
-    ("1 2 3 4", ("1 * 2 = 2 (left: 2 3 4)", "2 * 3 = 6 (left: 4 6)", "4 * 6 = 24 (left: 24)"),
-     "1 * 2 * 3 * 4 = 24"),
-    ("3 5 7 10", ("10 - 7 = 3 (left: 3 3 5)", "5 + 3 = 8 (left: 3 8)", "3 * 8 = 24 (left: 24)"),
-     "(5 + 10 - 7) * 3 = 24"),
-    ("1 6 8 13", ("13 - 8 = 5 (left: 1 5 6)", "5 - 1 = 4 (left: 4 6)", "4 * 6 = 24 (left: 24)"),
-     "(13 - 8 - 1) * 6 = 24"),
-    ("2 3 9 12", ("12 / 3 = 4 (left: 2 4 9)", "9 - 2 = 7 (left: 4 7)",
-                  "4 * 7 = 28 (left: 28)"), ""),
-    ("4 4 10 10", ("10 * 10 = 100 (left: 4 4 100)", "100 - 4 = 96 (left: 4 96)",
-                   "96 / 4 = 24 (left: 24)"), "(10 * 10 - 4) / 4 = 24"),
-    ("1 3 8 11", ("11 - 8 = 3 (left: 1 3 3)", "3 * 3 = 9 (left: 1 9)", "9 + 1 = 10 (left: 10)"),
-     ""),
-    ("2 2 6 9", ("9 - 6 = 3 (left: 2 2 3)", "2 + 2 = 4 (left: 3 4)", "3 * 4 = 12 (left: 12)"),
-     ""),
-    ("5 5 6 12", ("12 / 6 = 2 (left: 2 5 5)", "5 * 5 = 25 (left: 2 25)",
-                  "25 - 2 = 23 (left: 23)"), ""),
+    (
+        "1 2 3 4",
+        ("1 * 2 = 2 (left: 2 3 4)", "2 * 3 = 6 (left: 4 6)", "4 * 6 = 24 (left: 24)"),
+        "1 * 2 * 3 * 4 = 24",
+    ),
+    (
+        "3 5 7 10",
+        ("10 - 7 = 3 (left: 3 3 5)", "5 + 3 = 8 (left: 3 8)", "3 * 8 = 24 (left: 24)"),
+        "(5 + 10 - 7) * 3 = 24",
+    ),
+    (
+        "1 6 8 13",
+        ("13 - 8 = 5 (left: 1 5 6)", "5 - 1 = 4 (left: 4 6)", "4 * 6 = 24 (left: 24)"),
+        "(13 - 8 - 1) * 6 = 24",
+    ),
+    (
+        "2 3 9 12",
+        ("12 / 3 = 4 (left: 2 4 9)", "9 - 2 = 7 (left: 4 7)", "4 * 7 = 28 (left: 28)"),
+        "",
+    ),
+    (
+        "4 4 10 10",
+        ("10 * 10 = 100 (left: 4 4 100)", "100 - 4 = 96 (left: 4 96)", "96 / 4 = 24 (left: 24)"),
+        "(10 * 10 - 4) / 4 = 24",
+    ),
+    (
+        "1 3 8 11",
+        ("11 - 8 = 3 (left: 1 3 3)", "3 * 3 = 9 (left: 1 9)", "9 + 1 = 10 (left: 10)"),
+        "",
+    ),
+    ("2 2 6 9", ("9 - 6 = 3 (left: 2 2 3)", "2 + 2 = 4 (left: 3 4)", "3 * 4 = 12 (left: 12)"), ""),
+    (
+        "5 5 6 12",
+        ("12 / 6 = 2 (left: 2 5 5)", "5 * 5 = 25 (left: 2 25)", "25 - 2 = 23 (left: 23)"),
+        "",
+    ),
 )
 """Worked examples written for ponder. Only the complete ones (with an answer) are shown as
 shots; a test checks each shot exactly."""
@@ -110,7 +130,8 @@ def propose_prompt(numbers: str) -> str:
     )
 
 
-VALUE_PROMPT = """Judge whether the given numbers can reach 24 using + - * /, each exactly once. Try a few combinations, then answer on the last line with one word: sure, likely or impossible.
+VALUE_PROMPT = """Judge whether the given numbers can reach 24 using + - * /, each exactly once.
+Try a few combinations, then answer on the last line with one word: sure, likely or impossible.
 12 12
 12 + 12 = 24
 sure
@@ -261,8 +282,18 @@ _BOT_FIELDS = re.compile(
     re.IGNORECASE | re.DOTALL,
 )
 _WORD_OPS = {
-    "plus": "+", "add": "+", "minus": "-", "subtract": "-", "times": "*", "multiply": "*",
-    "divided by": "/", "divide": "/", "x": "*", "×": "*", "÷": "/", "−": "-",
+    "plus": "+",
+    "add": "+",
+    "minus": "-",
+    "subtract": "-",
+    "times": "*",
+    "multiply": "*",
+    "divided by": "/",
+    "divide": "/",
+    "x": "*",
+    "×": "*",
+    "÷": "/",
+    "−": "-",
 }
 _SCORE_RE = re.compile(r"evaluat\w*\s+score\s*[:=]?\s*\**\s*(\d+(?:\.\d+)?)", re.IGNORECASE)
 _CONFIDENCE_RE = re.compile(r"confidence\s+score\s*[:=]?\s*\**\s*(\d+(?:\.\d+)?)", re.IGNORECASE)
@@ -302,7 +333,9 @@ def _number(text: str) -> Fraction | None:
         return None
 
 
-def _check(state: State, raw: str, a_text: str, op: str, b_text: str, c_text: str) -> ParsedStep | None:
+def _check(
+    state: State, raw: str, a_text: str, op: str, b_text: str, c_text: str
+) -> ParsedStep | None:
     op = _WORD_OPS.get(op.lower(), op)
     a, b = _number(a_text), _number(b_text)
     if a is None or b is None:
@@ -398,8 +431,13 @@ class Feedback:
     def entry(self, index: int, chain: Sequence[str]) -> str:
         """This feedback as one experience entry for the next prompt."""
         steps = "\n".join(f"Step {i}: {s}" for i, s in enumerate(chain, 1))
-        lines = [f"{index}. Reasoning chain and comments", "---", steps, "---",
-                 f"Analysis Report: {self.report}"]
+        lines = [
+            f"{index}. Reasoning chain and comments",
+            "---",
+            steps,
+            "---",
+            f"Analysis Report: {self.report}",
+        ]
         for i, advice in enumerate(self.advice, 1):
             verdict = self.verdicts[i - 1] if i - 1 < len(self.verdicts) else ""
             lines.append(f"Step {i}: Advice: {advice} Recommendation or Reject: {verdict or '-'}")
@@ -421,25 +459,31 @@ def parse_feedback(text: str, steps: int) -> Feedback:
         return Feedback("(no analysis)", parsed=False, text=text or "")
     body = text[:20000]
     report = ""
-    m = re.search(r"analysis(?:\s+report)?\s*[:：]\s*(.*?)(?=\n\s*\n|\n\W*(?:reasoning\s+)?step"
-                  r"\s*1\b|$)", body,
-                  re.IGNORECASE | re.DOTALL)
+    m = re.search(
+        r"analysis(?:\s+report)?\s*[:：]\s*(.*?)(?=\n\s*\n|\n\W*(?:reasoning\s+)?step"
+        r"\s*1\b|$)",
+        body,
+        re.IGNORECASE | re.DOTALL,
+    )
     if m:
         report = " ".join(m.group(1).split())
     advice: list[str] = [""] * steps
     verdicts: list[str] = [""] * steps
-    after = body[m.end():] if m else body
+    after = body[m.end() :] if m else body
     for sm in _STEP_ADVICE_RE.finditer(after):
         idx = int(sm.group(1)) - 1 if sm.group(1).isdigit() and len(sm.group(1)) < 4 else -1
         if not 0 <= idx < steps:
             continue
         part = " ".join(sm["body"].split())
-        am = re.search(r"advice\s*[:：]\s*(.*?)(?:\.?\s*recommend\w*(?:\s+or\s+reject)?\s*"
-                       r"(?:description)?\s*[:：]|$)", part, re.IGNORECASE)
+        am = re.search(
+            r"advice\s*[:：]\s*(.*?)(?:\.?\s*recommend\w*(?:\s+or\s+reject)?\s*"
+            r"(?:description)?\s*[:：]|$)",
+            part,
+            re.IGNORECASE,
+        )
         advice[idx] = (am.group(1) if am else part).strip().rstrip(".") or part
         low = part.lower()
-        rm = re.search(r"recommend\w*(?:\s+or\s+reject)?(?:\s+description)?\s*[:：]\s*(\w+)",
-                       low)
+        rm = re.search(r"recommend\w*(?:\s+or\s+reject)?(?:\s+description)?\s*[:：]\s*(\w+)", low)
         word = rm.group(1) if rm else low
         if "reject" in word:
             verdicts[idx] = "reject"

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import dataclasses
+import inspect
+import json
 import random
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -98,7 +101,15 @@ class RunContext:
             result = await aw
             return result, _rounds.get()
 
-        pairs = await asyncio.gather(*(measured(a) for a in aws))
+        pending = list(aws)
+        try:
+            pairs = await asyncio.gather(*(measured(a) for a in pending))
+        except BaseException:
+            # A cancelled gather may leave work that never started: close it quietly.
+            for aw in pending:
+                if inspect.iscoroutine(aw) and inspect.getcoroutinestate(aw) == "CORO_CREATED":
+                    aw.close()
+            raise
         if pairs:
             _rounds.set(max(_rounds.get(), *(r for _, r in pairs)))
         return [p[0] for p in pairs]
@@ -140,8 +151,9 @@ class RunContext:
                 round(gen.latency, 4),
             )
         )
-        self.emit(TokensUsed(self.calls, self.prompt_tokens, self.completion_tokens,
-                             self.total_cost))
+        self.emit(
+            TokensUsed(self.calls, self.prompt_tokens, self.completion_tokens, self.total_cost)
+        )
         return gen, call_id
 
     @property
@@ -184,7 +196,9 @@ async def run_method(
     """
     queue: asyncio.Queue[Event | None] = asyncio.Queue()
     ctx = RunContext(model, queue.put_nowait, seed=seed, record_prompts=record_prompts)
-    ctx.emit(RunStarted(method.name, domain.title, domain.kind, model.name, method.config_dict()))
+    # The config as JSON has it (tuples become lists), so a trace replays to equal events.
+    config = json.loads(json.dumps(method.config_dict()))
+    ctx.emit(RunStarted(method.name, domain.title, domain.kind, model.name, config))
 
     async def body() -> None:
         answer: str | None = None
@@ -219,10 +233,8 @@ async def run_method(
     finally:
         if not task.done():
             task.cancel()
-            try:
+            with contextlib.suppress(asyncio.CancelledError):
                 await task
-            except asyncio.CancelledError:
-                pass
 
 
 def _finish(ctx: RunContext, domain: Game24Domain, answer: str | None, reason: str) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections import Counter
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -14,7 +13,7 @@ from solver.events import IterationStarted, LeafReached, SolutionFound, ThoughtA
 from solver.methods.base import Outcome, RunContext
 from solver.model import Call, Sampling
 
-__all__ = ["CoT", "CoTConfig", "CoTSC", "CoTSCConfig", "IO", "IOConfig", "report_chain"]
+__all__ = ["IO", "CoT", "CoTConfig", "CoTSC", "CoTSCConfig", "IOConfig", "report_chain"]
 
 
 def report_chain(
@@ -36,8 +35,17 @@ def report_chain(
         depth += 1
         if steps:
             step = steps[0]
-            ctx.emit(ThoughtAdded(tree_id, node, parent, step.text, depth,
-                                  step.state.left() if step.state else "", call_id))
+            ctx.emit(
+                ThoughtAdded(
+                    tree_id,
+                    node,
+                    parent,
+                    step.text,
+                    depth,
+                    step.state.left() if step.state else "",
+                    call_id,
+                )
+            )
             ctx.verified(node, step.claim)
             if step.state is not None:
                 state = step.state
@@ -146,8 +154,13 @@ class CoTSC:
         while offset < cfg.samples:
             n = min(cfg.batch, cfg.samples - offset)
             batches.append(
-                Call("cot", messages, Sampling(cfg.temperature, 1.0, n, cfg.max_tokens),
-                     domain.context(domain.start()), sample_offset=offset)
+                Call(
+                    "cot",
+                    messages,
+                    Sampling(cfg.temperature, 1.0, n, cfg.max_tokens),
+                    domain.context(domain.start()),
+                    sample_offset=offset,
+                )
             )
             offset += n
         ctx.emit(IterationStarted(1, 1, f"{cfg.samples} samples"))

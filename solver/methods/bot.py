@@ -173,8 +173,14 @@ class BoT:
             specs = []
             for m in range(1, cfg.trees + 1):
                 # Drawn per tree and carried by each call: no shared generation settings.
-                specs.append((f"i{it}.t{m}", ctx.rng.choice(cfg.growth),
-                              ctx.rng.choice(cfg.temperatures), ctx.rng.choice(cfg.top_ps)))
+                specs.append(
+                    (
+                        f"i{it}.t{m}",
+                        ctx.rng.choice(cfg.growth),
+                        ctx.rng.choice(cfg.temperatures),
+                        ctx.rng.choice(cfg.top_ps),
+                    )
+                )
             exp_text = "\n#\n".join(experience)
             trees = await ctx.gather(
                 *(self._grow(domain, ctx, spec, exp_text, structured) for spec in specs)
@@ -187,29 +193,54 @@ class BoT:
             else:
                 chain = max(chains, key=_chain_score)
             lines = [n.line for n in chain]
-            ctx.emit(ChainAggregated(it, cfg.aggregation, tuple(n.id for n in chain),
-                                     tuple(lines), round(_chain_score(chain), 3)))
+            ctx.emit(
+                ChainAggregated(
+                    it,
+                    cfg.aggregation,
+                    tuple(n.id for n in chain),
+                    tuple(lines),
+                    round(_chain_score(chain), 3),
+                )
+            )
             final_state, verdict, ok = self._check_chain(domain, chain)
             if final_state is not None:
                 answer = domain.answer_of(final_state)
             feedback = await self._analyse(domain, ctx, chain)
             experience.append(feedback.entry(it, [n.text for n in chain]))
-            structured.append({
-                "chain": lines,
-                "verdicts": list(feedback.verdicts),
-                "advice": list(feedback.advice),
-                "confidence": feedback.confidence,
-            })
-            ctx.emit(ExperienceAdded(it, tuple(lines), feedback.report, feedback.advice,
-                                     feedback.confidence, verdict, ok, feedback.verdicts))
+            structured.append(
+                {
+                    "chain": lines,
+                    "verdicts": list(feedback.verdicts),
+                    "advice": list(feedback.advice),
+                    "confidence": feedback.confidence,
+                }
+            )
+            ctx.emit(
+                ExperienceAdded(
+                    it,
+                    tuple(lines),
+                    feedback.report,
+                    feedback.advice,
+                    feedback.confidence,
+                    verdict,
+                    ok,
+                    feedback.verdicts,
+                )
+            )
             if ok and cfg.stop_early:
                 return Outcome(answer, "solved early")
         return Outcome(answer)
 
     # ---------------------------------------------------------------- trees
 
-    async def _grow(self, domain: Game24Domain, ctx: RunContext, spec: tuple[str, str, float,
-                    float], exp_text: str, structured: list[dict[str, Any]]) -> _Tree:
+    async def _grow(
+        self,
+        domain: Game24Domain,
+        ctx: RunContext,
+        spec: tuple[str, str, float, float],
+        exp_text: str,
+        structured: list[dict[str, Any]],
+    ) -> _Tree:
         tree_id, strategy, temperature, top_p = spec
         root = Node(f"{tree_id}.root", None, domain.start(), 0)
         index = int(tree_id.rsplit("t", 1)[-1])
@@ -226,15 +257,23 @@ class BoT:
             growable = [root]
             while growable and len(tree.nodes) < limit:
                 deepest = max(n.depth for n in growable)
-                best = max((n for n in growable if n.depth == deepest),
-                           key=lambda n: n.score + n.edge)
+                best = max(
+                    (n for n in growable if n.depth == deepest), key=lambda n: n.score + n.edge
+                )
                 growable.remove(best)
                 children = await self._expand(domain, ctx, tree, best, exp_text, structured)
                 growable.extend(c for c in children if not c.leaf)
         return tree
 
-    async def _expand(self, domain: Game24Domain, ctx: RunContext, tree: _Tree, node: Node,
-                      exp_text: str, structured: list[dict[str, Any]]) -> list[Node]:
+    async def _expand(
+        self,
+        domain: Game24Domain,
+        ctx: RunContext,
+        tree: _Tree,
+        node: Node,
+        exp_text: str,
+        structured: list[dict[str, Any]],
+    ) -> list[Node]:
         cfg = self.config
         chain = node.chain()
         scored = [(n.text, n.edge) for n in chain]
@@ -264,8 +303,13 @@ class BoT:
             if score is None:
                 ctx.parse_failed("bot_step", text, "no evaluation score; using 0.5")
                 score = 0.5
-            child = Node(ctx.node_id(f"{tree.id}.n"), node, step.state or node.state,
-                         node.depth + 1, score=score)
+            child = Node(
+                ctx.node_id(f"{tree.id}.n"),
+                node,
+                step.state or node.state,
+                node.depth + 1,
+                score=score,
+            )
             if step.state is not None:
                 child.text = bot_line(child.depth, node.state, step)
                 child.line = domain.step_line(step)
@@ -276,15 +320,24 @@ class BoT:
             node.children.append(child)
             tree.nodes.append(child)
             children.append(child)
-            ctx.emit(ThoughtAdded(tree.id, child.id, node.id if node.parent else None,
-                                  child.line, child.depth,
-                                  step.state.left() if step.state else "", call_id))
+            ctx.emit(
+                ThoughtAdded(
+                    tree.id,
+                    child.id,
+                    node.id if node.parent else None,
+                    child.line,
+                    child.depth,
+                    step.state.left() if step.state else "",
+                    call_id,
+                )
+            )
             ctx.verified(child.id, step.claim)
         await ctx.gather(*(self._evaluate(domain, ctx, c, scored) for c in children))
         return children
 
-    async def _evaluate(self, domain: Game24Domain, ctx: RunContext, child: Node,
-                        scored: list[tuple[str, float]]) -> None:
+    async def _evaluate(
+        self, domain: Game24Domain, ctx: RunContext, child: Node, scored: list[tuple[str, float]]
+    ) -> None:
         cfg = self.config
         call_id = None
         if not child.valid:
@@ -346,8 +399,9 @@ class BoT:
             out.append(best)
         return out
 
-    def _check_chain(self, domain: Game24Domain, chain: list[Node]) -> tuple[State | None, str,
-                                                                                bool]:
+    def _check_chain(
+        self, domain: Game24Domain, chain: list[Node]
+    ) -> tuple[State | None, str, bool]:
         """Replay a (possibly stitched) chain exactly from the start."""
         state = domain.start()
         for i, node in enumerate(chain, 1):
@@ -373,8 +427,11 @@ class BoT:
             "bot_feedback",
             domain.messages(g24.bot_feedback_prompt(domain.hand, texts), g24.FEEDBACK_SYSTEM),
             Sampling(cfg.feedback_temperature, 1.0, 1, cfg.max_tokens),
-            domain.context(chain[-1].state if chain else domain.start(),
-                           chain=[n.line for n in chain], valid=[n.valid for n in chain]),
+            domain.context(
+                chain[-1].state if chain else domain.start(),
+                chain=[n.line for n in chain],
+                valid=[n.valid for n in chain],
+            ),
         )
         gen, _ = await ctx.call(call)
         feedback = g24.parse_feedback(gen.text, len(chain))

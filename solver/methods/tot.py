@@ -124,19 +124,30 @@ class ToT:
         if len(beam.state.numbers) <= 1:
             if beam.answer is not None:
                 return []
-            call = Call("answer", domain.messages(g24.cot_prompt(domain.hand, beam.lines)),
-                        sampling, domain.context(beam.state))
+            call = Call(
+                "answer",
+                domain.messages(g24.cot_prompt(domain.hand, beam.lines)),
+                sampling,
+                domain.context(beam.state),
+            )
             gen, call_id = await ctx.call(call)
             answer = g24.parse_answer(gen.text)
             if answer is None:
                 ctx.parse_failed("answer", gen.text, "no 'Answer:' line")
                 return []
             node = ctx.node_id()
-            ctx.emit(ThoughtAdded("tot", node, beam.node, f"Answer: {answer}",
-                                  len(beam.lines) + 1, "", call_id))
+            ctx.emit(
+                ThoughtAdded(
+                    "tot", node, beam.node, f"Answer: {answer}", len(beam.lines) + 1, "", call_id
+                )
+            )
             return [_Beam(node, beam.state, beam.lines, answer)]
-        call = Call("propose", domain.messages(g24.propose_prompt(beam.state.left())),
-                    sampling, domain.context(beam.state))
+        call = Call(
+            "propose",
+            domain.messages(g24.propose_prompt(beam.state.left())),
+            sampling,
+            domain.context(beam.state),
+        )
         gen, call_id = await ctx.call(call)
         steps = g24.parse_steps(gen.text, beam.state)
         if not steps:
@@ -145,8 +156,9 @@ class ToT:
         for step in steps:
             node = ctx.node_id()
             left = step.state.left() if step.state else ""
-            ctx.emit(ThoughtAdded("tot", node, beam.node, step.text, len(beam.lines) + 1, left,
-                                  call_id))
+            ctx.emit(
+                ThoughtAdded("tot", node, beam.node, step.text, len(beam.lines) + 1, left, call_id)
+            )
             ctx.verified(node, step.claim)
             if step.state is None or (cfg.verify_steps and step.problem):
                 ctx.emit(ThoughtPruned(node, f"invalid step: {step.problem}"))
@@ -154,8 +166,13 @@ class ToT:
             out.append(_Beam(node, step.state, (*beam.lines, domain.step_line(step))))
         return out
 
-    async def _value_all(self, domain: Game24Domain, ctx: RunContext, cands: list[_Beam],
-                         cache: dict[Any, asyncio.Future[tuple[float, tuple[str, ...]]]]) -> None:
+    async def _value_all(
+        self,
+        domain: Game24Domain,
+        ctx: RunContext,
+        cands: list[_Beam],
+        cache: dict[Any, asyncio.Future[tuple[float, tuple[str, ...]]]],
+    ) -> None:
         seen: set[tuple[str, ...]] = set()
         todo = []
         for c in cands:
@@ -169,8 +186,13 @@ class ToT:
             todo.append(c)
         await ctx.gather(*(self._value(domain, ctx, c, cache) for c in todo))
 
-    async def _value(self, domain: Game24Domain, ctx: RunContext, cand: _Beam,
-                     cache: dict[Any, asyncio.Future[tuple[float, tuple[str, ...]]]]) -> None:
+    async def _value(
+        self,
+        domain: Game24Domain,
+        ctx: RunContext,
+        cand: _Beam,
+        cache: dict[Any, asyncio.Future[tuple[float, tuple[str, ...]]]],
+    ) -> None:
         cfg = self.config
         if cand.answer is not None:
             key: Any = ("answer", cand.answer)
@@ -189,9 +211,12 @@ class ToT:
             pending = asyncio.get_running_loop().create_future()
             cache[key] = pending
             try:
-                call = Call(purpose, domain.messages(prompt),
-                            Sampling(cfg.temperature, 1.0, cfg.value_samples, cfg.max_tokens),
-                            domain.context(cand.state, answer=cand.answer))
+                call = Call(
+                    purpose,
+                    domain.messages(prompt),
+                    Sampling(cfg.temperature, 1.0, cfg.value_samples, cfg.max_tokens),
+                    domain.context(cand.state, answer=cand.answer),
+                )
                 gen, call_id = await ctx.call(call)
             except asyncio.CancelledError:
                 pending.cancel()

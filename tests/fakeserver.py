@@ -1,0 +1,353 @@
+"""A real OpenAI-compatible HTTP server for tests (standard library only).
+
+It speaks enough of the chat completions API for the openai client to talk to it over real
+HTTP: ``POST /v1/chat/completions`` (JSON or SSE streaming, ``n`` choices, usage) and
+``GET /v1/models``. Tests script replies with :attr:`FakeServer.reply`, inject faults one
+request at a time with :attr:`FakeServer.faults`, and read back what was asked in
+:attr:`FakeServer.requests`::
+
+    with FakeServer() as server:
+        server.faults.append("429")
+        ...  # point a client at server.url
+
+Faults, consumed one per chat completion request (``GET /v1/models`` consumes none):
+
+- ``"429"`` or ``"429:<seconds>"``: rate limited, with ``Retry-After`` (default 0);
+- ``"500"`` or any other three-digit status: that status with an OpenAI-style error body;
+- ``"slow:<seconds>"``: wait that long before answering;
+- ``"cut"``: stream some chunks, then drop the connection (no finish_reason, no ``[DONE]``);
+- ``"no_finish"``: a stream that ends cleanly (``[DONE]``) but never gives a finish_reason;
+- ``"malformed"``: a chunk (or body) that is not JSON;
+- ``"ignore_n"``: one choice whatever ``n`` asks (llama.cpp does this);
+- ``"unknown_model"``: 404 with code ``model_not_found``;
+- ``"no_usage"``: no usage in the reply.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+__all__ = ["FakeServer", "RecordedRequest", "default_reply"]
+
+Reply = Callable[[dict[str, Any], int], str]
+UsageRule = Callable[[dict[str, Any], list[str]], tuple[int, int]]
+
+
+def default_reply(request: dict[str, Any], choice_index: int) -> str:
+    """A deterministic reply: the choice index and the last message, echoed."""
+    messages = request.get("messages") or [{"content": ""}]
+    return f"echo {choice_index}: {messages[-1].get('content', '')}"
+
+
+def character_usage(request: dict[str, Any], texts: list[str]) -> tuple[int, int]:
+    """Token counts that tests can predict: one token per character."""
+    prompt = sum(len(str(m.get("content", ""))) for m in request.get("messages", []))
+    return prompt, sum(len(t) for t in texts)
+
+
+@dataclass
+class RecordedRequest:
+    """One request the server received."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    json: dict[str, Any] = field(default_factory=dict)
+    fault: str | None = None
+
+
+class FakeServer:
+    """An OpenAI-compatible server on ``127.0.0.1`` in a daemon thread; a context manager.
+
+    ``models``: the model names it serves (others get 404); ``None`` serves any name.
+    ``ignore_n``: always answer with a single choice. ``api_key``: when set, requests without
+    ``Authorization: Bearer <api_key>`` get 401. ``latency``: seconds added to every request.
+    ``chunk_size``: characters per streamed delta.
+    """
+
+    def __init__(
+        self,
+        *,
+        models: set[str] | None = None,
+        reply: Reply = default_reply,
+        latency: float = 0.0,
+        ignore_n: bool = False,
+        api_key: str | None = None,
+        chunk_size: int = 4,
+    ) -> None:
+        self.models: set[str] | None = {"fake-model"} if models is None else models
+        self.reply: Reply = reply
+        self.usage: UsageRule = character_usage
+        self.latency = latency
+        self.ignore_n = ignore_n
+        self.api_key = api_key
+        self.chunk_size = chunk_size
+        self.faults: deque[str] = deque()
+        self.requests: list[RecordedRequest] = []
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self._lock = threading.Lock()
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    def start(self) -> FakeServer:
+        """Bind a free port and serve in a daemon thread."""
+        handler = type("Handler", (_Handler,), {"fake": self})
+        httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        httpd.daemon_threads = True
+        httpd.block_on_close = False  # keep-alive threads must not hold up close()
+        self._httpd = httpd
+        # A short poll interval keeps shutdown (once per test) quick.
+        self._thread = threading.Thread(target=httpd.serve_forever, args=(0.02,), daemon=True)
+        self._thread.start()
+        return self
+
+    def close(self) -> None:
+        """Stop serving and release the port."""
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._httpd = None
+
+    def __enter__(self) -> FakeServer:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    @property
+    def port(self) -> int:
+        """The port it listens on."""
+        assert self._httpd is not None, "server not started"
+        return int(self._httpd.server_address[1])
+
+    @property
+    def url(self) -> str:
+        """The API root to give a client: ``http://127.0.0.1:PORT/v1``."""
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    # -- what tests read ---------------------------------------------------------------------
+
+    @property
+    def chat_requests(self) -> list[RecordedRequest]:
+        """The chat completion requests received so far."""
+        with self._lock:
+            return [r for r in self.requests if r.path.endswith("/chat/completions")]
+
+    def reset(self) -> None:
+        """Forget recorded requests, the concurrency peak and pending faults."""
+        with self._lock:
+            self.requests.clear()
+            self.faults.clear()
+            self.max_in_flight = 0
+
+    # -- used by the handler -----------------------------------------------------------------
+
+    def _record(self, request: RecordedRequest, consume_fault: bool) -> None:
+        with self._lock:
+            if consume_fault and self.faults:
+                request.fault = self.faults.popleft()
+            self.requests.append(request)
+
+    def _enter(self) -> None:
+        with self._lock:
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+
+    def _leave(self) -> None:
+        with self._lock:
+            self.in_flight -= 1
+
+
+class _Handler(BaseHTTPRequestHandler):
+    """Serves one connection for :class:`FakeServer` (keep-alive, like real servers)."""
+
+    fake: FakeServer
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:
+        return None  # keep test output clean
+
+    # -- plumbing ----------------------------------------------------------------------------
+
+    def _headers(self) -> dict[str, str]:
+        return {k.lower(): v for k, v in self.headers.items()}
+
+    def _send_json(
+        self, status: int, body: object, extra: dict[str, str] | None = None, raw: bytes = b""
+    ) -> None:
+        data = raw or json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for name, value in (extra or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _send_error(
+        self,
+        status: int,
+        message: str,
+        code: str | None = None,
+        extra: dict[str, str] | None = None,
+    ) -> None:
+        error = {"message": message, "type": "invalid_request_error", "param": None, "code": code}
+        self._send_json(status, {"error": error}, extra)
+
+    def _chunk(self, data: bytes) -> None:
+        self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+        self.wfile.flush()
+
+    def _event(self, payload: object) -> None:
+        text = payload if isinstance(payload, str) else json.dumps(payload)
+        self._chunk(f"data: {text}\n\n".encode())
+
+    def _authorised(self) -> bool:
+        key = self.fake.api_key
+        return key is None or self.headers.get("Authorization") == f"Bearer {key}"
+
+    # -- routes ------------------------------------------------------------------------------
+
+    def do_GET(self) -> None:
+        self.fake._record(RecordedRequest("GET", self.path, self._headers()), consume_fault=False)
+        if not self._authorised():
+            self._send_error(401, "Incorrect API key provided.", "invalid_api_key")
+        elif self.path.rstrip("/") == "/v1/models":
+            names = sorted(self.fake.models or {"fake-model"})
+            data = [{"id": n, "object": "model", "created": 0, "owned_by": "fake"} for n in names]
+            self._send_json(200, {"object": "list", "data": data})
+        else:
+            self._send_error(404, f"no route {self.path}")
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length)
+        try:
+            body = json.loads(raw or b"{}")
+        except ValueError:
+            body = {}
+        record = RecordedRequest("POST", self.path, self._headers(), body)
+        chat = self.path.rstrip("/") == "/v1/chat/completions"
+        self.fake._record(record, consume_fault=chat)
+        self.fake._enter()
+        try:
+            if not chat:
+                self._send_error(404, f"no route {self.path}")
+            else:
+                self._chat(body, record.fault)
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True  # the client gave up (a timeout); nothing to do
+        finally:
+            self.fake._leave()
+
+    def _chat(self, body: dict[str, Any], fault: str | None) -> None:
+        fake = self.fake
+        delay = fake.latency
+        if fault and fault.startswith("slow:"):
+            delay += float(fault.split(":", 1)[1])
+        if delay:
+            time.sleep(delay)
+
+        model = str(body.get("model", ""))
+        if not self._authorised():
+            return self._send_error(401, "Incorrect API key provided.", "invalid_api_key")
+        if fault == "unknown_model" or (fake.models is not None and model not in fake.models):
+            return self._send_error(
+                404,
+                f"The model `{model}` does not exist or you do not have access to it.",
+                "model_not_found",
+            )
+        if fault and fault[:3].isdigit():
+            status = int(fault[:3])
+            extra = {}
+            if status == 429:
+                extra["Retry-After"] = fault[4:] if fault.startswith("429:") else "0"
+            return self._send_error(status, f"fake error {status}", None, extra)
+
+        n = int(body.get("n") or 1)
+        if fake.ignore_n or fault == "ignore_n":
+            n = 1
+        texts = [fake.reply(body, i) for i in range(n)]
+        prompt, completion = fake.usage(body, texts)
+        usage = None
+        if fault != "no_usage":
+            usage = {
+                "prompt_tokens": prompt,
+                "completion_tokens": completion,
+                "total_tokens": prompt + completion,
+            }
+        base = {"id": "chatcmpl-fake", "created": int(time.time()), "model": model}
+        if body.get("stream"):
+            self._stream(body, base, texts, usage, fault)
+        elif fault == "malformed":
+            self._send_json(200, None, raw=b'{"id": "chatcmpl-fake", "choices": [')
+        else:
+            choices = [
+                {
+                    "index": i,
+                    "message": {"role": "assistant", "content": text},
+                    "finish_reason": "stop",
+                }
+                for i, text in enumerate(texts)
+            ]
+            reply = {**base, "object": "chat.completion", "choices": choices}
+            if usage is not None:
+                reply["usage"] = usage
+            self._send_json(200, reply)
+
+    def _stream(
+        self,
+        body: dict[str, Any],
+        base: dict[str, Any],
+        texts: list[str],
+        usage: dict[str, int] | None,
+        fault: str | None,
+    ) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+
+        def chunk(index: int, delta: dict[str, str], finish: str | None = None) -> dict[str, Any]:
+            choice = {"index": index, "delta": delta, "finish_reason": finish}
+            return {**base, "object": "chat.completion.chunk", "choices": [choice]}
+
+        size = max(1, self.fake.chunk_size)
+        pieces = [[t[k : k + size] for k in range(0, len(t), size)] or [""] for t in texts]
+        for i in range(len(texts)):
+            self._event(chunk(i, {"role": "assistant", "content": ""}))
+        sent = 0
+        # Interleave the choices' deltas, as real servers do when n > 1.
+        for step in range(max(len(p) for p in pieces)):
+            for i, parts in enumerate(pieces):
+                if step < len(parts):
+                    self._event(chunk(i, {"content": parts[step]}))
+                    sent += 1
+                    if fault == "cut" and sent >= 2:
+                        # Drop the connection without the closing zero-length chunk.
+                        self.close_connection = True
+                        return
+                    if fault == "malformed" and sent >= 2:
+                        self._event('{"id": "chatcmpl-fake", "choices": [{"index": 0, "del')
+        if fault == "cut":  # replies too short to cut midway are cut before they finish
+            self.close_connection = True
+            return
+        if fault != "no_finish":
+            for i in range(len(texts)):
+                self._event(chunk(i, {}, "stop"))
+        options = body.get("stream_options") or {}
+        if usage is not None and options.get("include_usage"):
+            self._event({**base, "object": "chat.completion.chunk", "choices": [], "usage": usage})
+        self._event("[DONE]")
+        self._chunk(b"")

@@ -1,0 +1,121 @@
+"""The Game of 24 adapter: prompts carry the right state, parsers survive real model output."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from puzzles.game24 import Hand, apply, check_answer
+from solver.domains import game24 as g24
+
+
+def test_every_shot_in_the_prompts_is_correct() -> None:
+    assert len(g24.SHOTS) >= 4
+    for numbers, steps, answer in g24.SHOTS:
+        hand = Hand.parse(numbers)
+        assert check_answer(hand, answer).ok, answer
+        state = hand.start()
+        for line in steps:
+            parsed = g24.parse_steps(line, state)
+            assert len(parsed) == 1 and parsed[0].valid, line
+            assert parsed[0].state is not None
+            state = parsed[0].state
+        assert state.is_goal()
+
+
+def test_parse_steps_reads_prose_markdown_and_lists() -> None:
+    state = Hand.parse("4 7 8 8").start()
+    text = (
+        "Sure! Here are some possible next steps:\n"
+        "1. **7 - 4 = 3 (left: 3 8 8)**\n"
+        "* 8 + 8 = 16 (left: 4 7 16) and also 4 * 7 = 28 (left: 8 8 28)\n"
+        "`8 x 8 = 64`\n"
+        "That's all."
+    )
+    steps = g24.parse_steps(text, state)
+    assert [(s.a, s.op, s.b) for s in steps] == [(7, "-", 4), (8, "+", 8), (4, "*", 7), (8, "*", 8)]
+    assert all(s.valid for s in steps)
+    assert steps[0].state is not None and sorted(steps[0].state.numbers) == [3, 8, 8]
+
+
+def test_parse_steps_flags_wrong_numbers_and_wrong_arithmetic() -> None:
+    state = Hand.parse("4 7 8 8").start()
+    wrong_number, wrong_sum, rounded = g24.parse_steps(
+        "9 - 4 = 5 (left: 5 8 8)\n7 * 8 = 54 (left: 4 8 54)\n8 / 7 = 1.14", state
+    )
+    assert not wrong_number.valid and "9 is not among" in wrong_number.problem
+    assert not wrong_sum.valid and "actually 56" in wrong_sum.problem
+    assert rounded.valid and rounded.claim.status == "approx"
+    # The state keeps the exact value, not the rounding.
+    assert rounded.state is not None and Fraction(8, 7) in rounded.state.numbers
+
+
+def test_parse_steps_reads_bot_format() -> None:
+    state = Hand.parse("1 1 4 6").start()
+    text = (
+        "Step 1, Current set: 1 1 4 6, Two numbers selected: 1 1, Operation: +, New number "
+        "calculated: 2, Remaining numbers: 4 6, New set: 2 4 6, Evaluation score: 0.7"
+    )
+    (step,) = g24.parse_steps(text, state)
+    assert (step.a, step.op, step.b) == (1, "+", 1)
+    assert step.state is not None and sorted(step.state.numbers) == [2, 4, 6]
+    assert g24.parse_score(text) == 0.7
+
+
+def test_parse_value_and_score_labels() -> None:
+    assert g24.parse_value("10 + 14 = 24\nsure") == "sure"
+    assert g24.parse_value("hmm\nMaybe.\n") == "likely"
+    assert g24.parse_value("**Impossible**") == "impossible"
+    assert g24.parse_value("no label here") is None
+    assert g24.parse_score("Evaluation score: **0.9**") == 0.9
+    assert g24.parse_score("evaluation score = 7") == 0.7  # a 1-10 scale, rescaled
+    assert g24.parse_score("score 0.3") is None
+
+
+def test_parse_feedback_reads_report_advice_verdicts_confidence() -> None:
+    text = (
+        "Analysis Report: The chain ends at 20, not 24; the mistake is at step 2.\n"
+        "Step 1: fine. Advice: keep it. Recommendation or Reject: Recommend.\n"
+        "Step 2: wasteful. Advice: multiply 3 by 8 instead. Recommendation or Reject: Reject.\n"
+        "Confidence score: 0.3"
+    )
+    fb = g24.parse_feedback(text, 2)
+    assert fb.report.startswith("The chain ends at 20") and "step 2" in fb.report
+    assert fb.advice == ("keep it", "multiply 3 by 8 instead")
+    assert fb.verdicts == ("recommend", "reject")
+    assert fb.confidence == 0.3 and fb.parsed
+    entry = fb.entry(1, ["a", "b"])
+    assert "Analysis Report:" in entry and "Confidence score: 0.3" in entry
+
+
+def test_parse_feedback_of_garbage_is_marked_unparsed() -> None:
+    fb = g24.parse_feedback("I like turtles", 3)
+    assert not fb.parsed and fb.confidence is None and fb.advice == ("", "", "")
+
+
+def test_parse_answer_takes_the_last_answer_line() -> None:
+    assert g24.parse_answer("Answer: 1+2\nthen\nAnswer: **(4 + 8) * 2 = 24**") == "(4 + 8) * 2"
+    assert g24.parse_answer("no answer") is None
+
+
+def test_prompts_show_only_public_state() -> None:
+    hand = Hand.parse("4 7 8 8")
+    domain = g24.Game24Domain(hand)
+    state = apply(hand.start(), Fraction(7), "-", Fraction(4))
+    assert "Input: 8 8 3" in g24.propose_prompt(state.left())
+    ctx = domain.context(state)
+    assert ctx["numbers"] == ["8", "8", "3"] and ctx["steps"] == ["7 - 4 = 3"]
+    assert "4 7 8 8" in g24.bot_step_prompt(hand, "", [])
+
+
+@settings(max_examples=200, deadline=500)
+@given(st.text(max_size=400))
+def test_parsers_never_raise_on_any_text(text: str) -> None:
+    state = Hand.parse("4 7 8 8").start()
+    g24.parse_steps(text, state)
+    g24.parse_value(text)
+    g24.parse_score(text)
+    g24.parse_feedback(text, 3)
+    g24.parse_answer(text)

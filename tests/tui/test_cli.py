@@ -1,0 +1,183 @@
+"""The command line: exit codes, readable and JSON output, traces, benchmarks, bad input."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests import llm_replies
+from tests.fakeserver import FakeServer
+from tui.cli import main
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_solve_prints_a_readable_run_and_exits_0_when_solved(capsys) -> None:  # type: ignore[no-untyped-def]
+    code, out, _ = run(capsys, "solve", "24", "1 2 3 4", "--method", "cot", "--seed", "1")
+    assert code == 0
+    assert "✓ solved" in out and "answer:" in out and "calls 1" in out
+
+
+def test_solve_exits_1_when_not_solved(capsys) -> None:  # type: ignore[no-untyped-def]
+    code, out, _ = run(capsys, "solve", "24", "1 1 1 1", "--method", "io")
+    assert code == 1 and "✗ not solved" in out
+
+
+def test_solve_json_ends_with_the_finish_event(capsys) -> None:  # type: ignore[no-untyped-def]
+    code, out, _ = run(
+        capsys,
+        "solve",
+        "24",
+        "4 7 8 8",
+        "--method",
+        "bot",
+        "--iterations",
+        "2",
+        "--trees",
+        "3",
+        "--seed",
+        "1",
+        "--json",
+    )
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert lines[0]["type"] == "RunStarted"
+    last = lines[-1]
+    assert last["type"] == "RunFinished"
+    for key in (
+        "answer",
+        "solved",
+        "verdict",
+        "calls",
+        "prompt_tokens",
+        "completion_tokens",
+        "cost",
+        "wall_time",
+    ):
+        assert key in last
+    assert code == (0 if last["solved"] else 1)
+
+
+def test_solve_writes_a_trace_that_replays(capsys, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    trace = tmp_path / "t.jsonl"
+    code, out, _ = run(capsys, "solve", "24", "1 2 3 4", "--method", "tot", "--trace", str(trace))
+    assert trace.exists()
+    code2, out2, _ = run(capsys, "replay", str(trace))
+    assert code2 == code
+    assert out2.splitlines()[-1] == out.splitlines()[-1].replace(
+        out.splitlines()[-1].split("·")[-2], out2.splitlines()[-1].split("·")[-2]
+    )
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["solve", "24", "4 7 x 8"], "'x' is not a number"),
+        (["solve", "24", "4 7 8 99999999999"], "too large"),
+        (["solve", "24", ""], "needs numbers"),
+        (["solve", "24", "4 7 8 8", "--method", "magic"], "unknown method"),
+        (["solve", "chess", "4 7 8 8"], "unknown puzzle kind"),
+        (["solve", "24", "4 7 8 8", "--trees", "0", "--method", "bot"], "between 1 and"),
+        (["solve", "24", "4 7 8 8", "--concurrency", "0"], "at least 1"),
+        (["replay", "/nonexistent/trace.jsonl"], "cannot read trace"),
+        (["bench", "24", "--hands", "1 2; 3"], "bad hand"),
+    ],
+)
+def test_bad_input_exits_2_with_a_clear_message(capsys, argv: list[str], message: str) -> None:  # type: ignore[no-untyped-def]
+    code, _, err = run(capsys, *argv)
+    assert code == 2
+    assert message in err and "Traceback" not in err
+
+
+def test_unreachable_server_is_a_plain_error(capsys) -> None:  # type: ignore[no-untyped-def]
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    code, out, _ = run(
+        capsys,
+        "solve",
+        "24",
+        "4 7 8 8",
+        "--method",
+        "io",
+        "--base-url",
+        f"http://127.0.0.1:{port}/v1",
+        "--model",
+        "m",
+        "--timeout",
+        "2",
+    )
+    assert code == 2
+    assert "error (unreachable)" in out and f"127.0.0.1:{port}" in out
+
+
+def test_solve_against_a_server(capsys) -> None:  # type: ignore[no-untyped-def]
+    with FakeServer(reply=llm_replies.reply) as server:
+        code, out, _ = run(
+            capsys,
+            "solve",
+            "24",
+            "2 3 4 8",
+            "--method",
+            "tot",
+            "--base-url",
+            server.url,
+            "--model",
+            "fake-model",
+            "--json",
+        )
+    last = json.loads(out.splitlines()[-1])
+    assert last["type"] == "RunFinished" and last["calls"] >= 4
+    assert code in (0, 1)
+
+
+def test_bench_prints_a_table_and_json(capsys) -> None:  # type: ignore[no-untyped-def]
+    code, out, _ = run(
+        capsys, "bench", "24", "--method", "io,cot,tot", "--hands", "1 2 3 4; 4 7 8 8; 1 1 1 1"
+    )
+    assert code == 0
+    for name in ("io", "cot", "tot", "success", "calls", "per hand"):
+        assert name in out
+    code, out, _ = run(
+        capsys,
+        "bench",
+        "24",
+        "--method",
+        "bot",
+        "--iterations",
+        "2",
+        "--trees",
+        "2",
+        "--hands",
+        "1 2 3 4; 4 7 8 8",
+        "--json",
+    )
+    data = json.loads(out)
+    (result,) = data["results"]
+    assert result["method"] == "bot" and result["puzzles"] == 2
+    assert 0 <= result["success_rate"] <= 1 and len(result["cumulative_by_iteration"]) == 2
+
+
+def test_help_starts_without_heavy_imports() -> None:
+    code = (
+        "import sys, tui.cli as c\n"
+        "try:\n    c.main(['--help'])\nexcept SystemExit:\n    pass\n"
+        "heavy = [m for m in ('openai', 'sympy', 'textual', 'rich') if m in sys.modules]\n"
+        "print(heavy)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parents[2],
+        timeout=60,
+    )
+    assert "solve" in result.stdout and result.stdout.strip().endswith("[]")
