@@ -102,7 +102,7 @@ class FakeServer:
     def start(self) -> FakeServer:
         """Bind a free port and serve in a daemon thread."""
         handler = type("Handler", (_Handler,), {"fake": self})
-        httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        httpd = _Server(("127.0.0.1", 0), handler)
         httpd.daemon_threads = True
         httpd.block_on_close = False  # keep-alive threads must not hold up close()
         self._httpd = httpd
@@ -168,11 +168,21 @@ class FakeServer:
             self.in_flight -= 1
 
 
+class _Server(ThreadingHTTPServer):
+    # The standard library listens with a backlog of 5: a burst of new connections (one BoT
+    # iteration opens dozens) would overflow it and each extra client would wait a second
+    # for its connection to be retried. Real servers listen with a deep backlog.
+    request_queue_size = 256
+
+
 class _Handler(BaseHTTPRequestHandler):
     """Serves one connection for :class:`FakeServer` (keep-alive, like real servers)."""
 
     fake: FakeServer
     protocol_version = "HTTP/1.1"
+    # Stream chunks are tiny writes: without TCP_NODELAY, Nagle's algorithm and the client's
+    # delayed ACKs hold each one back for tens of milliseconds, as a real server would not.
+    disable_nagle_algorithm = True
 
     def log_message(self, format: str, *args: Any) -> None:
         return None  # keep test output clean
