@@ -33,6 +33,7 @@ __all__ = [
     "Num",
     "evaluate",
     "extract_claims",
+    "format_decimal",
     "format_number",
     "parse",
     "parse_number",
@@ -457,10 +458,15 @@ _MAX_TRIES = 24
 _MAX_EQUALS = 400
 
 
-def _longest_parsing_suffix(chunk: str) -> str | None:
+def _longest_parsing_suffix(chunk: str, line_start: bool = False) -> str | None:
     """The longest suffix of ``chunk`` (cut at token boundaries) that parses and has an
     operator: drops list markers such as ``1.`` or stray words in front of an expression."""
     starts = [i for i, ch in enumerate(chunk) if ch.isdigit() or ch in "([-−."]
+    if line_start:
+        # "- " opening a line is a markdown bullet, not a minus: "- 10 - 4 = 6" claims 10 - 4.
+        lead = len(chunk) - len(chunk.lstrip(" \t"))
+        if chunk[lead : lead + 1] in ("-", "−") and chunk[lead + 1 : lead + 2] in (" ", "\t"):
+            starts = [i for i in starts if i != lead]
     for i in starts[:_MAX_TRIES]:
         if i > 0 and (chunk[i - 1].isdigit() or (chunk[i - 1] == "." and chunk[i].isdigit())):
             continue  # not a token boundary
@@ -513,7 +519,7 @@ def extract_claims(text: str, limit: int = 64) -> list[Claim]:
         start = eq
         while start > 0 and text[start - 1] in _SIDE_CHARS and eq - start < _SIDE_WINDOW:
             start -= 1
-        lhs = _longest_parsing_suffix(text[start:eq])
+        lhs = _longest_parsing_suffix(text[start:eq], start == 0 or text[start - 1] in "\r\n")
         if lhs is None:
             continue
         end = eq + 1

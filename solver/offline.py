@@ -394,7 +394,7 @@ def _parse_step(line: str) -> tuple[Fraction, str, Fraction, Fraction] | None:
     if not m:
         return None
     try:
-        a, b = Fraction(m.group(1)), Fraction(m.group(3))
+        a, b = Fraction(m.group(1).strip("()")), Fraction(m.group(3).strip("()"))
     except (ValueError, ZeroDivisionError):
         return None
     op = m.group(2)

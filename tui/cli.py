@@ -521,7 +521,8 @@ def cmd_puzzles(args: argparse.Namespace) -> int:
                         "hand": e.hand.key,
                         "solvable": e.solvable,
                         "solutions": e.solutions,
-                        "difficulty": round(e.difficulty, 3),
+                        # JSON has no infinity: an unsolvable hand has no rating.
+                        "difficulty": round(e.difficulty, 3) if e.solvable else None,
                         "level": e.level,
                     }
                 )
@@ -538,7 +539,7 @@ def cmd_puzzles(args: argparse.Namespace) -> int:
             e.hand.key,
             "yes" if e.solvable else "no",
             str(e.solutions),
-            f"{e.difficulty:.2f}",
+            f"{e.difficulty:.2f}" if e.solvable else "-",
             e.level,
         )
     Console(highlight=False).print(table)

@@ -1,5 +1,17 @@
 """Game of 24: combine four numbers with + - * / to make 24."""
 
+from puzzles.game24.catalogue import (
+    LEVELS,
+    UNSOLVABLE,
+    Entry,
+    catalogue,
+    entry,
+    hardest,
+    hints,
+    pick,
+    rate,
+)
+from puzzles.game24.loaders import PuzzleFileError, load_hands, parse_range
 from puzzles.game24.rules import (
     DEFAULT_TARGET,
     Hand,
@@ -14,18 +26,36 @@ from puzzles.game24.rules import (
     format_numbers,
     parse_numbers,
 )
+from puzzles.game24.solve import Solution, count_solutions, is_solvable, solutions, solve
 
 __all__ = [
     "DEFAULT_TARGET",
+    "LEVELS",
+    "UNSOLVABLE",
+    "Entry",
     "Hand",
     "HandError",
+    "PuzzleFileError",
+    "Solution",
     "State",
     "Step",
     "StepError",
     "Verdict",
     "answer_expression",
     "apply",
+    "catalogue",
     "check_answer",
+    "count_solutions",
+    "entry",
     "format_numbers",
+    "hardest",
+    "hints",
+    "is_solvable",
+    "load_hands",
     "parse_numbers",
+    "parse_range",
+    "pick",
+    "rate",
+    "solutions",
+    "solve",
 ]

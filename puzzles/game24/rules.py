@@ -19,6 +19,7 @@ __all__ = [
     "Step",
     "StepError",
     "Verdict",
+    "answer_expression",
     "apply",
     "check_answer",
     "format_numbers",
@@ -114,7 +115,11 @@ class Step:
     result: Fraction
 
     def __str__(self) -> str:
-        a, b, c = (format_number(v) for v in (self.a, self.b, self.result))
+        # Fractions are bracketed so "8 / (1/3)" does not read as "8 / 1 / 3".
+        a, b, c = (
+            format_number(v) if v.denominator == 1 else f"({format_number(v)})"
+            for v in (self.a, self.b, self.result)
+        )
         return f"{a} {self.op} {b} = {c}"
 
 

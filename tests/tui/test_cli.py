@@ -181,3 +181,32 @@ def test_help_starts_without_heavy_imports() -> None:
         timeout=60,
     )
     assert "solve" in result.stdout and result.stdout.strip().endswith("[]")
+
+
+def test_puzzles_lists_solves_and_picks(capsys) -> None:  # type: ignore[no-untyped-def]
+    code, out, _ = run(capsys, "puzzles", "24", "--json")
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and len(rows) == 1820
+    assert sum(r["solvable"] for r in rows) == 1362
+    assert all((r["difficulty"] is None) == (not r["solvable"]) for r in rows)
+    code, out, _ = run(capsys, "puzzles", "24", "--solve", "4 7 8 8")
+    assert code == 0 and all(line.endswith("= 24") for line in out.splitlines())
+    code, out, _ = run(capsys, "puzzles", "24", "--solve", "1 1 1 1")
+    assert code == 1 and "no solution" in out
+    first = run(capsys, "puzzles", "24", "--pick", "--level", "hard", "--seed", "7")[1]
+    assert first == run(capsys, "puzzles", "24", "--pick", "--level", "hard", "--seed", "7")[1]
+    code, _, err = run(capsys, "puzzles", "24", "--level", "impossible")
+    assert code == 2 and "unknown level" in err
+
+
+def test_bench_loads_tot_csv_with_a_range(capsys, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    csv = tmp_path / "24.csv"
+    rows = ["Rank,Puzzles,AMT (s),Solved rate,1-sigma Mean (s),1-sigma STD (s)"]
+    rows += [f"{i},1 2 3 {i % 9 + 1},5.0,90%,4.0,1.0" for i in range(1, 21)]
+    csv.write_text("\n".join(rows) + "\n")
+    code, out, _ = run(
+        capsys, "bench", "24", "--method", "io", "--file", str(csv), "--range", "10:15", "--json"
+    )
+    assert code == 0 and json.loads(out)["hands"] == 5
+    code, _, err = run(capsys, "bench", "24", "--file", str(tmp_path / "none.csv"))
+    assert code == 2 and "none.csv" in err

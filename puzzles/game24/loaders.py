@@ -1,0 +1,198 @@
+"""Game of 24 hands from files: Tree of Thoughts' ``24.csv``, or one hand per line.
+
+Two formats are read, told apart by their first line:
+
+* **ToT's CSV** (``data/24/24.csv`` in princeton-nlp/tree-of-thought-llm): a header such as
+  ``Rank,Puzzles,AMT (s),Solved rate,1-sigma Mean (s),1-sigma STD (s)`` and rows whose
+  ``Puzzles`` column holds four space-separated numbers (``1 1 4 6``). Only that column is
+  read; the others may be anything.
+* **Plain text**: one hand per line, numbers separated by spaces or commas (``4 7 8 8``,
+  ``4, 7, 8, 8``); blank lines and ``#`` comments are skipped.
+
+A file is read whole, so its size is capped; anything wrong with it — missing, a directory,
+not text, too large, a header without ``Puzzles``, a row that is not a hand — raises
+:class:`PuzzleFileError` naming the file and, for a bad row, its line.
+"""
+
+from __future__ import annotations
+
+import codecs
+import csv
+import os
+import stat
+from pathlib import Path
+
+from puzzles.game24.rules import DEFAULT_TARGET, Hand, HandError
+
+__all__ = ["MAX_FILE_BYTES", "PuzzleFileError", "load_hands", "parse_range"]
+
+MAX_FILE_BYTES = 20 * 1024 * 1024
+"""Largest puzzle file read, in bytes (ToT's ``24.csv`` is about 50 kB)."""
+
+_PUZZLES_COLUMN = "puzzles"
+
+
+class PuzzleFileError(ValueError):
+    """A puzzle file that cannot be used; the message names the file, the line when there is
+    one, and the problem."""
+
+    def __init__(self, path: str | os.PathLike[str], problem: str, line: int | None = None):
+        where = f"{os.fspath(path)}, line {line}" if line is not None else os.fspath(path)
+        super().__init__(f"{where}: {problem}")
+        self.path = os.fspath(path)
+        self.problem = problem
+        self.line = line
+
+
+def parse_range(text: str) -> slice:
+    """A row range written as Python writes a slice: ``900:1000``, ``900:``, ``:10``, or a
+    single row ``5``. Rows count from zero, so ToT's hard set (ranks 901-1000) is
+    ``900:1000``. :class:`ValueError` when the text is not such a range."""
+    if not isinstance(text, str):
+        raise ValueError(f"a range is text such as '900:1000', not {type(text).__name__}")
+    cleaned = text.strip()
+    parts = cleaned.split(":")
+    if not cleaned or len(parts) > 2:
+        raise ValueError(f"bad range {text!r}: write START:END, START: or :END, e.g. 900:1000")
+    bounds: list[int | None] = []
+    for part in parts:
+        part = part.strip()
+        if not part:
+            bounds.append(None)
+            continue
+        try:
+            bounds.append(int(part))
+        except ValueError:
+            raise ValueError(
+                f"bad range {text!r}: {part!r} is not a whole number (e.g. 900:1000)"
+            ) from None
+    if len(bounds) == 1:
+        row = bounds[0]
+        assert row is not None  # a lone empty part was rejected above
+        return slice(row, row + 1 if row != -1 else None)
+    return slice(bounds[0], bounds[1])
+
+
+def _read_text(path: Path) -> str:
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        raise PuzzleFileError(path, "no such file") from None
+    except OSError as exc:
+        raise PuzzleFileError(path, f"cannot be read ({exc.strerror or exc})") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise PuzzleFileError(path, "is a directory, not a puzzle file")
+    if not stat.S_ISREG(info.st_mode):
+        # Devices and pipes could block or never end.
+        raise PuzzleFileError(path, "is not a regular file")
+    if info.st_size > MAX_FILE_BYTES:
+        raise PuzzleFileError(path, _too_large(info.st_size))
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        raise PuzzleFileError(path, f"cannot be read ({exc.strerror or exc})") from None
+    if len(data) > MAX_FILE_BYTES:  # it grew after stat
+        raise PuzzleFileError(path, _too_large(len(data)))
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        encoding = "utf-16"  # spreadsheet programs sometimes save CSV so
+    else:
+        if b"\x00" in data:
+            raise PuzzleFileError(path, "looks like a binary file, not text")
+        encoding = "utf-8-sig"
+    try:
+        return data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        raise PuzzleFileError(
+            path, f"is not UTF-8 text (undecodable byte at offset {exc.start})"
+        ) from None
+
+
+def _too_large(size: int) -> str:
+    mb = MAX_FILE_BYTES // (1024 * 1024)
+    return f"is too large ({size / (1024 * 1024):.1f} MB; at most {mb} MB)"
+
+
+def _first_content_line(lines: list[str]) -> str | None:
+    for line in lines:
+        stripped = line.strip()
+        if stripped and not stripped.startswith("#"):
+            return stripped
+    return None
+
+
+def _looks_like_header(line: str) -> bool:
+    if line.strip().strip('"').strip().lower() == _PUZZLES_COLUMN:
+        return True  # a CSV with the one column that matters
+    return "," in line and any(ch.isalpha() for ch in line)
+
+
+def _csv_rows(path: Path, lines: list[str]) -> list[tuple[int, str]]:
+    """(line number, Puzzles text) for every data row of a ToT-style CSV."""
+    reader = csv.reader(lines)
+    rows: list[tuple[int, str]] = []
+    column: int | None = None
+    try:
+        for record in reader:
+            if not record or all(not field.strip() for field in record):
+                continue
+            if column is None:
+                names = [name.strip().lower() for name in record]
+                if _PUZZLES_COLUMN not in names:
+                    found = ", ".join(repr(name.strip()) for name in record[:8])
+                    raise PuzzleFileError(
+                        path, f"the header has no 'Puzzles' column (found {found})", 1
+                    )
+                column = names.index(_PUZZLES_COLUMN)
+                continue
+            if len(record) <= column:
+                raise PuzzleFileError(path, "the row has no 'Puzzles' value", reader.line_num)
+            rows.append((reader.line_num, record[column]))
+    except csv.Error as exc:
+        raise PuzzleFileError(path, f"is not valid CSV ({exc})", reader.line_num) from None
+    return rows
+
+
+def _text_rows(lines: list[str]) -> list[tuple[int, str]]:
+    rows: list[tuple[int, str]] = []
+    for number, line in enumerate(lines, start=1):
+        content = line.split("#", 1)[0].strip()
+        if content:
+            rows.append((number, content))
+    return rows
+
+
+def load_hands(
+    path: str | os.PathLike[str],
+    range: str | None = None,  # shadows the builtin to match the command line's --range
+    target: int = DEFAULT_TARGET,
+) -> list[Hand]:
+    """The hands in a ToT CSV or plain text file, optionally only rows ``range`` (see
+    :func:`parse_range`; rows are the hands in file order, counted from zero).
+
+    :class:`PuzzleFileError` for a file that cannot be used or a row that is not a hand;
+    :class:`ValueError` for a malformed ``range`` and :class:`HandError` for a bad target."""
+    rows_wanted = parse_range(range) if range is not None else slice(None)
+    Hand((1, 1), target)  # a bad target is the caller's mistake, not the file's: fail now
+    file = Path(path)
+    text = _read_text(file)
+    lines = text.splitlines()
+    first = _first_content_line(lines)
+    if first is None:
+        raise PuzzleFileError(file, "has no hands")
+    rows = _csv_rows(file, lines) if _looks_like_header(first) else _text_rows(lines)
+    if not rows:
+        raise PuzzleFileError(file, "has no hands")
+    chosen = rows[rows_wanted]
+    if not chosen:
+        raise PuzzleFileError(
+            file, f"the range {range!r} selects no rows (the file has {len(rows)} hands)"
+        )
+    hands: list[Hand] = []
+    for line, cell in chosen:
+        try:
+            hands.append(Hand.parse(cell, target))
+        except HandError as exc:
+            problem = f"{cell.strip()[:60]!r} is not a hand ({exc})"
+            raise PuzzleFileError(file, problem, line) from None
+    return hands

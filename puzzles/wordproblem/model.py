@@ -1,0 +1,237 @@
+"""Word problems: the question, its exact answer, and a worked solution checked step by step.
+
+A worked solution is written the way GSM8K writes one: lines of prose, each arithmetic step
+annotated inline as ``<<16-3-4=9>>`` just before the number it produces, for example::
+
+    Janet eats 3 and bakes with 4, so she sells 16 - 3 - 4 = <<16-3-4=9>>9 eggs.
+    She makes 9 * 2 = $<<9*2=18>>18 every day.
+
+Every annotation is an arithmetic claim verified exactly through :mod:`puzzles.arith`; the
+final answer must be the result of the last claim, or be stated in the last line.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+
+from puzzles.arith import (
+    MAX_LENGTH,
+    ArithError,
+    Claim,
+    ClaimStatus,
+    format_number,
+    parse_number,
+    verify_claim,
+)
+from puzzles.wordproblem.answers import PercentPolicy, Verdict, check_answer
+
+__all__ = [
+    "KIND",
+    "Solution",
+    "SolutionReport",
+    "Step",
+    "StepCheck",
+    "WordProblem",
+    "show_number",
+]
+
+KIND = "wordproblem"
+
+_ANNOTATION = re.compile(r"<<([^<>\n]*)>>")
+_PROSE_NUMBER = re.compile(r"(?<![\d.])\d[\d,]*(?:\.\d+)?(?:/\d+)?")
+
+
+def show_number(value: Fraction) -> str:
+    """A number as a solution writes it: ``12``, ``12.5`` (a terminating decimal of at most
+    four places) or ``8/3``; every form reads back exactly through :mod:`puzzles.arith`."""
+    if value.denominator == 1:
+        return str(value.numerator)
+    scaled = value * 10_000
+    if scaled.denominator == 1:
+        sign = "-" if value < 0 else ""
+        whole, frac = divmod(abs(scaled.numerator), 10_000)
+        return f"{sign}{whole}.{frac:04d}".rstrip("0")
+    return format_number(value)
+
+
+def _invalid(text: str, reason: str) -> Claim:
+    return Claim(text, text, "?", ClaimStatus.INVALID, None, None, reason)
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One line of a worked solution, annotations included as written."""
+
+    text: str
+
+    @property
+    def claims(self) -> tuple[str, ...]:
+        """The annotated claims in this line, e.g. ``("16-3-4=9",)``."""
+        return tuple(m.group(1).strip() for m in _ANNOTATION.finditer(self.text))
+
+    @property
+    def prose(self) -> str:
+        """The line as a reader sees it, annotations removed."""
+        return _ANNOTATION.sub("", self.text)
+
+    def checks(self) -> tuple[Claim, ...]:
+        """Every claim of this line, verified exactly."""
+        out = []
+        for text in self.claims:
+            if len(text) > MAX_LENGTH:
+                out.append(_invalid(text[:40] + "…", "the claim is too long"))
+                continue
+            try:
+                out.append(verify_claim(text))
+            except ArithError as exc:
+                out.append(_invalid(text, exc.message))
+        return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
+class Solution:
+    """A worked solution: its lines in order (the final ``#### N`` line is not one of them)."""
+
+    steps: tuple[Step, ...]
+
+    @classmethod
+    def parse(cls, text: str) -> Solution:
+        """The non-blank lines of ``text`` as steps."""
+        return cls(tuple(Step(line.strip()) for line in text.splitlines() if line.strip()))
+
+    def render(self) -> str:
+        """The lines with their annotations, one per line."""
+        return "\n".join(step.text for step in self.steps)
+
+    def prose(self) -> str:
+        """The lines as a reader sees them."""
+        return "\n".join(step.prose for step in self.steps)
+
+    def claims(self) -> list[str]:
+        """Every annotated claim, in order."""
+        return [claim for step in self.steps for claim in step.claims]
+
+
+@dataclass(frozen=True, slots=True)
+class StepCheck:
+    """One verified claim and the line (counted from 1) of the solution it sits on."""
+
+    step: int
+    claim: Claim
+
+
+@dataclass(frozen=True, slots=True)
+class SolutionReport:
+    """How a worked solution stands up: every claim checked, and the final answer."""
+
+    checks: tuple[StepCheck, ...]
+    final_ok: bool
+    final_reason: str
+    has_solution: bool = True
+
+    @property
+    def ok(self) -> bool:
+        """True when every claim holds (exactly or as a fair rounding) and the final answer
+        follows from the solution."""
+        return self.final_ok and all(c.claim.ok for c in self.checks)
+
+    @property
+    def exact(self) -> int:
+        """How many claims are exactly right."""
+        return sum(c.claim.status is ClaimStatus.EXACT for c in self.checks)
+
+    @property
+    def approximate(self) -> int:
+        """How many claims are fair roundings of their exact value."""
+        return sum(c.claim.status is ClaimStatus.APPROX for c in self.checks)
+
+    def failures(self) -> list[str]:
+        """One line per problem found, for people."""
+        out = [f"step {c.step}: {c.claim.describe()}" for c in self.checks if not c.claim.ok]
+        if not self.final_ok:
+            out.append(self.final_reason)
+        return out
+
+
+def _final_report(answer: Fraction, solution: Solution, checks: list[StepCheck]) -> tuple[bool, str]:
+    shown = show_number(answer)
+    if checks:
+        last = checks[-1].claim
+        if answer in (last.claimed, last.exact):
+            return True, f"the final answer {shown} is the result of the last step"
+    last_line = solution.steps[-1].prose if solution.steps else ""
+    for token in _PROSE_NUMBER.findall(last_line):
+        try:
+            value = parse_number(token.replace(",", ""))
+        except ArithError:
+            continue
+        if value == answer:
+            return True, f"the final answer {shown} is stated in the last line"
+    if not checks:
+        return False, f"the final answer {shown} is neither computed nor stated in the solution"
+    last = checks[-1].claim
+    result = last.rhs if last.claimed is not None else "no number"
+    return False, f"the final answer {shown} is not the result of the last step ({result})"
+
+
+@dataclass(frozen=True, slots=True)
+class WordProblem:
+    """A math word problem with one exact numeric answer.
+
+    ``source`` says where it came from (``gsm8k``, ``collection``, ``generated:<template>``)
+    and ``line`` the line of its file, when it came from one."""
+
+    question: str
+    answer: Fraction
+    solution: Solution | None = None
+    id: str = ""
+    topic: str = ""
+    level: str = ""
+    source: str = ""
+    line: int | None = None
+    unit: str = ""
+
+    def public_view(self) -> dict[str, str]:
+        """Exactly what a player sees: the question and its labels, never the answer or the
+        worked solution."""
+        return {
+            "kind": KIND,
+            "id": self.id,
+            "question": self.question,
+            "topic": self.topic,
+            "level": self.level,
+        }
+
+    def check(self, text: str, *, percent: PercentPolicy = PercentPolicy.EITHER) -> Verdict:
+        """Judge a typed answer exactly (see :mod:`puzzles.wordproblem.answers`)."""
+        return check_answer(text, self.answer, percent=percent)
+
+    def verify(self) -> SolutionReport:
+        """Verify every claim of the worked solution and that it arrives at the answer."""
+        if self.solution is None:
+            return SolutionReport((), True, "no worked solution to check", has_solution=False)
+        checks = [
+            StepCheck(number, claim)
+            for number, step in enumerate(self.solution.steps, start=1)
+            for claim in step.checks()
+        ]
+        final_ok, reason = _final_report(self.answer, self.solution, checks)
+        return SolutionReport(tuple(checks), final_ok, reason)
+
+    @property
+    def answer_text(self) -> str:
+        """The answer as a solution writes it (``18``, ``12.5``, ``8/3``)."""
+        return show_number(self.answer)
+
+    def to_gsm8k(self) -> dict[str, str]:
+        """A GSM8K record (``question``, ``answer`` ending in ``#### N``) plus our labels, so
+        a generated set can be written as JSON lines and loaded back."""
+        body = self.solution.render() + "\n" if self.solution is not None else ""
+        record = {"question": self.question, "answer": f"{body}#### {self.answer_text}"}
+        for key in ("id", "topic", "level"):
+            value = getattr(self, key)
+            if value:
+                record[key] = value
+        return record
