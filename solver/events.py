@@ -28,6 +28,7 @@ __all__ = [
     "ThoughtPruned",
     "ThoughtScored",
     "TokensUsed",
+    "TreeStarted",
     "event_from_json",
     "event_to_json",
 ]
@@ -56,6 +57,16 @@ class IterationStarted(Event):
     iteration: int
     total: int
     label: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class TreeStarted(Event):
+    """A new thought tree (BoT: one of the M trees of an iteration, with its own sampling)."""
+
+    tree_id: str
+    strategy: str
+    temperature: float
+    top_p: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,6 +206,7 @@ _TYPES: dict[str, type[Event]] = {
     for cls in (
         RunStarted,
         IterationStarted,
+        TreeStarted,
         ThoughtAdded,
         ThoughtScored,
         ThoughtPruned,

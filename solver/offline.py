@@ -72,8 +72,9 @@ class OfflineModel:
 
     async def generate(self, call: Call, on_token: TokenCallback | None = None) -> Generation:
         start = time.perf_counter()
-        if self.delay:
-            await asyncio.sleep(self.delay)
+        # Yield to the event loop even with no delay, so an app stays responsive while the
+        # engine thinks (its replies are pure computation).
+        await asyncio.sleep(self.delay)
         ctx = call.context
         if ctx.get("kind") != "game24":
             raise ModelError("bad_request", "the offline engine only plays the Game of 24 so far")
@@ -209,23 +210,37 @@ class OfflineModel:
             return f"{float(c):.2f}"
         return format_number(c)
 
+    def _walk(self, nums: _Nums, rng: random.Random, temp: float) -> tuple[list[Any], bool]:
+        """One attempt at a whole solution: a path of moves and whether it reaches 24."""
+        cur, path = nums, []
+        while len(cur) > 1:
+            moves = _moves(cur)
+            move = self._pick(moves, [self._step_weight(m, rng) for m in moves], rng, temp)
+            cur = (*move[4], move[3])
+            path.append(move)
+        return path, len(cur) == 1 and cur[0] == 24
+
     def _attempt(self, nums: _Nums, rng: random.Random, temp: float, steps: bool) -> str:
-        lines: list[str] = []
-        path: list[tuple[Fraction, str, Fraction, Fraction, _Nums]] = []
-        for _attempt in range(2):
-            cur, path, lines = nums, [], []
-            while len(cur) > 1:
-                moves = _moves(cur)
-                move = self._pick(moves, [self._step_weight(m, rng) for m in moves], rng, temp)
-                a, op, b, c, rest = move
-                cur = (*rest, c)
-                path.append(move)
-                lines.append(
-                    f"{format_number(a)} {op} {format_number(b)} = "
-                    f"{self._write(a, op, b, c, rng, temp)} (left: {_fmt(cur)})"
-                )
-            if cur and cur[0] == 24:
-                break
+        # Like a language model, the engine has a habitual answer for a hand (the same for
+        # every sample): many samples repeat it, right or wrong, so votes can agree on a
+        # wrong answer. The other samples try twice on their own.
+        habit_rng = random.Random(f"{self.seed}|habit|{_fmt(sorted(nums))}")
+        habit, _ = self._walk(nums, habit_rng, 0.3)
+        path, ok = habit, False
+        if rng.random() >= 0.55:
+            for _try in range(2):
+                path, ok = self._walk(nums, rng, temp)
+                if ok:
+                    break
+            if not ok and rng.random() < 0.5:
+                path = habit
+        lines, cur = [], nums
+        for a, op, b, c, rest in path:
+            cur = (*rest, c)
+            lines.append(
+                f"{format_number(a)} {op} {format_number(b)} = "
+                f"{self._write(a, op, b, c, rng, temp)} (left: {_fmt(cur)})"
+            )
         expr = _expression(nums, path)
         body = "\n".join(lines) + "\n" if steps else ""
         return f"{body}Answer: {expr} = 24"
@@ -290,6 +305,8 @@ class OfflineModel:
         for entry in ctx.get("experience", ()):
             lines = list(entry.get("chain", ()))
             verdicts = list(entry.get("verdicts", ()))
+            # A chain the analysis recommended step by step is one to reuse, not just nudge.
+            endorsed = bool(verdicts) and all(v == "recommend" for v in verdicts)
             for idx, line in enumerate(lines):
                 if lines[:idx] != chain:
                     continue
@@ -299,7 +316,7 @@ class OfflineModel:
                         if verdict == "reject":
                             weights[k] *= 0.02
                         elif verdict == "recommend":
-                            weights[k] *= 3.0
+                            weights[k] *= 40.0 if endorsed else 3.0
         if top_p < 1.0:  # nucleus: keep the heaviest moves that make up top_p of the weight
             order = sorted(range(len(moves)), key=lambda i: -weights[i])
             total, kept, acc = sum(weights), [], 0.0

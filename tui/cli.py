@@ -139,9 +139,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="one JSON object per line")
 
     p = sub.add_parser(
-        "replay", help="print a saved trace", description="Replay a trace written with --trace."
+        "replay",
+        help="play a saved trace in the app's panes",
+        description="Replay a trace written with --trace: in the app (space pauses, + and - "
+        "change the speed), or printed with --print / --json.",
     )
     p.add_argument("trace", help="the trace file")
+    p.add_argument("--print", action="store_true", help="print the run instead of showing it")
     p.add_argument("--json", action="store_true", help="one JSON event per line")
     p.add_argument("-v", "--verbose", action="store_true", help="print every thought")
     return parser
@@ -552,6 +556,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
     from solver.events import RunFinished, event_to_json
     from solver.trace import TraceError, read_trace
 
+    if not args.print and not args.json:
+        return _replay_in_app(args.trace)
     printer = EventPrinter(Console(highlight=False), args.verbose)
     solved = False
     try:
@@ -568,16 +574,25 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return EXIT_OK if solved else EXIT_UNSOLVED
 
 
-def cmd_app(args: argparse.Namespace) -> int:
+def _replay_in_app(path: str) -> int:
+    from puzzles.game24 import Hand, HandError
+    from solver.trace import TraceError, read_trace
+    from tui.app import Replay, run_app
+
     try:
-        from tui.app import run_app
-    except ImportError:
-        print(
-            "The app is not built yet; use 'ponder solve', 'ponder bench' or "
-            "'ponder puzzles' (see 'ponder --help').",
-            file=sys.stderr,
-        )
-        return EXIT_USAGE
+        header, events = read_trace(path)
+        replay = Replay(header, list(events))
+        Hand.parse(str(header.get("puzzle", "")))
+    except TraceError as exc:
+        raise UsageError(str(exc)) from exc
+    except HandError as exc:
+        raise UsageError(f"{path}: the trace's puzzle is not a Game of 24 hand ({exc})") from exc
+    return run_app(replay)
+
+
+def cmd_app(args: argparse.Namespace) -> int:
+    from tui.app import run_app
+
     return run_app()
 
 

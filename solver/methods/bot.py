@@ -19,6 +19,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from puzzles.arith import extract_claims
 from puzzles.game24 import State, StepError, apply, format_numbers
 from solver.domains import game24 as g24
 from solver.domains.game24 import Feedback, Game24Domain, ParsedStep
@@ -30,6 +31,7 @@ from solver.events import (
     SolutionFound,
     ThoughtAdded,
     ThoughtScored,
+    TreeStarted,
 )
 from solver.methods.base import Outcome, RunContext, StopRun
 from solver.model import Call, Sampling
@@ -245,6 +247,7 @@ class BoT:
         root = Node(f"{tree_id}.root", None, domain.start(), 0)
         index = int(tree_id.rsplit("t", 1)[-1])
         tree = _Tree(tree_id, index, strategy, temperature, top_p, root)
+        ctx.emit(TreeStarted(tree_id, strategy, temperature, top_p))
         limit = sum(self.config.children**d for d in range(1, self.config.depth + 1))
         if strategy == "layer":
             frontier = [root]
@@ -434,6 +437,9 @@ class BoT:
             ),
         )
         gen, _ = await ctx.call(call)
+        # The analysis is checked too: models write things like "80 ... equals 24".
+        for claim in extract_claims(gen.text):
+            ctx.verified(None, claim)
         feedback = g24.parse_feedback(gen.text, len(chain))
         if not feedback.parsed:
             ctx.parse_failed("bot_feedback", gen.text, "no analysis report or confidence")

@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from puzzles.arith import ArithError, parse
+from puzzles.arith import ArithError, extract_claims, parse
 from puzzles.game24 import State, format_numbers
 from solver.domains import game24 as g24
 from solver.domains.game24 import Game24Domain
@@ -227,6 +227,8 @@ class ToT:
                 raise
             label_list = []
             for text in gen.texts:
+                for claim in extract_claims(text):  # the evaluator's trial arithmetic
+                    ctx.verified(cand.node, claim)
                 label = g24.parse_value(text)
                 if label is None:
                     ctx.parse_failed(purpose, text, "no sure / likely / impossible")

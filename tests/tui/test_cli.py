@@ -70,7 +70,7 @@ def test_solve_writes_a_trace_that_replays(capsys, tmp_path: Path) -> None:  # t
     trace = tmp_path / "t.jsonl"
     code, out, _ = run(capsys, "solve", "24", "1 2 3 4", "--method", "tot", "--trace", str(trace))
     assert trace.exists()
-    code2, out2, _ = run(capsys, "replay", str(trace))
+    code2, out2, _ = run(capsys, "replay", str(trace), "--print")
     assert code2 == code
     assert out2.splitlines()[-1] == out.splitlines()[-1].replace(
         out.splitlines()[-1].split("·")[-2], out2.splitlines()[-1].split("·")[-2]
@@ -88,6 +88,7 @@ def test_solve_writes_a_trace_that_replays(capsys, tmp_path: Path) -> None:  # t
         (["solve", "24", "4 7 8 8", "--trees", "0", "--method", "bot"], "between 1 and"),
         (["solve", "24", "4 7 8 8", "--concurrency", "0"], "at least 1"),
         (["replay", "/nonexistent/trace.jsonl"], "cannot read trace"),
+        (["replay", "/nonexistent/trace.jsonl", "--print"], "cannot read trace"),
         (["bench", "24", "--hands", "1 2; 3"], "bad hand"),
     ],
 )

@@ -1,0 +1,100 @@
+"""A person's game in progress: cards on the table, steps taken, undo."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from puzzles.arith import format_number
+from puzzles.game24.rules import Hand, StepError
+
+__all__ = ["Board", "Card"]
+
+_OPS = {"+": 1, "-": 1, "*": 2, "/": 2}
+
+
+@dataclass(frozen=True, slots=True)
+class Card:
+    """A number on the table and the expression that made it."""
+
+    value: Fraction
+    expression: str
+    precedence: int = 3  # 3: a plain number; 2: a product; 1: a sum
+
+    @property
+    def label(self) -> str:
+        return format_number(self.value)
+
+
+@dataclass
+class Board:
+    """The cards of one hand as the player combines them, step by step."""
+
+    hand: Hand
+    cards: list[Card] = field(default_factory=list)
+    steps: list[str] = field(default_factory=list)
+    _history: list[tuple[list[Card], list[str]]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if not self.cards:
+            self.reset()
+
+    def reset(self) -> None:
+        """Back to the four starting cards."""
+        self.cards = [Card(Fraction(n), str(n)) for n in self.hand.numbers]
+        self.steps = []
+        self._history = []
+
+    def combine(self, first: int, op: str, second: int) -> Card:
+        """Replace cards ``first`` and ``second`` with ``first op second``.
+
+        The new card takes the first card's place. Raises :class:`StepError` for an unknown
+        operator, a card that is not there, the same card twice, or division by zero.
+        """
+        op = {"x": "*", "×": "*", "÷": "/", "−": "-"}.get(op, op)
+        if op not in _OPS:
+            raise StepError(f"unknown operation {op!r}")
+        if first == second:
+            raise StepError("pick two different cards")
+        if not (0 <= first < len(self.cards) and 0 <= second < len(self.cards)):
+            raise StepError("there is no such card")
+        a, b = self.cards[first], self.cards[second]
+        if op == "/" and b.value == 0:
+            raise StepError("division by zero")
+        value = {
+            "+": lambda: a.value + b.value,
+            "-": lambda: a.value - b.value,
+            "*": lambda: a.value * b.value,
+            "/": lambda: a.value / b.value,
+        }[op]()
+        prec = _OPS[op]
+        left = a.expression if a.precedence >= prec else f"({a.expression})"
+        right_needs = b.precedence < prec or (b.precedence == prec and op in "-/")
+        right = f"({b.expression})" if right_needs else b.expression
+        card = Card(value, f"{left} {op} {right}", prec)
+        self._history.append((list(self.cards), list(self.steps)))
+        cards = list(self.cards)
+        cards[first] = card
+        del cards[second]
+        self.cards = cards
+        self.steps.append(f"{a.label} {op} {b.label} = {card.label}")
+        return card
+
+    def undo(self) -> bool:
+        """Take back the last step; False when there is none."""
+        if not self._history:
+            return False
+        self.cards, self.steps = self._history.pop()
+        return True
+
+    @property
+    def finished(self) -> bool:
+        return len(self.cards) == 1
+
+    @property
+    def solved(self) -> bool:
+        return self.finished and self.cards[0].value == self.hand.target
+
+    @property
+    def expression(self) -> str | None:
+        return self.cards[0].expression if self.finished else None

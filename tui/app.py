@@ -1,0 +1,259 @@
+"""The ponder app: one factory serves the command line, the tests and snapshot apps."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.screen import Screen
+
+from puzzles.game24 import Hand
+from solver.engine import describe_engine, make_model
+from solver.model import Model
+from solver.settings import Settings
+from tui.screens.home import HomeScreen
+
+__all__ = ["PonderApp", "Replay", "make_app", "run_app"]
+
+
+class Replay:
+    """A saved trace being played back: events, speed and pause."""
+
+    def __init__(self, header: dict[str, Any], events: list[Any]) -> None:
+        self.header = header
+        self.events = events
+        self.method = str(header.get("method", ""))
+        self.model = str(header.get("model", "?"))
+        self.speed = 1.0
+        self.paused = False
+
+    def toggle(self) -> None:
+        self.paused = not self.paused
+
+
+class PonderApp(App[None]):
+    """A terminal puzzle arcade where reasoning methods solve the same puzzle beside you."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "ponder"
+    BINDINGS = [
+        Binding("question_mark,f1", "help", "Keys", id="app.help"),
+        Binding("ctrl+s", "settings", "Settings", show=False, id="app.settings"),
+        Binding("ctrl+q", "quit", "Quit", id="app.quit"),
+    ]
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        model_factory: Callable[..., Model] | None = None,
+        store: Any = None,
+        store_message: str | None = None,
+        replay: Replay | None = None,
+        seed: int | None = None,
+    ) -> None:
+        super().__init__()
+        self.settings = settings
+        self._model_factory = model_factory
+        self.store = store
+        self.store_message = store_message
+        self.replay = replay
+        self.method_name = "bot"
+        self.method_options: dict[str, Any] = {}
+        self.race = False
+        self._seed = seed
+        self._rng = random.Random(seed)
+
+    # ---------------------------------------------------------------- screens
+
+    def on_mount(self) -> None:
+        if self.replay is not None:
+            hand = Hand.parse(str(self.replay.header.get("puzzle", "")))
+            from tui.screens.game24 import Game24Screen
+
+            self.push_screen(Game24Screen(hand, "replay", replay=self.replay))
+        else:
+            self.push_screen(HomeScreen())
+
+    def new_game24(self, level: str | None, *, replace: bool = False) -> None:
+        """Open a new Game of 24 hand of ``level`` (any when None)."""
+        from puzzles.game24.catalogue import entry, pick
+        from tui.screens.game24 import Game24Screen
+
+        hand = pick(level, self._rng.randrange(1 << 30))
+        screen = Game24Screen(hand, level or entry(hand).level)
+        if replace:
+            self.switch_screen(screen)
+        else:
+            self.push_screen(screen)
+
+    def action_settings(self) -> None:
+        from tui.screens.settings import SettingsScreen
+
+        if not isinstance(self.screen, SettingsScreen):
+            self.push_screen(SettingsScreen(self.settings))
+
+    def action_help(self) -> None:
+        from tui.screens.dialogs import HelpScreen
+
+        if isinstance(self.screen, HelpScreen):
+            return
+        rows: list[tuple[str, str]] = []
+        seen: set[str] = set()
+        for active in self.screen.active_bindings.values():
+            binding = active.binding
+            if binding.action in seen and not binding.show:
+                continue
+            seen.add(binding.action)
+            rows.append(
+                (
+                    binding.key_display or self.get_key_display(binding),
+                    binding.description or binding.action,
+                )
+            )
+        if "pick(0)" in seen:
+            rows.insert(0, ("1-4", "pick a card (then an operator, then another card)"))
+            rows.insert(1, ("+ - * /", "the operator between two cards (x works for *)"))
+            rows = [
+                r
+                for r in rows
+                if not r[1].startswith(("card ", "add", "subtract", "multiply", "divide"))
+            ]
+        self.push_screen(HelpScreen(rows, self.screen.sub_title or "ponder"))
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        yield SystemCommand("New Game of 24", "Deal a new hand", lambda: self.new_game24(None))
+        yield SystemCommand(
+            "Settings", "Engine, server, model, prices, concurrency", self.action_settings
+        )
+        yield SystemCommand("Keys", "Every key binding", self.action_help)
+        from tui.screens.game24 import Game24Screen
+
+        if isinstance(screen, Game24Screen):
+            yield SystemCommand(
+                "Start or stop the solver", "Space in the game", screen.action_toggle_solver
+            )
+            yield SystemCommand(
+                "Solver method",
+                "Choose the method and its parameters",
+                screen.action_solver_options,
+            )
+            yield SystemCommand(
+                "Hint", "A nudge, then a first step, then a solution", screen.action_hint
+            )
+            yield SystemCommand("Give up", "Show every solution", screen.action_give_up)
+
+    # ---------------------------------------------------------------- solver wiring
+
+    @property
+    def model_label(self) -> str:
+        return describe_engine(self.settings)
+
+    def seed(self) -> int | None:
+        return self._seed if self._seed is not None else self.settings.seed
+
+    def make_model(self, on_retry: Callable[[str, int, float], None] | None = None) -> Model:
+        if self._model_factory is not None:
+            return self._model_factory()
+        if self.settings.engine == "openai":
+            from solver.openai_model import OpenAIModel
+
+            return OpenAIModel(self.settings, on_retry=on_retry)
+        return make_model(self.settings, seed=self.seed())
+
+    def make_method(self) -> Any:
+        from solver.methods import make_method
+
+        options = dict(self.method_options)
+        allowed = {
+            "bot": ("trees", "iterations", "aggregation"),
+            "tot": ("breadth",),
+            "cot-sc": ("samples",),
+        }.get(self.method_name, ())
+        chosen = {k: v for k, v in options.items() if k in allowed}
+        if self.method_name in ("bot", "tot"):
+            chosen["stop_early"] = True  # in the app, a verified answer ends the run
+        return make_method(self.method_name, **chosen)
+
+    # ---------------------------------------------------------------- results
+
+    def record_result(self, **fields: Any) -> None:
+        if self.store is None:
+            return
+        from tui.store import Result, StoreError
+
+        try:
+            started = datetime.now(UTC) - timedelta(seconds=float(fields.get("seconds", 0)))
+            self.store.record(Result(kind="game24", started_at=started, **fields))
+        except StoreError as exc:
+            self.store_message = str(exc)
+            self.notify(str(exc), severity="error")
+
+    def recent(self, limit: int) -> list[Any]:
+        if self.store is None:
+            return []
+        from tui.store import StoreError
+
+        try:
+            return list(self.store.recent(limit))
+        except StoreError as exc:
+            self.store_message = str(exc)
+            return []
+
+    def stats(self) -> Any:
+        if self.store is None:
+            return None
+        from tui.store import StoreError
+
+        try:
+            return self.store.stats()
+        except StoreError as exc:
+            self.store_message = str(exc)
+            return None
+
+    def apply_settings(self, settings: Settings) -> None:
+        self.settings = settings
+
+
+def make_app(
+    settings: Settings | None = None,
+    *,
+    model: Callable[..., Model] | None = None,
+    store_path: Path | None = None,
+    replay: Replay | None = None,
+    seed: int | None = None,
+    use_store: bool = True,
+) -> PonderApp:
+    """The app, wired to settings, a model factory (tests) and the results store."""
+    if settings is None:
+        from solver.settings import load_settings
+
+        settings = load_settings()
+    store = None
+    message = None
+    if use_store:
+        from tui.store import ResultStore
+
+        store, message = ResultStore.open_or_recover(store_path)
+    return PonderApp(
+        settings, model_factory=model, store=store, store_message=message, replay=replay, seed=seed
+    )
+
+
+def run_app(replay: Replay | None = None) -> int:
+    """Start the app in this terminal; returns the exit code."""
+    from solver.settings import SettingsError, load_settings
+
+    try:
+        settings = load_settings()
+    except SettingsError as exc:
+        print(f"ponder: {exc}")
+        return 2
+    make_app(settings, replay=replay).run()
+    return 0

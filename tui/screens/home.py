@@ -1,0 +1,151 @@
+"""The home screen: puzzle kinds, difficulty, solver method, model, recent results."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, OptionList, Select, Static, Switch
+from textual.widgets.option_list import Option
+
+if TYPE_CHECKING:
+    from tui.app import PonderApp
+
+__all__ = ["HomeScreen"]
+
+LEVEL_CHOICES = [
+    ("any difficulty", "any"),
+    ("easy", "easy"),
+    ("medium", "medium"),
+    ("hard", "hard"),
+    ("expert", "expert"),
+]
+METHOD_CHOICES = [
+    ("BoT · Boosting of Thoughts", "bot"),
+    ("ToT · Tree of Thoughts", "tot"),
+    ("CoT-SC · self-consistency", "cot-sc"),
+    ("CoT · chain of thought", "cot"),
+    ("IO · direct answer", "io"),
+]
+
+
+class HomeScreen(Screen[None]):
+    """Where a session starts."""
+
+    BINDINGS = [
+        Binding("enter", "play", "Play", id="home.play", priority=False),
+        Binding("p", "play", "Play", id="home.play_p"),
+        Binding("s", "settings", "Settings", id="home.settings"),
+    ]
+
+    @property
+    def ponder(self) -> PonderApp:
+        from tui.app import PonderApp
+
+        app = self.app
+        assert isinstance(app, PonderApp)
+        return app
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="home"):
+            with Vertical(id="home-left"):
+                yield Static(
+                    Text("ponder", style="bold")
+                    + Text(
+                        "  a puzzle arcade where reasoning methods think beside you", style="dim"
+                    ),
+                    id="home-title",
+                )
+                yield OptionList(
+                    Option("▶ Game of 24 — make 24 from four numbers", id="game24"),
+                    Option("  Mini crosswords — coming soon", id="crossword", disabled=True),
+                    Option("  Word problems — coming soon", id="wordproblem", disabled=True),
+                    id="kinds",
+                )
+                with Horizontal(classes="field"):
+                    yield Static("Difficulty", classes="field-label")
+                    yield Select(LEVEL_CHOICES, value="any", allow_blank=False, id="level")
+                with Horizontal(classes="field"):
+                    yield Static("Solver", classes="field-label")
+                    yield Select(METHOD_CHOICES, value="bot", allow_blank=False, id="method")
+                with Horizontal(classes="field"):
+                    yield Static("Race mode", classes="field-label")
+                    yield Switch(value=False, id="race")
+                yield Static(id="model-line")
+            with Vertical(id="home-right"):
+                yield Static(id="stats")
+                table: DataTable[str] = DataTable(id="recent", cursor_type="row")
+                yield table
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = "home"
+        table = self.query_one("#recent", DataTable)
+        table.add_columns("puzzle", "result", "time", "hints", "solver")
+        self.query_one("#method", Select).value = self.ponder.method_name
+        self.query_one("#race", Switch).value = self.ponder.race
+        self.query_one("#kinds", OptionList).highlighted = 0
+        self.refresh_home()
+
+    def on_screen_resume(self) -> None:
+        self.refresh_home()
+
+    def refresh_home(self) -> None:
+        app = self.ponder
+        self.query_one("#model-line", Static).update(
+            Text.assemble(("Model: ", "bold"), app.model_label, ("   (s: settings)", "dim"))
+        )
+        stats = app.stats()
+        if stats is None or not stats.played:
+            text = Text("No games yet. Pick Game of 24 and press enter.", style="dim")
+        else:
+            best = _clock(stats.best_seconds) if stats.best_seconds is not None else "-"
+            text = Text.assemble(
+                ("Your games  ", "bold"),
+                f"played {stats.played} · solved {stats.solved} "
+                f"({stats.solve_rate:.0%}) · streak {stats.current_streak} "
+                f"(best {stats.best_streak}) · fastest {best}",
+            )
+        if app.store_message:
+            text.append(f"\n{app.store_message}", style="yellow")
+        self.query_one("#stats", Static).update(text)
+        table = self.query_one("#recent", DataTable)
+        table.clear()
+        for r in app.recent(8):
+            result = "solved" if r.solved else ("gave up" if r.gave_up else "unsolved")
+            solver = ""
+            if r.solver_method:
+                mark = "✓" if r.solver_solved else ("✗" if r.solver_solved is False else "…")
+                solver = f"{r.solver_method} {mark}"
+            table.add_row(r.puzzle, result, _clock(r.seconds), str(r.hints), solver)
+
+    @on(Select.Changed, "#method")
+    def method_changed(self, event: Select.Changed) -> None:
+        if isinstance(event.value, str):
+            self.ponder.method_name = event.value
+
+    @on(Switch.Changed, "#race")
+    def race_changed(self, event: Switch.Changed) -> None:
+        self.ponder.race = event.value
+
+    @on(OptionList.OptionSelected, "#kinds")
+    def kind_selected(self, event: OptionList.OptionSelected) -> None:
+        if event.option.id == "game24":
+            self.action_play()
+
+    def action_play(self) -> None:
+        level = self.query_one("#level", Select).value
+        self.ponder.new_game24(None if level in ("any", Select.BLANK) else str(level))
+
+    def action_settings(self) -> None:
+        self.ponder.action_settings()
+
+
+def _clock(seconds: float) -> str:
+    return f"{int(seconds // 60)}:{int(seconds % 60):02d}"

@@ -1,0 +1,450 @@
+"""The solver beside the puzzle: thought tree, verified arithmetic, experience, status.
+
+It is a consumer of the solver's event stream and nothing else, so live runs and replayed
+traces look the same. Events arrive in batches (:meth:`SolverPane.apply`), which the caller
+makes inside ``app.batch_update()``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import RichLog, Static, TabbedContent, TabPane, Tree
+from textual.widgets.tree import TreeNode
+
+from solver import events as ev
+
+__all__ = ["NodeInfo", "SolverPane"]
+
+_GROUP_NAMES = {"i": "Iteration", "t": "tree", "s": "sample"}
+
+
+@dataclass
+class NodeInfo:
+    """What the pane knows about one thought."""
+
+    node_id: str
+    text: str
+    state: str = ""
+    depth: int = 0
+    score: float | None = None
+    edge: float | None = None
+    samples: tuple[str, ...] = ()
+    status: str = ""  # "", "pruned", "leaf", "solution"
+    reason: str = ""
+    call_id: int | None = None
+    score_call: int | None = None
+    chain: bool = False
+    claims: list[str] = field(default_factory=list)
+
+
+class SolverPane(Vertical):
+    """Shows one run of a reasoning method as it happens."""
+
+    DEFAULT_CSS = """
+    SolverPane { height: 1fr; }
+    SolverPane #solver-status { height: auto; padding: 0 1; background: $boost; }
+    SolverPane Tree { height: 3fr; min-height: 5; }
+    SolverPane TabbedContent { height: 2fr; min-height: 6; }
+    SolverPane RichLog { height: 1fr; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.method = ""
+        self.model = ""
+        self.iteration = (0, 0)
+        self.calls = 0
+        self.tokens = 0
+        self.cost: float | None = 0.0
+        self.started: float | None = None
+        self.elapsed = 0.0
+        self.running = False
+        self.finished: ev.RunFinished | None = None
+        self.error = ""
+        self.notice = ""
+        self.model_suffix = ""  # " (replay)" while a trace plays
+        self.nodes: dict[str, NodeInfo] = {}
+        self.calls_by_id: dict[int, ev.ModelCalled] = {}
+        self.counts = {"exact": 0, "approx": 0, "wrong": 0, "invalid": 0}
+        self._tree_nodes: dict[str, TreeNode[str]] = {}
+        self._groups: dict[str, TreeNode[str]] = {}
+        self._group_labels: dict[str, str] = {}
+        self._last_iteration: TreeNode[str] | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static("solver idle · press space to start", id="solver-status")
+        tree: Tree[str] = Tree("thoughts", id="thoughts")
+        tree.show_root = False
+        tree.guide_depth = 3
+        yield tree
+        with TabbedContent(id="solver-tabs"):
+            with TabPane("Arithmetic", id="tab-arith"):
+                yield RichLog(id="arith", max_lines=3000, markup=False, wrap=True)
+            with TabPane("Experience", id="tab-experience"):
+                yield RichLog(id="experience", max_lines=3000, markup=False, wrap=True)
+            with TabPane("Details", id="tab-details"):
+                yield RichLog(id="details", max_lines=3000, markup=False, wrap=True)
+
+    # ---------------------------------------------------------------- lifecycle
+
+    def reset(self, method: str = "", model: str = "") -> None:
+        """Forget the previous run."""
+        self.method, self.model = method, model
+        self.iteration = (0, 0)
+        self.calls = self.tokens = 0
+        self.cost = 0.0
+        self.started = time.monotonic()
+        self.elapsed = 0.0
+        self.running = True
+        self.finished = None
+        self.error = self.notice = ""
+        self.nodes.clear()
+        self.calls_by_id.clear()
+        self.counts = dict.fromkeys(self.counts, 0)
+        self._tree_nodes.clear()
+        self._groups.clear()
+        self._group_labels.clear()
+        self._last_iteration = None
+        tree = self.query_one("#thoughts", Tree)
+        tree.clear()
+        for log_id in ("#arith", "#experience", "#details"):
+            self.query_one(log_id, RichLog).clear()
+        self.refresh_status()
+
+    def stopped(self) -> None:
+        """The run was cancelled by the person."""
+        if self.running:
+            self.running = False
+            self.notice = "stopped"
+            self.refresh_status()
+
+    # ---------------------------------------------------------------- events
+
+    def apply(self, events: Iterable[ev.Event]) -> None:
+        """Show a batch of events."""
+        for event in events:
+            self._apply(event)
+        self.refresh_status()
+
+    def _apply(self, event: ev.Event) -> None:
+        match event:
+            case ev.RunStarted(method=method, model=model):
+                if not self.running:
+                    self.reset(method, model)
+                self.method, self.model = method, model + self.model_suffix
+            case ev.IterationStarted(iteration=i, total=n, label=label):
+                self.iteration = (i, n)
+                if self.method == "bot":
+                    self._iteration_group(f"i{i}", label or f"Iteration {i}")
+                elif self.method == "tot" and i > 1:
+                    self._tot_kept(i - 1)
+            case ev.TreeStarted(tree_id=tid, strategy=strategy, temperature=t, top_p=p):
+                self._group(tid, f"{_group_label(tid)} · {strategy}-wise · T={t:g} top_p={p:g}")
+            case ev.ThoughtAdded() as e:
+                self._add_thought(e)
+            case ev.ThoughtScored() as e:
+                info = self.nodes.get(e.node_id)
+                if info is not None:
+                    info.score, info.edge, info.samples = e.score, e.edge_score, e.samples
+                    info.score_call = e.call_id
+                    self._relabel(info)
+            case ev.ThoughtPruned(node_id=nid, reason=reason):
+                self._mark(nid, "pruned", reason)
+            case ev.LeafReached(node_id=nid, reason=reason):
+                self._mark(nid, "leaf", reason)
+            case ev.SolutionFound(node_id=nid, answer=answer):
+                self._mark(nid, "solution", answer)
+            case ev.ChainAggregated() as e:
+                self._chain(e)
+            case ev.ClaimVerified() as e:
+                self._claim(e)
+            case ev.ExperienceAdded() as e:
+                self._experience(e)
+            case ev.ModelCalled() as e:
+                self.calls_by_id[e.call_id] = e
+            case ev.TokensUsed() as e:
+                self.calls, self.tokens, self.cost = (
+                    e.calls,
+                    e.prompt_tokens + e.completion_tokens,
+                    e.cost,
+                )
+            case ev.ParseFailed(purpose=purpose, reason=reason):
+                self.notice = f"unparsed {purpose} reply: {reason}"
+            case ev.ErrorRaised(kind=kind, message=message, fatal=fatal):
+                self.error = f"{_ERROR_TITLES.get(kind, kind)}: {message}"
+                if fatal:
+                    self.running = False
+            case ev.RunFinished() as e:
+                self._finish(e)
+            case _:
+                pass
+
+    # ---------------------------------------------------------------- tree
+
+    def _iteration_group(self, key: str, label: str) -> TreeNode[str]:
+        if self._last_iteration is not None:
+            self._last_iteration.collapse()  # keep the tree light: one open iteration
+        node = self._group(key, label.capitalize())
+        node.expand()
+        self._last_iteration = node
+        return node
+
+    def _group(self, tree_id: str, label: str | None = None) -> TreeNode[str]:
+        """The tree node that holds the thoughts of ``tree_id`` (``i2.t7`` nests)."""
+        found = self._groups.get(tree_id)
+        if found is not None:
+            if label and self._group_labels.get(tree_id) != label:
+                found.set_label(label)
+                self._group_labels[tree_id] = label
+            return found
+        tree = self.query_one("#thoughts", Tree)
+        parent = tree.root
+        if "." in tree_id:
+            parent = self._group(tree_id.rsplit(".", 1)[0])
+        text = label or _group_label(tree_id)
+        node = parent.add(text, data=tree_id, expand=True)
+        self._groups[tree_id] = node
+        self._group_labels[tree_id] = text
+        return node
+
+    def _add_thought(self, e: ev.ThoughtAdded) -> None:
+        info = NodeInfo(e.node_id, e.text, e.state, e.depth, call_id=e.call_id)
+        self.nodes[e.node_id] = info
+        parent = self._tree_nodes.get(e.parent_id or "") if e.parent_id else None
+        if parent is None:
+            parent = self._group(e.tree_id)
+        else:
+            parent.allow_expand = True
+        # A thought shows no expand arrow until a child thought grows from it.
+        node = parent.add(self._label(info), data=e.node_id, expand=True, allow_expand=False)
+        self._tree_nodes[e.node_id] = node
+
+    def _mark(self, node_id: str, status: str, reason: str) -> None:
+        info = self.nodes.get(node_id)
+        if info is None:
+            return
+        if info.status != "solution":
+            info.status, info.reason = status, reason
+        self._relabel(info)
+
+    def _relabel(self, info: NodeInfo) -> None:
+        node = self._tree_nodes.get(info.node_id)
+        if node is not None:
+            node.set_label(self._label(info))
+
+    def _label(self, info: NodeInfo) -> Text:
+        text = Text()
+        if info.chain:
+            text.append("◆ ", style="bold cyan")
+        if info.status == "solution":
+            text.append("★ ", style="bold green")
+        style = {"pruned": "dim strike", "leaf": "italic", "solution": "bold green"}.get(
+            info.status, ""
+        )
+        text.append(info.text, style=style)
+        scores = []
+        if info.score is not None:
+            scores.append(f"{info.score:g}")
+        if info.edge is not None:
+            scores.append(f"edge {info.edge:g}")
+        if info.samples and info.samples != ("duplicate",):
+            scores.append("/".join(s[:1] for s in info.samples))
+        if scores:
+            text.append(f"  [{' · '.join(scores)}]", style="dim")
+        if info.status == "pruned":
+            text.append("  pruned", style="dim red")
+        return text
+
+    def _chain(self, e: ev.ChainAggregated) -> None:
+        for nid in e.node_ids:
+            info = self.nodes.get(nid)
+            if info is not None:
+                info.chain = True
+                self._relabel(info)
+        log = self.query_one("#experience", RichLog)
+        log.write(
+            Text.assemble(
+                (f"Iteration {e.iteration} · {e.strategy} chain", "bold"),
+                (f" (score {e.score:g})\n", "dim"),
+                "  " + " → ".join(e.steps),
+            )
+        )
+
+    def _tot_kept(self, step: int) -> None:
+        kept = [n.text for n in self.nodes.values() if n.depth == step and n.status != "pruned"]
+        log = self.query_one("#experience", RichLog)
+        log.write(Text(f"After step {step}, kept {len(kept)} states:", style="bold"))
+        for text in kept[:10]:
+            log.write(Text(f"  {text}"))
+
+    def _claim(self, e: ev.ClaimVerified) -> None:
+        self.counts[e.status] = self.counts.get(e.status, 0) + 1
+        if e.status == "exact":
+            line = Text.assemble(("✓ ", "bold green"), f"{e.expression} = {e.claimed}")
+        elif e.status == "approx":
+            line = Text.assemble(
+                ("≈ ", "bold yellow"),
+                f"{e.expression} = {e.claimed}",
+                (f"  exactly {e.exact}", "yellow"),
+            )
+        elif e.status == "wrong":
+            line = Text.assemble(
+                ("✗ ", "bold red"), f"{e.expression} = {e.claimed}", (f"  is {e.exact}", "red")
+            )
+        else:
+            line = Text.assemble(
+                ("✗ ", "bold red"), f"{e.expression} = {e.claimed}", (f"  {e.reason}", "red")
+            )
+        self.query_one("#arith", RichLog).write(line)
+        info = self.nodes.get(e.node_id or "")
+        if info is not None:
+            info.claims.append(line.plain)
+
+    def _experience(self, e: ev.ExperienceAdded) -> None:
+        log = self.query_one("#experience", RichLog)
+        conf = f"{e.confidence:g}" if e.confidence is not None else "?"
+        mark = ("✓", "bold green") if e.chain_ok else ("✗", "bold red")
+        log.write(
+            Text.assemble(
+                (f"Analysis {e.iteration}", "bold"),
+                f" · model's confidence {conf} · exact check ",
+                mark,
+                f" {e.verdict}",
+            )
+        )
+        log.write(Text(f"  {e.report}"))
+        for i, advice in enumerate(e.advice, 1):
+            verdict = e.verdicts[i - 1] if i - 1 < len(e.verdicts) else ""
+            if advice or verdict:
+                tag = {"reject": ("reject", "red"), "recommend": ("keep", "green")}.get(
+                    verdict, ("", "")
+                )
+                log.write(Text.assemble(f"  step {i} ", (tag[0], tag[1]), f" {advice}"))
+
+    def _finish(self, e: ev.RunFinished) -> None:
+        self.finished = e
+        self.running = False
+        self.calls, self.tokens, self.cost = e.calls, e.tokens, e.cost
+        self.elapsed = e.wall_time
+        if self.method == "tot" and self.iteration[0]:
+            self._tot_kept(self.iteration[0])
+        log = self.query_one("#experience", RichLog)
+        mark = ("✓ solved", "bold green") if e.solved else ("✗ not solved", "bold red")
+        log.write(Text.assemble(mark, f"  {e.answer or '(no answer)'} · {e.verdict}"))
+
+    # ---------------------------------------------------------------- status and details
+
+    def tick(self) -> None:
+        """Advance the elapsed time (called by a timer while running)."""
+        if self.running and self.started is not None:
+            self.elapsed = time.monotonic() - self.started
+            self.refresh_status()
+
+    def refresh_status(self) -> None:
+        parts = [self.method.upper() or "solver", self.model or "-"]
+        if self.iteration[1]:
+            label = "iteration" if self.method == "bot" else "step"
+            parts.append(f"{label} {self.iteration[0]}/{self.iteration[1]}")
+        cost = "unknown" if self.cost is None else f"${self.cost:.4f}"
+        parts += [
+            f"calls {self.calls}",
+            f"tokens {self.tokens:,}",
+            f"cost {cost}",
+            f"{self.elapsed:.1f}s",
+        ]
+        checks = self.counts
+        parts.append(
+            f"✓{checks['exact']} ≈{checks['approx']} ✗{checks['wrong'] + checks['invalid']}"
+        )
+        line = Text(" · ".join(parts))
+        if self.finished is not None:
+            done = (
+                ("  ✓ solved", "bold green")
+                if self.finished.solved
+                else ("  ✗ not solved", "bold red")
+            )
+            line.append(*done)
+            if self.finished.reason not in ("done",):
+                line.append(f" ({self.finished.reason})", style="dim")
+        elif self.running:
+            line.append("  thinking…", style="italic")
+        elif self.notice == "stopped":
+            line.append("  stopped", style="yellow")
+        if self.notice.startswith("replay"):
+            line.append(f"\n{self.notice}", style="italic")
+        if self.error:
+            line.append(f"\n{self.error}", style="bold red")
+        self.query_one("#solver-status", Static).update(line)
+
+    def show_details(self, node_id: str) -> None:
+        """Put everything known about a thought into the Details tab."""
+        info = self.nodes.get(node_id)
+        if info is None:
+            return
+        log = self.query_one("#details", RichLog)
+        log.clear()
+        log.write(Text(info.text, style="bold"))
+        if info.state:
+            log.write(Text(f"numbers left: {info.state}"))
+        if info.score is not None:
+            edge = f", edge score {info.edge:g}" if info.edge is not None else ""
+            log.write(Text(f"score {info.score:g}{edge}"))
+        if info.samples:
+            log.write(Text(f"evaluator said: {', '.join(info.samples)}"))
+        if info.status:
+            log.write(Text(f"{info.status}: {info.reason}"))
+        for claim in info.claims:
+            log.write(Text(claim))
+        log.write(
+            Text(
+                "The evaluator is the language model: its scores can be wrong.", style="dim italic"
+            )
+        )
+        for title, call_id in (("produced by", info.call_id), ("scored by", info.score_call)):
+            call = self.calls_by_id.get(call_id) if call_id is not None else None
+            if call is None:
+                continue
+            log.write(
+                Text(
+                    f"\n── {title} call {call.call_id} ({call.purpose}, "
+                    f"T={call.temperature:g}, top_p={call.top_p:g}) ──",
+                    style="bold",
+                )
+            )
+            log.write(Text(call.prompt or "(prompt not recorded)", style="dim"))
+            for i, reply in enumerate(call.replies, 1):
+                log.write(Text(f"── reply {i} ──", style="bold"))
+                log.write(Text(reply))
+        self.query_one("#solver-tabs", TabbedContent).active = "tab-details"
+
+    def on_tree_node_selected(self, message: Tree.NodeSelected[str]) -> None:
+        node_id = message.node.data
+        if node_id and node_id in self.nodes:
+            self.show_details(node_id)
+
+
+_ERROR_TITLES = {
+    "unreachable": "server unreachable",
+    "unknown_model": "unknown model",
+    "rate_limited": "rate limited",
+    "auth": "not authorised",
+    "timeout": "server timed out",
+    "internal": "internal error",
+    "retrying": "retrying",
+}
+
+
+def _group_label(tree_id: str) -> str:
+    last = tree_id.rsplit(".", 1)[-1]
+    if last == "tot":
+        return "Breadth-first search"
+    prefix, number = last[:1], last[1:]
+    if prefix in _GROUP_NAMES and number.isdigit():
+        return f"{_GROUP_NAMES[prefix]} {number}"
+    return last
