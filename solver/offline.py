@@ -133,14 +133,16 @@ class OfflineModel:
                     return [a, b]
             return None
         for _ in range(budget):
+            # Random steps down to two numbers, then the six results are checked, as a person
+            # would: "5 * 4 = 20, and 20 + 4 = 24".
             cur = nums
-            while len(cur) > 1:
+            while len(cur) > 2:
                 moves = [m for m in _moves(cur) if m[3].denominator == 1 or rng.random() < 0.15]
                 if not moves:
                     break
-                a, _op, b, c, rest = rng.choice(moves)
-                cur = (*rest, c)
-            if len(cur) == 1 and cur[0] == 24:
+                move = rng.choice(moves)
+                cur = (*move[4], move[3])
+            if len(cur) == 2 and self._tries(cur, rng, 0) is not None:
                 return list(cur)
         return None
 

@@ -62,7 +62,11 @@ class BoTConfig:
     top_ps: tuple[float, ...] = TOP_PS
     """top_p values drawn per tree."""
     leaf_band: tuple[float, float] = (0.3, 0.8)
-    """A node whose two scores both fall outside this band is a leaf."""
+    """A node whose two scores both fall below this band is a hopeless leaf."""
+    confident_leaf: bool = False
+    """Also end a branch when both scores are above the band (the paper's text). Off by
+    default: in the Game of 24 a "confident" step that has not used all four numbers is not
+    an answer, and the reference code ends branches only at the depth limit or a solution."""
     aggregation: str = "best_first"
     """``best_first`` (the best chain of all trees) or ``greedy`` (stitched step by step)."""
     similarity: float = 0.7
@@ -372,10 +376,12 @@ class BoT:
         elif child.depth >= cfg.depth or len(child.state.numbers) <= 1:
             child.leaf = True
             ctx.emit(LeafReached(child.id, "depth limit"))
-        elif not lo <= child.score <= hi and not lo <= child.edge <= hi:
+        elif child.score < lo and child.edge < lo:
             child.leaf = True
-            why = "confident" if child.score > hi and child.edge > hi else "scores outside band"
-            ctx.emit(LeafReached(child.id, f"{why} ({child.score:g}, {child.edge:g})"))
+            ctx.emit(LeafReached(child.id, f"hopeless ({child.score:g}, {child.edge:g})"))
+        elif cfg.confident_leaf and child.score > hi and child.edge > hi:
+            child.leaf = True
+            ctx.emit(LeafReached(child.id, f"confident ({child.score:g}, {child.edge:g})"))
 
     # ---------------------------------------------------------------- aggregation
 
