@@ -72,6 +72,9 @@ class PonderApp(App[None]):
     # ---------------------------------------------------------------- screens
 
     def on_mount(self) -> None:
+        # Rating all 1,820 hands takes a second or two: do it while the person reads the home
+        # screen, not when they press play.
+        self.run_worker(_warm_catalogue, thread=True, group="warm-up", exit_on_error=False)
         if self.replay is not None:
             hand = Hand.parse(str(self.replay.header.get("puzzle", "")))
             from tui.screens.game24 import Game24Screen
@@ -80,12 +83,14 @@ class PonderApp(App[None]):
         else:
             self.push_screen(HomeScreen())
 
-    def new_game24(self, level: str | None, *, replace: bool = False) -> None:
-        """Open a new Game of 24 hand of ``level`` (any when None)."""
+    def new_game24(
+        self, level: str | None, *, seed: int | None = None, replace: bool = False
+    ) -> None:
+        """Open a new Game of 24 hand of ``level`` (any when None), by ``seed`` if given."""
         from puzzles.game24.catalogue import entry, pick
         from tui.screens.game24 import Game24Screen
 
-        hand = pick(level, self._rng.randrange(1 << 30))
+        hand = pick(level, self._rng.randrange(1 << 30) if seed is None else seed)
         screen = Game24Screen(hand, level or entry(hand).level)
         if replace:
             self.switch_screen(screen)
@@ -219,6 +224,12 @@ class PonderApp(App[None]):
 
     def apply_settings(self, settings: Settings) -> None:
         self.settings = settings
+
+
+def _warm_catalogue() -> None:
+    from puzzles.game24.catalogue import catalogue
+
+    catalogue()
 
 
 def make_app(

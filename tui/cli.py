@@ -30,15 +30,34 @@ class UsageError(Exception):
     """Bad input from the person at the keyboard: printed plainly, exit code 2."""
 
 
-def _kind(text: str) -> str:
+def _kind(text: str, allow: tuple[str, ...] = ("game24",)) -> str:
+    """The puzzle kind a person named; the solvers play only the Game of 24 so far."""
     key = text.lower().replace("-", "").replace("_", "")
-    if key in ("24", "game24", "gameof24"):
-        return "game24"
-    if key in ("crossword", "crosswords", "mini"):
-        raise UsageError("crosswords are not playable yet; only the Game of 24 ('24') is")
-    if key in ("wordproblem", "wordproblems", "math", "gsm8k"):
-        raise UsageError("word problems are not playable yet; only the Game of 24 ('24') is")
-    raise UsageError(f"unknown puzzle kind {text!r}; use '24'")
+    kind = {
+        "24": "game24",
+        "game24": "game24",
+        "gameof24": "game24",
+        "crossword": "crossword",
+        "crosswords": "crossword",
+        "mini": "crossword",
+        "wordproblem": "wordproblem",
+        "wordproblems": "wordproblem",
+        "math": "wordproblem",
+        "gsm8k": "wordproblem",
+    }.get(key)
+    if kind is None:
+        raise UsageError(
+            f"unknown puzzle kind {text!r}; use {', '.join(_KIND_NAMES[k] for k in allow)}"
+        )
+    if kind not in allow:
+        raise UsageError(
+            f"the solvers do not play {_KIND_NAMES[kind]} puzzles yet; only the Game of 24 ('24')"
+        )
+    return kind
+
+
+_KIND_NAMES = {"game24": "'24'", "crossword": "'crossword'", "wordproblem": "'wordproblem'"}
+PUZZLE_KINDS = ("game24", "crossword", "wordproblem")
 
 
 def _add_model_options(p: argparse.ArgumentParser) -> None:
@@ -126,17 +145,22 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "puzzles",
-        help="list, solve or check puzzles",
-        description="The catalogue of all 1,820 hands of 1-13.",
+        help="list, solve, check or generate puzzles",
+        description="24: the catalogue of all 1,820 hands of 1-13. crossword: load, check or "
+        "generate mini crosswords. wordproblem: check GSM8K-style files, generate problems.",
     )
-    p.add_argument("kind", help="puzzle kind: 24")
-    p.add_argument("--solve", metavar="HAND", help="print every distinct solution of a hand")
+    p.add_argument("kind", help="puzzle kind: 24, crossword or wordproblem")
+    p.add_argument("--solve", metavar="HAND", help="24: print every distinct solution of a hand")
     p.add_argument(
-        "--level", help="only hands of this level (easy, medium, hard, expert, unsolvable)"
+        "--level",
+        help="24: easy, medium, hard, expert, unsolvable; word problems: easy, medium, hard",
     )
-    p.add_argument("--pick", action="store_true", help="pick one hand at random (see --seed)")
-    p.add_argument("--seed", type=int, default=None, help="seed for --pick")
-    p.add_argument("--json", action="store_true", help="one JSON object per line")
+    p.add_argument("--pick", action="store_true", help="pick one puzzle at random (see --seed)")
+    p.add_argument("--seed", type=int, default=None, help="seed for --pick and --generate")
+    p.add_argument("--json", action="store_true", help="JSON for machines")
+    from tui.commands import wordproblem
+
+    wordproblem.add_arguments(p)
 
     p = sub.add_parser(
         "replay",
@@ -493,7 +517,16 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def cmd_puzzles(args: argparse.Namespace) -> int:
-    _kind(args.kind)
+    kind = _kind(args.kind, PUZZLE_KINDS)
+    if kind == "wordproblem":
+        from tui.commands import wordproblem
+
+        return wordproblem.run(args)
+    if kind == "crossword":
+        raise UsageError("crossword commands are not built yet")
+    for option in ("load", "check", "generate", "count", "topic"):
+        if getattr(args, option, None):
+            raise UsageError(f"--{option} is for crossword and word problem puzzles")
     from puzzles.game24.catalogue import LEVELS, catalogue, pick
     from puzzles.game24.solve import solutions
 

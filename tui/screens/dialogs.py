@@ -97,20 +97,20 @@ class MethodDialog(ModalScreen[dict[str, Any] | None]):
 
     def compose(self) -> ComposeResult:
         o = self.options
-        with Vertical(classes="dialog-box"):
+        with VerticalScroll(classes="dialog-box"):
             yield Label("Solver method", classes="dialog-title")
             yield Select(_METHODS, value=self.method, allow_blank=False, id="method")
             with Horizontal(classes="field"):
-                yield Label("ToT breadth")
+                yield Label("ToT breadth", classes="field-label")
                 yield Input(str(o.get("breadth", 5)), id="breadth", type="integer")
             with Horizontal(classes="field"):
-                yield Label("BoT trees")
+                yield Label("BoT trees", classes="field-label")
                 yield Input(str(o.get("trees", 15)), id="trees", type="integer")
             with Horizontal(classes="field"):
-                yield Label("BoT iterations")
+                yield Label("BoT iterations", classes="field-label")
                 yield Input(str(o.get("iterations", 10)), id="iterations", type="integer")
             with Horizontal(classes="field"):
-                yield Label("BoT aggregation")
+                yield Label("BoT aggregation", classes="field-label")
                 yield Select(
                     [("best-first", "best_first"), ("greedy", "greedy")],
                     value=o.get("aggregation", "best_first"),
@@ -118,7 +118,7 @@ class MethodDialog(ModalScreen[dict[str, Any] | None]):
                     id="aggregation",
                 )
             with Horizontal(classes="field"):
-                yield Label("CoT-SC samples")
+                yield Label("CoT-SC samples", classes="field-label")
                 yield Input(str(o.get("samples", 100)), id="samples", type="integer")
             yield Static(id="method-error")
             with Horizontal(classes="buttons"):

@@ -160,9 +160,8 @@ class Game24Screen(Screen[None]):
         level = f" · {self.level}" if self.level else ""
         hints = f" · hints {self.hints_used}" if self.hints_used else ""
         title = Text.assemble(
-            ("Make ", ""),
-            (str(self.hand.target), "bold"),
-            f" from {self.hand}{level}   ",
+            (str(self.hand), "bold"),
+            f" → {self.hand.target}{level} · ",
             (f"⏱ {clock}", "bold"),
             hints,
         )

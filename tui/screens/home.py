@@ -8,9 +8,18 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, OptionList, Select, Static, Switch
+from textual.widgets import (
+    DataTable,
+    Footer,
+    Header,
+    Input,
+    OptionList,
+    Select,
+    Static,
+    Switch,
+)
 from textual.widgets.option_list import Option
 
 if TYPE_CHECKING:
@@ -26,11 +35,11 @@ LEVEL_CHOICES = [
     ("expert", "expert"),
 ]
 METHOD_CHOICES = [
-    ("BoT · Boosting of Thoughts", "bot"),
-    ("ToT · Tree of Thoughts", "tot"),
-    ("CoT-SC · self-consistency", "cot-sc"),
-    ("CoT · chain of thought", "cot"),
-    ("IO · direct answer", "io"),
+    ("BoT (boosting)", "bot"),
+    ("ToT (tree search)", "tot"),
+    ("CoT-SC (votes)", "cot-sc"),
+    ("CoT (one chain)", "cot"),
+    ("IO (direct)", "io"),
 ]
 
 
@@ -54,18 +63,15 @@ class HomeScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         with Horizontal(id="home"):
-            with Vertical(id="home-left"):
-                yield Static(
-                    Text("ponder", style="bold")
-                    + Text(
-                        "  a puzzle arcade where reasoning methods think beside you", style="dim"
-                    ),
-                    id="home-title",
-                )
+            with VerticalScroll(id="home-left"):
+                title = Text("ponder", style="bold")
+                title.append("  puzzles, with a reasoning method beside you", style="dim")
+                yield Static(title, id="home-title")
+                yield Static(id="model-line")
                 yield OptionList(
-                    Option("▶ Game of 24 — make 24 from four numbers", id="game24"),
-                    Option("  Mini crosswords — coming soon", id="crossword", disabled=True),
-                    Option("  Word problems — coming soon", id="wordproblem", disabled=True),
+                    Option("▶ Game of 24", id="game24"),
+                    Option("  Mini crosswords (coming soon)", id="crossword", disabled=True),
+                    Option("  Word problems (coming soon)", id="wordproblem", disabled=True),
                     id="kinds",
                 )
                 with Horizontal(classes="field"):
@@ -75,9 +81,11 @@ class HomeScreen(Screen[None]):
                     yield Static("Solver", classes="field-label")
                     yield Select(METHOD_CHOICES, value="bot", allow_blank=False, id="method")
                 with Horizontal(classes="field"):
+                    yield Static("Seed", classes="field-label")
+                    yield Input(placeholder="random", id="seed", type="integer")
+                with Horizontal(classes="field"):
                     yield Static("Race mode", classes="field-label")
                     yield Switch(value=False, id="race")
-                yield Static(id="model-line")
             with Vertical(id="home-right"):
                 yield Static(id="stats")
                 table: DataTable[str] = DataTable(id="recent", cursor_type="row")
@@ -141,7 +149,9 @@ class HomeScreen(Screen[None]):
 
     def action_play(self) -> None:
         level = self.query_one("#level", Select).value
-        self.ponder.new_game24(None if level in ("any", Select.BLANK) else str(level))
+        raw_seed = self.query_one("#seed", Input).value.strip()
+        seed = int(raw_seed) if raw_seed.lstrip("-").isdigit() else None
+        self.ponder.new_game24(None if level in ("any", Select.BLANK) else str(level), seed=seed)
 
     def action_settings(self) -> None:
         self.ponder.action_settings()
