@@ -41,10 +41,24 @@ __all__ = [
     "Verdict",
     "check_answer",
     "read_answer",
+    "show_number",
 ]
 
 MAX_ANSWER_LENGTH = 200
 """Longest typed answer read, in characters."""
+
+
+def show_number(value: Fraction) -> str:
+    """A number as a solution writes it: ``12``, ``12.5`` (a terminating decimal of at most
+    four places) or ``8/3``; every form reads back exactly through :mod:`puzzles.arith`."""
+    if value.denominator == 1:
+        return str(value.numerator)
+    scaled = value * 10_000
+    if scaled.denominator == 1:
+        sign = "-" if value < 0 else ""
+        whole, frac = divmod(abs(scaled.numerator), 10_000)
+        return f"{sign}{whole}.{frac:04d}".rstrip("0")
+    return format_number(value)
 
 
 class AnswerError(ValueError):
@@ -79,7 +93,7 @@ class Answer:
         return (self.value, self.value / 100)
 
     def __str__(self) -> str:
-        return format_number(self.value) + ("%" if self.percent else "")
+        return show_number(self.value) + ("%" if self.percent else "")
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +101,8 @@ class Verdict:
     """The exact judgement of a typed answer, with a reason a person can read.
 
     ``readable`` is false when the text could not be read as an answer at all, so a game can
-    ask again instead of counting a miss. The reason never reveals the expected answer."""
+    ask again instead of counting a miss. A reason may say how an answer is off (a fraction
+    where a percentage was asked, a rounded value) but never states the expected answer."""
 
     ok: bool
     reason: str
@@ -133,11 +148,9 @@ def _strip(text: str) -> str:
     core = text.strip().strip(_WRAPPERS)
     # A lead-in ("The answer is", "x =") may itself be wrapped: "The answer is **18**."
     core = _LEAD.sub("", core, count=1).strip().strip(_WRAPPERS)
-    while core[-1:] in (".", "!", ";", ",") and not core[-2:-1].isdigit():
+    # Sentence ends: "18.", "18 dollars!" ("18.5" keeps its point: digits follow it).
+    while core[-1:] in (".", "!", "?", ";", ","):
         core = core[:-1].rstrip().strip(_WRAPPERS)
-    # "18." ends a sentence; "18.5" is a number: only drop a point with no digits after it.
-    if core.endswith(".") and core[:-1].rstrip()[-1:].isdigit():
-        core = core[:-1].rstrip()
     return _EXPONENT.sub(lambda m: "²" if m.group(1) == "2" else "³", core)
 
 

@@ -21,11 +21,10 @@ from puzzles.arith import (
     ArithError,
     Claim,
     ClaimStatus,
-    format_number,
     parse_number,
     verify_claim,
 )
-from puzzles.wordproblem.answers import PercentPolicy, Verdict, check_answer
+from puzzles.wordproblem.answers import PercentPolicy, Verdict, check_answer, show_number
 
 __all__ = [
     "KIND",
@@ -41,19 +40,6 @@ KIND = "wordproblem"
 
 _ANNOTATION = re.compile(r"<<([^<>\n]*)>>")
 _PROSE_NUMBER = re.compile(r"(?<![\d.])\d[\d,]*(?:\.\d+)?(?:/\d+)?")
-
-
-def show_number(value: Fraction) -> str:
-    """A number as a solution writes it: ``12``, ``12.5`` (a terminating decimal of at most
-    four places) or ``8/3``; every form reads back exactly through :mod:`puzzles.arith`."""
-    if value.denominator == 1:
-        return str(value.numerator)
-    scaled = value * 10_000
-    if scaled.denominator == 1:
-        sign = "-" if value < 0 else ""
-        whole, frac = divmod(abs(scaled.numerator), 10_000)
-        return f"{sign}{whole}.{frac:04d}".rstrip("0")
-    return format_number(value)
 
 
 def _invalid(text: str, reason: str) -> Claim:
@@ -155,7 +141,9 @@ class SolutionReport:
         return out
 
 
-def _final_report(answer: Fraction, solution: Solution, checks: list[StepCheck]) -> tuple[bool, str]:
+def _final_report(
+    answer: Fraction, solution: Solution, checks: list[StepCheck]
+) -> tuple[bool, str]:
     shown = show_number(answer)
     if checks:
         last = checks[-1].claim
