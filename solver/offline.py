@@ -16,6 +16,7 @@ reproducible whatever order concurrent calls finish in.
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import math
 import random
@@ -37,8 +38,12 @@ def _fmt(numbers: Sequence[Fraction]) -> str:
     return " ".join(format_number(n) for n in numbers)
 
 
-def _moves(nums: _Nums) -> list[tuple[Fraction, str, Fraction, Fraction, _Nums]]:
-    """Every way to combine two numbers, written larger first (as people do)."""
+@functools.lru_cache(maxsize=65536)
+def _moves(nums: _Nums) -> tuple[tuple[Fraction, str, Fraction, Fraction, _Nums], ...]:
+    """Every way to combine two numbers, written larger first (as people do).
+
+    Cached: a run asks about the same few hundred number sets again and again, and Fraction
+    arithmetic is the engine's main cost (it runs on the app's event loop)."""
     out = []
     n = len(nums)
     for i in range(n):
@@ -53,7 +58,7 @@ def _moves(nums: _Nums) -> list[tuple[Fraction, str, Fraction, Fraction, _Nums]]
                 out.append((hi, "/", lo, hi / lo, rest))
             if hi != 0 and hi != lo:
                 out.append((lo, "/", hi, lo / hi, rest))
-    return out
+    return tuple(out)
 
 
 class OfflineModel:
@@ -216,7 +221,7 @@ class OfflineModel:
         """One attempt at a whole solution: a path of moves and whether it reaches 24."""
         cur, path = nums, []
         while len(cur) > 1:
-            moves = _moves(cur)
+            moves = list(_moves(cur))
             move = self._pick(moves, [self._step_weight(m, rng) for m in moves], rng, temp)
             cur = (*move[4], move[3])
             path.append(move)
@@ -248,7 +253,7 @@ class OfflineModel:
         return f"{body}Answer: {expr} = 24"
 
     def _propose(self, nums: _Nums, rng: random.Random, temp: float) -> str:
-        moves = _moves(nums)
+        moves = list(_moves(nums))
         weights = [self._step_weight(m, rng) * rng.uniform(0.5, 1.5) for m in moves]
         order = sorted(range(len(moves)), key=lambda i: -weights[i])
         count = min(len(moves), rng.randint(5, 8))
@@ -300,7 +305,7 @@ class OfflineModel:
         self, ctx: Any, nums: _Nums, rng: random.Random, temp: float, top_p: float
     ) -> str:
         chain = list(ctx.get("chain", ()))
-        moves = _moves(nums)
+        moves = list(_moves(nums))
         weights = [self._step_weight(m, rng) for m in moves]
         # Read the experience: avoid what was rejected from this same position, prefer steps
         # of chains that were recommended.
@@ -406,6 +411,7 @@ class OfflineModel:
         return "\n".join(lines)
 
 
+@functools.lru_cache(maxsize=8192)
 def _parse_step(line: str) -> tuple[Fraction, str, Fraction, Fraction] | None:
     import re
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import random
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime, timedelta
@@ -13,12 +14,15 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from puzzles.game24 import Hand
-from solver.engine import describe_engine, make_model
+from solver.engine import describe_engine
 from solver.model import Model
 from solver.settings import Settings
 from tui.screens.home import HomeScreen
 
-__all__ = ["PonderApp", "Replay", "make_app", "run_app"]
+__all__ = ["OFFLINE_THINK_SECONDS", "PonderApp", "Replay", "make_app", "run_app"]
+
+OFFLINE_THINK_SECONDS = 0.01
+"""Pause of the offline engine per call in the app (benchmarks and the CLI run it flat out)."""
 
 
 class Replay:
@@ -72,6 +76,9 @@ class PonderApp(App[None]):
     # ---------------------------------------------------------------- screens
 
     def on_mount(self) -> None:
+        # Objects made at start-up live for the whole session: keep them out of the garbage
+        # collector's full passes, which otherwise stall frames during big runs.
+        gc.freeze()
         # Rating all 1,820 hands takes a second or two: do it while the person reads the home
         # screen, not when they press play.
         self.run_worker(_warm_catalogue, thread=True, group="warm-up", exit_on_error=False)
@@ -108,22 +115,22 @@ class PonderApp(App[None]):
 
         if isinstance(self.screen, HelpScreen):
             return
-        rows: list[tuple[str, str]] = []
-        seen: set[str] = set()
+        keys: dict[str, list[str]] = {}
+        descriptions: dict[str, str] = {}
         for active in self.screen.active_bindings.values():
             binding = active.binding
-            if binding.action in seen and not binding.show:
+            if not active.enabled:
                 continue
-            seen.add(binding.action)
-            rows.append(
-                (
-                    binding.key_display or self.get_key_display(binding),
-                    binding.description or binding.action,
-                )
+            # One row per action ("u / ⌫  Undo"), not one per key.
+            keys.setdefault(binding.action, []).append(
+                binding.key_display or self.get_key_display(binding)
             )
+            descriptions.setdefault(binding.action, binding.description or binding.action)
+        seen = set(keys)
+        rows = [(" / ".join(k), descriptions[a]) for a, k in keys.items()]
         if "pick(0)" in seen:
-            rows.insert(0, ("1-4", "pick a card (then an operator, then another card)"))
-            rows.insert(1, ("+ - * /", "the operator between two cards (x works for *)"))
+            rows.insert(0, ("1-4", "pick a card, then an operator, then a card"))
+            rows.insert(1, ("+ - * / x", "the operator between two cards"))
             rows = [
                 r
                 for r in rows
@@ -170,7 +177,11 @@ class PonderApp(App[None]):
             from solver.openai_model import OpenAIModel
 
             return OpenAIModel(self.settings, on_retry=on_retry)
-        return make_model(self.settings, seed=self.seed())
+        from solver.offline import OfflineModel
+
+        # The offline engine computes on the app's event loop; a short think per call keeps
+        # keys responsive and the tree watchable.
+        return OfflineModel(seed=self.seed() or 0, delay=OFFLINE_THINK_SECONDS)
 
     def make_method(self) -> Any:
         from solver.methods import make_method

@@ -51,7 +51,8 @@ class NumberCard(Static):
         text.append(f"{self.index + 1}\n", style="dim")
         text.append(self.value, style="bold")
         if self.expression and self.expression != self.value:
-            text.append(f"\n{self.expression}", style="dim")
+            shown = self.expression.replace(" * ", " × ").replace(" / ", " ÷ ")
+            text.append(f"\n{shown}", style="dim")
         self.update(text)
 
     def watch_selected(self, selected: bool) -> None:

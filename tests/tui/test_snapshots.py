@@ -1,0 +1,113 @@
+"""Snapshot tests: the main screens at a fixed size, compared with accepted SVGs.
+
+Regenerate after a deliberate change with ``pytest tests/tui/test_snapshots.py
+--snapshot-update`` and look at the report before accepting. Clocks are frozen and the
+solver pane is fed a fixed, recorded event list, so nothing depends on timing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+
+from puzzles.game24 import Hand
+from solver import events as ev
+from solver.domains.game24 import Game24Domain
+from solver.methods import make_method, run_method
+from solver.offline import OfflineModel
+from solver.settings import Settings
+from tui.app import PonderApp, make_app
+from tui.screens.game24 import Game24Screen
+from tui.widgets.solver_pane import SolverPane
+
+SIZE = (100, 30)
+
+SnapCompare = Callable[..., bool]
+
+
+class FrozenClock:
+    """Stands in for the ``time`` module where the screens read the clock: always 0:00."""
+
+    def monotonic(self) -> float:
+        return 1000.0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(time, name)
+
+
+@pytest.fixture(autouse=True)
+def frozen_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The game timer (⏱) and the solver's elapsed seconds would tick during a slow run."""
+    monkeypatch.setattr("tui.screens.game24.time", FrozenClock())
+    monkeypatch.setattr("tui.widgets.solver_pane.time", FrozenClock())
+
+
+@pytest.fixture
+def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> PonderApp:
+    """The app on default settings, an empty results store and a fixed seed."""
+    # The settings screen prints the config path: keep it the same in every run.
+    monkeypatch.setenv("PONDER_CONFIG", "/home/player/.config/ponder/config.toml")
+    return make_app(Settings(), store_path=tmp_path / "results.sqlite3", seed=1)
+
+
+async def open_hand(pilot: Pilot[None], hand: str = "4 7 8 8") -> Game24Screen:
+    screen = Game24Screen(Hand.parse(hand), "easy")
+    await pilot.app.push_screen(screen)
+    await pilot.pause()
+    return screen
+
+
+async def recorded_events() -> list[ev.Event]:
+    """A short BoT run on the offline engine; only the timings differ between runs."""
+    events: list[ev.Event] = []
+    async for event in run_method(
+        make_method("bot", iterations=1, trees=2),
+        Game24Domain(Hand.parse("4 7 8 8")),
+        OfflineModel(seed=1),
+        seed=1,
+    ):
+        event = dataclasses.replace(event, t=0.0)
+        if isinstance(event, ev.ModelCalled):
+            event = dataclasses.replace(event, latency=0.0)
+        elif isinstance(event, ev.RunFinished):
+            event = dataclasses.replace(event, wall_time=0.0)
+        events.append(event)
+    return events
+
+
+def test_home(snap_compare: SnapCompare, app: PonderApp) -> None:
+    assert snap_compare(app, terminal_size=SIZE)
+
+
+def test_playing_after_one_step(snap_compare: SnapCompare, app: PonderApp) -> None:
+    # 7 × 8 = 56 by keys: card 2, times, card 3.
+    assert snap_compare(app, terminal_size=SIZE, press=["2", "asterisk", "3"], run_before=open_hand)
+
+
+def test_solver_mid_run(snap_compare: SnapCompare, app: PonderApp) -> None:
+    async def feed_the_pane(pilot: Pilot[None]) -> None:
+        screen = await open_hand(pilot)
+        events = await recorded_events()
+        # Stop just after the first solution is found, before the run finishes.
+        cut = next(i for i, e in enumerate(events) if isinstance(e, ev.SolutionFound)) + 1
+        assert not any(isinstance(e, ev.RunFinished) for e in events[:cut])
+        pane = screen.query_one(SolverPane)
+        pane.reset("bot", "offline")
+        with pilot.app.batch_update():
+            pane.apply(events[:cut])
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=feed_the_pane)
+
+
+def test_settings(snap_compare: SnapCompare, app: PonderApp) -> None:
+    assert snap_compare(app, terminal_size=SIZE, press=["s"])
+
+
+def test_help_on_the_game_screen(snap_compare: SnapCompare, app: PonderApp) -> None:
+    assert snap_compare(app, terminal_size=SIZE, press=["question_mark"], run_before=open_hand)
