@@ -88,6 +88,11 @@ def _add_method_options(p: argparse.ArgumentParser) -> None:
         choices=("best_first", "greedy"),
         help="BoT: chain aggregation (best_first)",
     )
+    g.add_argument(
+        "--confident-leaf",
+        action="store_true",
+        help="BoT: also end a branch when both scores exceed 0.8, as the paper's text says",
+    )
     g.add_argument("--samples", type=int, help="CoT-SC: samples (100)")
     g.add_argument("--temperature", type=float, help="IO / CoT / CoT-SC / ToT temperature (0.7)")
     g.add_argument(
@@ -225,6 +230,7 @@ def _method_options(args: argparse.Namespace, name: str) -> dict[str, Any]:
             "trees": args.trees,
             "iterations": args.iterations,
             "aggregation": args.aggregation,
+            "confident_leaf": True if args.confident_leaf else None,
         }
     elif name == "cot-sc":
         wanted = {"samples": args.samples, "temperature": args.temperature}
