@@ -35,6 +35,7 @@ __all__ = [
     "extract_claims",
     "format_decimal",
     "format_number",
+    "leading_expression",
     "parse",
     "parse_number",
     "verify_claim",
@@ -495,6 +496,18 @@ def _longest_parsing_prefix(chunk: str) -> str | None:
             continue
         return candidate
     return None
+
+
+def leading_expression(text: str) -> str | None:
+    """The longest arithmetic expression at the start of ``text`` (prose after it ignored):
+    ``"(4 + 8) * 2, so done"`` gives ``"(4 + 8) * 2"``; None when the text starts otherwise."""
+    if not isinstance(text, str):
+        return None
+    chunk = text.lstrip()[:_SIDE_WINDOW]
+    end = 0
+    while end < len(chunk) and chunk[end] in _SIDE_CHARS:
+        end += 1
+    return _longest_parsing_prefix(chunk[:end])
 
 
 def extract_claims(text: str, limit: int = 64) -> list[Claim]:

@@ -13,7 +13,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from puzzles.arith import ArithError, Claim, ClaimStatus, format_number, parse_number, verify_claim
+from puzzles.arith import (
+    ArithError,
+    Claim,
+    ClaimStatus,
+    format_number,
+    leading_expression,
+    parse_number,
+    verify_claim,
+)
 from puzzles.game24 import Hand, State, StepError, Verdict, apply, check_answer, format_numbers
 from solver.model import Message
 
@@ -510,7 +518,9 @@ def parse_answer(text: str) -> str | None:
     if not found:
         return None
     line = _MARKDOWN.sub("", found[-1]).strip()
-    return line.split("=")[0].strip() or None
+    left = line.split("=")[0].strip()
+    # "Answer: 42. Output 42." or "(4 + 8) * 2, which is 24": keep the expression part.
+    return leading_expression(left) or left or None
 
 
 # ---------------------------------------------------------------------- the adapter

@@ -524,3 +524,12 @@ def test_render_round_trips(generated: _Generated) -> None:
     assert again.value == value
     assert again.render() == rendered
     assert [leaf.value for leaf in again.leaves()] == [leaf.value for leaf in parse(text).leaves()]
+
+
+def test_leading_expression_stops_where_prose_starts() -> None:
+    from puzzles.arith import leading_expression
+
+    assert leading_expression("(4 + 8) * 2, so that is 24") == "(4 + 8) * 2"
+    assert leading_expression("  8 / (3 - 8/3) then") == "8 / (3 - 8/3)"
+    assert leading_expression("no numbers") is None
+    assert leading_expression("12. Output") == "12"

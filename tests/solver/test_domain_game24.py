@@ -119,3 +119,11 @@ def test_parsers_never_raise_on_any_text(text: str) -> None:
     g24.parse_score(text)
     g24.parse_feedback(text, 3)
     g24.parse_answer(text)
+
+
+def test_parse_answer_keeps_only_the_expression_of_chatty_answers() -> None:
+    # Seen from a small real model: prose after the expression is not part of the answer.
+    assert g24.parse_answer("Answer: 42. Output 42.") == "42"
+    assert g24.parse_answer("Answer: (4 + 8) * 2, which is 24") == "(4 + 8) * 2"
+    assert g24.parse_answer("Answer: 1 x 2 x 3 x 4 = 24") == "1 x 2 x 3 x 4"
+    assert g24.parse_answer("Answer: I do not know") == "I do not know"  # judged invalid later
