@@ -88,6 +88,8 @@ _METHODS = [
 class MethodDialog(ModalScreen[dict[str, Any] | None]):
     """Choose the solver's method and its main parameters."""
 
+    AUTO_FOCUS = "#method"
+
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="method.cancel")]
 
     def __init__(self, method: str, options: dict[str, Any]) -> None:
