@@ -21,7 +21,7 @@ from tui.screens.home import HomeScreen
 
 __all__ = ["OFFLINE_THINK_SECONDS", "PonderApp", "Replay", "make_app", "run_app"]
 
-OFFLINE_THINK_SECONDS = 0.01
+OFFLINE_THINK_SECONDS = 0.02
 """Pause of the offline engine per call in the app (benchmarks and the CLI run it flat out)."""
 
 

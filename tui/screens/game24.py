@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 
 __all__ = ["Game24Screen", "NumberCard"]
 
+MAX_BATCH = 250
+"""Most solver events shown per 50 ms tick."""
 OPERATOR_KEYS = {"plus": "+", "minus": "-", "asterisk": "*", "slash": "/", "x": "*"}
 OP_SIGNS = {"+": "+", "-": "−", "*": "×", "/": "÷"}
 
@@ -381,7 +383,7 @@ class Game24Screen(Screen[None]):
         pane = self.query_one(SolverPane)
         if pane.running:
             self.workers.cancel_group(self, "solver")
-            self.flush_events()
+            self.flush_events(everything=True)
             pane.stopped()
         else:
             self.start_solver()
@@ -411,11 +413,14 @@ class Game24Screen(Screen[None]):
         what = "rate limited" if kind == "rate_limited" else kind.replace("_", " ")
         self._pending.append(ev.ErrorRaised("retrying", f"{what}; retry {attempt} in {wait:.1f}s"))
 
-    def flush_events(self) -> None:
+    def flush_events(self, everything: bool = False) -> None:
         """Show buffered events in one batch (the solver never waits on the screen)."""
         if not self._pending:
             return
-        batch, self._pending = self._pending, []
+        # At most MAX_BATCH events a tick, so one burst cannot hold up a key press; the rest
+        # wait for the next tick (the solver itself never waits).
+        cut = len(self._pending) if everything else MAX_BATCH
+        batch, self._pending = self._pending[:cut], self._pending[cut:]
         with self.app.batch_update():
             self.query_one(SolverPane).apply(batch)
 
@@ -450,6 +455,6 @@ class Game24Screen(Screen[None]):
             if gap > 0.001:
                 await asyncio.sleep(min(gap, 2.0))
             self._pending.append(event)
-        self.flush_events()
+        self.flush_events(everything=True)
         pane.notice = "replay finished · esc for home"
         pane.refresh_status()
