@@ -163,8 +163,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--pick", action="store_true", help="pick one puzzle at random (see --seed)")
     p.add_argument("--seed", type=int, default=None, help="seed for --pick and --generate")
     p.add_argument("--json", action="store_true", help="JSON for machines")
-    from tui.commands import wordproblem
+    from tui.commands import crossword, wordproblem
 
+    crossword.add_arguments(p)
     wordproblem.add_arguments(p)
 
     p = sub.add_parser(
@@ -529,7 +530,9 @@ def cmd_puzzles(args: argparse.Namespace) -> int:
 
         return wordproblem.run(args)
     if kind == "crossword":
-        raise UsageError("crossword commands are not built yet")
+        from tui.commands import crossword
+
+        return crossword.run(args)
     for option in ("load", "check", "generate", "count", "topic"):
         if getattr(args, option, None):
             raise UsageError(f"--{option} is for crossword and word problem puzzles")

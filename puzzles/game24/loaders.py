@@ -19,29 +19,15 @@ from __future__ import annotations
 import codecs
 import csv
 import os
-import stat
 from pathlib import Path
 
+from puzzles.files import MAX_FILE_BYTES, PuzzleFileError, read_puzzle_file
 from puzzles.game24.rules import DEFAULT_TARGET, Hand, HandError
 
 __all__ = ["MAX_FILE_BYTES", "PuzzleFileError", "load_hands", "parse_range"]
 
-MAX_FILE_BYTES = 20 * 1024 * 1024
-"""Largest puzzle file read, in bytes (ToT's ``24.csv`` is about 50 kB)."""
 
 _PUZZLES_COLUMN = "puzzles"
-
-
-class PuzzleFileError(ValueError):
-    """A puzzle file that cannot be used; the message names the file, the line when there is
-    one, and the problem."""
-
-    def __init__(self, path: str | os.PathLike[str], problem: str, line: int | None = None):
-        where = f"{os.fspath(path)}, line {line}" if line is not None else os.fspath(path)
-        super().__init__(f"{where}: {problem}")
-        self.path = os.fspath(path)
-        self.problem = problem
-        self.line = line
 
 
 def parse_range(text: str) -> slice:
@@ -74,26 +60,7 @@ def parse_range(text: str) -> slice:
 
 
 def _read_text(path: Path) -> str:
-    try:
-        info = path.stat()
-    except FileNotFoundError:
-        raise PuzzleFileError(path, "no such file") from None
-    except OSError as exc:
-        raise PuzzleFileError(path, f"cannot be read ({exc.strerror or exc})") from None
-    if stat.S_ISDIR(info.st_mode):
-        raise PuzzleFileError(path, "is a directory, not a puzzle file")
-    if not stat.S_ISREG(info.st_mode):
-        # Devices and pipes could block or never end.
-        raise PuzzleFileError(path, "is not a regular file")
-    if info.st_size > MAX_FILE_BYTES:
-        raise PuzzleFileError(path, _too_large(info.st_size))
-    try:
-        with path.open("rb") as handle:
-            data = handle.read(MAX_FILE_BYTES + 1)
-    except OSError as exc:
-        raise PuzzleFileError(path, f"cannot be read ({exc.strerror or exc})") from None
-    if len(data) > MAX_FILE_BYTES:  # it grew after stat
-        raise PuzzleFileError(path, _too_large(len(data)))
+    data = read_puzzle_file(path)
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         encoding = "utf-16"  # spreadsheet programs sometimes save CSV so
     else:
@@ -106,11 +73,6 @@ def _read_text(path: Path) -> str:
         raise PuzzleFileError(
             path, f"is not UTF-8 text (undecodable byte at offset {exc.start})"
         ) from None
-
-
-def _too_large(size: int) -> str:
-    mb = MAX_FILE_BYTES // (1024 * 1024)
-    return f"is too large ({size / (1024 * 1024):.1f} MB; at most {mb} MB)"
 
 
 def _first_content_line(lines: list[str]) -> str | None:

@@ -33,12 +33,11 @@ import codecs
 import json
 import os
 import re
-import stat
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from puzzles.game24.loaders import PuzzleFileError
+from puzzles.files import MAX_FILE_BYTES, PuzzleFileError, read_puzzle_file
 from puzzles.wordproblem.answers import AnswerError, read_answer
 from puzzles.wordproblem.model import Solution, WordProblem
 
@@ -54,8 +53,6 @@ __all__ = [
     "parse_gsm8k_answer",
 ]
 
-MAX_FILE_BYTES = 20 * 1024 * 1024
-"""Largest problem file read, in bytes (GSM8K's training set is about 4 MB)."""
 MAX_QUESTION_LENGTH = 10_000
 """Longest question, in characters (GSM8K's longest is under 1,000)."""
 MAX_SOLUTION_LENGTH = 20_000
@@ -67,26 +64,7 @@ _TAG_NAMES = {"q": "q", "question": "q", "a": "a", "answer": "a", "s": "s", "ste
 
 
 def _read_text(path: Path) -> str:
-    try:
-        info = path.stat()
-    except FileNotFoundError:
-        raise PuzzleFileError(path, "no such file") from None
-    except OSError as exc:
-        raise PuzzleFileError(path, f"cannot be read ({exc.strerror or exc})") from None
-    if stat.S_ISDIR(info.st_mode):
-        raise PuzzleFileError(path, "is a directory, not a problem file")
-    if not stat.S_ISREG(info.st_mode):
-        # Devices and pipes could block or never end.
-        raise PuzzleFileError(path, "is not a regular file")
-    if info.st_size > MAX_FILE_BYTES:
-        raise PuzzleFileError(path, _too_large(info.st_size))
-    try:
-        with path.open("rb") as handle:
-            data = handle.read(MAX_FILE_BYTES + 1)
-    except OSError as exc:
-        raise PuzzleFileError(path, f"cannot be read ({exc.strerror or exc})") from None
-    if len(data) > MAX_FILE_BYTES:  # it grew after stat
-        raise PuzzleFileError(path, _too_large(len(data)))
+    data = read_puzzle_file(path, "problem file")
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         raise PuzzleFileError(path, "is UTF-16 text; save it as UTF-8")
     if b"\x00" in data:
@@ -98,11 +76,6 @@ def _read_text(path: Path) -> str:
         raise PuzzleFileError(
             path, f"is not UTF-8 text (undecodable byte at offset {exc.start})", line
         ) from None
-
-
-def _too_large(size: int) -> str:
-    mb = MAX_FILE_BYTES // (1024 * 1024)
-    return f"is too large ({size / (1024 * 1024):.1f} MB; at most {mb} MB)"
 
 
 def parse_gsm8k_answer(text: str) -> tuple[Solution, str]:

@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 
 from puzzles.arith import BinOp, Expr, Num, parse
-from puzzles.game24 import loaders
 from puzzles.game24.catalogue import (
     LEVELS,
     UNSOLVABLE,
@@ -546,7 +545,9 @@ def test_wrong_encoding(tmp_path: Path) -> None:
 
 
 def test_huge_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(loaders, "MAX_FILE_BYTES", 1000)
+    import puzzles.files
+
+    monkeypatch.setattr(puzzles.files, "MAX_FILE_BYTES", 1000)
     path = tmp_path / "huge.txt"
     path.write_text("4 7 8 8\n" * 200, encoding="utf-8")
     assert "too large" in str(_error(path))

@@ -1,0 +1,40 @@
+"""Test data for the crossword tests: hand-written clues the clue index has never seen."""
+
+from __future__ import annotations
+
+UNSEEN_CLUES: tuple[tuple[str, str], ...] = (
+    # Written by hand for these tests, in the style of easy definitional crossword clues,
+    # without looking at the bundled definitions; do not tune the clue index on them.
+    ("Feline house pet", "CAT"),
+    ("Loyal canine companion", "DOG"),
+    ("Frozen water", "ICE"),
+    ("Star at the center of our solar system", "SUN"),
+    ("Place to sleep at night", "BED"),
+    ("Farm animal that gives milk", "COW"),
+    ("Nocturnal bird that hoots", "OWL"),
+    ("Flying mammal that hangs upside down", "BAT"),
+    ("Short sleep in the afternoon", "NAP"),
+    ("Hot drink brewed from leaves", "TEA"),
+    ("Writing tool that uses ink", "PEN"),
+    ("Sister of your mother", "AUNT"),
+    ("Twelve months", "YEAR"),
+    ("Opposite of west", "EAST"),
+    ("Garden tool for gathering leaves", "RAKE"),
+    ("Baby's bed with bars", "CRIB"),
+    ("Large body of fresh water", "LAKE"),
+    ("Soft metal once used for pipes", "LEAD"),
+    ("Kitchen appliance for baking", "OVEN"),
+    ("Color of a clear sky", "BLUE"),
+    ("Big cat of the Americas", "PUMA"),
+    ("Musical piece with lyrics", "SONG"),
+    ("Sweet stuff made by bees", "HONEY"),
+    ("Small rodent that squeaks", "MOUSE"),
+    ("Huge body of salt water", "OCEAN"),
+    ("Coin worth one cent", "PENNY"),
+    ("Vehicle that runs on rails", "TRAIN"),
+    ("Grain ground into flour for bread", "WHEAT"),
+    ("Seat with a back for one person", "CHAIR"),
+    ("Orchard fruit, red or green", "APPLE"),
+    ("Joyful and content", "HAPPY"),
+    ("Long thin weapon for throwing", "SPEAR"),
+)

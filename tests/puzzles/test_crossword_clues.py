@@ -1,0 +1,227 @@
+"""The bundled word list, clues written from definitions, and the clue index."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from puzzles.crossword import (
+    ClueIndex,
+    Word,
+    WordList,
+    clue_index,
+    clue_options,
+    generate,
+    match_pattern,
+    mentions_answer,
+    word_list,
+    write_clue,
+)
+from puzzles.crossword.wordlist import Sense
+from tests.puzzles.crossword_fixtures import UNSEEN_CLUES
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT / "puzzles" / "crossword" / "data"
+
+
+# --- the word list --------------------------------------------------------------------------
+
+
+def test_data_is_small_and_licensed() -> None:
+    assert (DATA / "words.json.gz").stat().st_size < 2 * 1024 * 1024
+    wordnet = (DATA / "LICENSE-WordNet").read_text(encoding="utf-8")
+    assert "WordNet 3.0 Copyright 2006 by Princeton University" in wordnet
+    scowl = (DATA / "LICENSE-SCOWL").read_text(encoding="utf-8")
+    assert "Kevin Atkinson" in scowl
+
+
+def test_word_list_loads_lazily() -> None:
+    code = (
+        "import puzzles.crossword as c\n"
+        "assert c.word_list.cache_info().currsize == 0\n"
+        "assert c.clue_index.cache_info().currsize == 0\n"
+        "print(len(c.word_list()))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+    assert int(result.stdout) > 5000
+
+
+def test_word_list_contents() -> None:
+    words = word_list()
+    assert words.lengths == (3, 4, 5)
+    assert "cat" in words and "CAT" in words and "xyzzy" not in words
+    cat = words.get("cat")
+    assert cat is not None and cat.level == 10 and not cat.base
+    assert any("feline" in s.definition for s in cat.senses)
+    ran = words.get("RAN")
+    assert ran is not None and ran.base == "run" and ran.form == "past"
+    assert ran.senses[0].inflection == "past"
+    mice = words.get("mice")
+    assert mice is not None and mice.base == "mouse" and mice.form == "plural"
+    fives = words.of_length(5)
+    assert [w.rank for w in fives] == sorted(w.rank for w in fives)
+    assert all(w.text.isalpha() and w.text.isupper() for w in words)
+
+
+def test_offensive_words_are_left_out() -> None:
+    words = word_list()
+    for bad in ("SHIT", "FUCK", "CUNT", "NIGGA", "KIKE", "SPIC", "WHORE"):
+        assert bad not in words
+
+
+def test_patterns() -> None:
+    assert match_pattern("CATS", "?A?S") and match_pattern("CATS", "c.t_")
+    assert not match_pattern("CATS", "?A?") and not match_pattern("CATS", "D???")
+    matches = word_list().matching("?A??S")
+    assert matches and all(w.text[1] == "A" and w.text[4] == "S" for w in matches)
+
+
+def test_a_word_list_from_a_file(tmp_path: Path) -> None:
+    import gzip
+    import json
+
+    data = {
+        "lengths": [3, 5],
+        "lemmas": {"cat": [5, 10, [["n", "a small feline", ["true cat"], ["feline"]]]]},
+        "forms": {"cats": [3, 10, "cat", "n", "plural", 1]},
+    }
+    path = tmp_path / "words.json.gz"
+    path.write_bytes(gzip.compress(json.dumps(data).encode()))
+    words = WordList.load(path)
+    assert len(words) == 2
+    cats = words.get("cats")
+    assert cats is not None
+    assert write_clue(cats) == "Small feline (pl.)"
+
+
+# --- clues ----------------------------------------------------------------------------------
+
+
+def test_clues_never_give_the_answer_away() -> None:
+    words = [w for w in word_list() if w.is_common()]
+    for word in random.Random(0).sample(words, 600):
+        for clue in clue_options(word):
+            assert not mentions_answer(clue, word.text, strict=True), (word.text, clue)
+            if word.base:
+                assert not mentions_answer(clue, word.base, strict=True), (word.text, clue)
+            assert 0 < len(clue) <= 80 + len(" (pl.)")
+
+
+def test_most_words_get_a_clue() -> None:
+    words = list(word_list())
+    assert sum(write_clue(w) is not None for w in words) / len(words) > 0.9
+
+
+def test_clues_fit_inflections() -> None:
+    ran = word_list().get("ran")
+    assert ran is not None
+    clue = write_clue(ran)
+    assert clue is not None and clue.startswith("Moved")
+    plural = Word(
+        "DOGS", 1, 10, (Sense("n", "a domesticated canine", (), (), "dog", "plural"),), "dog"
+    )
+    assert write_clue(plural) == "Domesticated canine (pl.)"
+    past = Word("HOPED", 1, 10, (Sense("v", "want strongly", (), (), "hope", "past"),), "hope")
+    assert write_clue(past) == "Wanted strongly"
+    giveaway = Word("CAT", 1, 10, (Sense("n", "a cat", ("true cat", "feline"), ()),))
+    assert write_clue(giveaway) == "Feline"
+    hopeless = Word("CAT", 1, 10, (Sense("n", "a cat", ("cats",), ()),))
+    assert write_clue(hopeless) is None
+
+
+def test_long_definitions_are_cut_at_a_break() -> None:
+    long = (
+        "any of numerous small rodents typically resembling diminutive rats having pointed "
+        "snouts and small ears on elongated bodies with slender usually hairless tails"
+    )
+    word = Word("MOUSE", 1, 10, (Sense("n", long),))
+    clue = write_clue(word)
+    assert clue is not None and len(clue) <= 80
+    assert clue.startswith("Any of numerous small rodents")
+    assert clue.split()[-1].lower() not in {"of", "to", "with", "having"}
+
+
+# --- the clue index -------------------------------------------------------------------------
+
+
+def test_candidates_fit_the_pattern_and_skip_words_in_the_clue() -> None:
+    index = clue_index()
+    found = index.candidates("Cats and other felines", "??T", limit=10)
+    assert found and all(len(c.text) == 3 and c.text[2] == "T" for c in found)
+    assert "CAT" not in [c.text for c in found]
+    assert index.best("Feline house pet", "???") is not None
+    scores = [c.score for c in index.candidates("Feline house pet", "???", limit=10)]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_candidates_fill_up_with_common_words() -> None:
+    found = clue_index().candidates("zzzz qqqq", "?????", limit=10)
+    assert len(found) == 10 and all(c.score == 0 for c in found)
+    assert clue_index().candidates("anything", "Q?Q?Q") == []
+
+
+def test_small_index() -> None:
+    words = [
+        Word("CAT", 9, 10, (Sense("n", "a small domesticated feline", ("pussycat",), ()),)),
+        Word("COT", 5, 20, (Sense("n", "a narrow bed", (), ()),)),
+        Word("DOG", 9, 10, (Sense("n", "a domesticated canine", (), ()),)),
+    ]
+    index = ClueIndex(words)
+    assert [c.text for c in index.candidates("Feline pet", "???")] == ["CAT", "DOG", "COT"]
+    assert [c.text for c in index.candidates("Narrow bed", "C?T")] == ["COT", "CAT"]
+
+
+def accuracy(pairs: list[tuple[str, str]], known: tuple[int, ...]) -> tuple[float, float]:
+    index = clue_index()
+    top1 = top10 = 0
+    for clue, answer in pairs:
+        pattern = "".join(ch if i in known else "?" for i, ch in enumerate(answer))
+        found = [c.text for c in index.candidates(clue, pattern, limit=10)]
+        top1 += found[:1] == [answer]
+        top10 += answer in found
+    return top1 / len(pairs), top10 / len(pairs)
+
+
+@pytest.mark.parametrize(
+    ("known", "floor1", "floor10"),
+    # Measured (tests/puzzles/bench_crossword.py): 41% / 66% with the length only and
+    # 72% / 97% with two letters known; the floors leave a little room.
+    [((), 0.30, 0.55), ((1, 3), 0.60, 0.90)],
+)
+def test_index_on_unseen_hand_written_clues(
+    known: tuple[int, ...], floor1: float, floor10: float
+) -> None:
+    top1, top10 = accuracy(list(UNSEEN_CLUES), known)
+    assert top1 >= floor1 and top10 >= floor10, (top1, top10)
+
+
+def test_index_on_generated_clues() -> None:
+    pairs = {e.answer: e.clue.text for seed in range(5) for e in generate(seed).entries}
+    top1, top10 = accuracy([(c, a) for a, c in pairs.items()], ())
+    # Measured over seeds 0-19: 76% / 99%.
+    assert top1 >= 0.6 and top10 >= 0.9, (top1, top10)
+
+
+@pytest.mark.skipif(
+    not (Path("/usr/share/wordnet/data.noun").is_file() and Path("/usr/share/dict/scowl").is_dir()),
+    reason="needs Debian's wordnet-base and scowl packages (only the build script does)",
+)
+def test_build_script_reproduces_the_bundled_data(tmp_path: Path) -> None:
+    out = tmp_path / "words.json.gz"
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "build_crossword_words.py"), "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    assert out.read_bytes() == (DATA / "words.json.gz").read_bytes()
+    for name in ("LICENSE-WordNet", "LICENSE-SCOWL"):
+        assert (tmp_path / name).read_text() == (DATA / name).read_text()

@@ -1,0 +1,151 @@
+"""``ponder puzzles crossword``: run() with a parser built here, as the CLI will build it."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.puzzles.test_crossword_loaders import (
+    PUZ_CLUES,
+    PUZ_SOLUTION,
+    build_puz,
+    ipuz_doc,
+    tot_entry,
+    write,
+)
+from tui.commands import crossword
+
+
+def parser(shared: bool = True) -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="ponder puzzles")
+    p.add_argument("kind")
+    if shared:  # what the puzzles parser already has
+        p.add_argument("--solve")
+        p.add_argument("--level")
+        p.add_argument("--pick", action="store_true")
+        p.add_argument("--seed", type=int, default=None)
+        p.add_argument("--json", action="store_true")
+    crossword.add_arguments(p)
+    crossword.add_arguments(p)  # twice is harmless: options already there are skipped
+    return p
+
+
+def run(argv: list[str], shared: bool = True) -> int:
+    return crossword.run(parser(shared).parse_args(["crossword", *argv]))
+
+
+def test_generate(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(["--generate", "--seed", "4"]) == 0
+    out = capsys.readouterr().out
+    assert "Mini #4" in out and "Across" in out and "Down" in out
+    assert "  = " not in out  # no answers unless asked
+    assert run(["--generate", "--seed", "4", "--solution"]) == 0
+    assert "  = " in capsys.readouterr().out
+
+
+def test_generate_json_several(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(["--generate", "--seed", "1", "--count", "2", "--blocks", "--json"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    records = [json.loads(line) for line in lines]
+    assert [r["title"] for r in records] == ["Mini #1", "Mini #2"]
+    assert all("solution" not in r for r in records)
+    assert all("#" in "".join(r["grid"]) for r in records)
+
+
+def test_works_without_the_shared_options(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(["--generate"], shared=False) == 0
+    assert "Mini #0" in capsys.readouterr().out
+
+
+def test_load_and_print(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, "minis.json", [tot_entry(), tot_entry()])
+    assert run(["--load", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert out.count("Across") == 2 and "Make a mess of (5)" in out
+    assert "SPOIL" not in out
+    assert run(["--load", str(path), "--puzzle", "2", "--json", "--solution"]) == 0
+    (line,) = capsys.readouterr().out.splitlines()
+    assert json.loads(line)["solution"][0] == "SPOIL"
+
+
+def test_check_ok(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, "minis.json", [tot_entry(), tot_entry()])
+    assert run(["--load", str(path), "--check"]) == 0
+    out = capsys.readouterr().out
+    assert "minis.json #1: ok" in out and "2 of 2 puzzles pass" in out
+    puz = write(tmp_path, "tiny.puz", build_puz(PUZ_SOLUTION, PUZ_CLUES))
+    assert run(["--load", str(puz), "--check", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["ok"] is True
+
+
+def test_check_fails(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    doc = ipuz_doc()
+    doc["clues"]["Across"] = doc["clues"]["Across"][:2]
+    doc["clues"]["Down"][1] = {"number": 2, "clue": "Painting, say", "answer": "ARK"}
+    path = write(tmp_path, "tiny.ipuz", doc)
+    assert run(["--load", str(path), "--check"]) == 1
+    out = capsys.readouterr().out
+    assert "FAILED" in out and "6A: the clue is empty" in out and "2D:" in out
+    assert run(["--load", str(path), "--check", "--json"]) == 1
+    record = json.loads(capsys.readouterr().out)
+    assert record["ok"] is False and {p["label"] for p in record["problems"]} >= {"6A", "2D"}
+
+
+def test_damaged_puz_checksum_is_bad_input_on_check(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = bytearray(build_puz(PUZ_SOLUTION, PUZ_CLUES))
+    data[0] ^= 0xFF
+    path = write(tmp_path, "broken.puz", bytes(data))
+    assert run(["--load", str(path)]) == 0
+    capsys.readouterr()
+    assert run(["--load", str(path), "--check"]) == 2
+    assert "checksum" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        ([], "say what to do"),
+        (["--check"], "--check needs a file"),
+        (["--load", "x.json", "--generate"], "not both"),
+        (["--load", "MISSING"], "no such file"),
+        (["--generate", "--count", "0"], "--count is 1 to"),
+        (["--generate", "--puzzle", "2"], "--puzzle picks"),
+        (["--solve", "1 2 3 4"], "not a crossword option"),
+        (["--level", "easy", "--generate"], "not a crossword option"),
+    ],
+)
+def test_bad_input(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    argv: list[str],
+    message: str,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert run(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_bad_files_are_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for name, content in (
+        ("bad.json", b"[[1,"),
+        ("short.json", json.dumps([[["a"] * 10, list("ABC")]])),
+        ("dir", None),
+    ):
+        path = tmp_path / name
+        if content is None:
+            path.mkdir()
+        else:
+            write(tmp_path, name, content)
+        assert run(["--load", str(path), "--check"]) == 2
+        err = capsys.readouterr().err
+        assert str(path) in err and "Traceback" not in err
+    path = write(tmp_path, "one.json", [tot_entry()])
+    assert run(["--load", str(path), "--puzzle", "3"]) == 2
+    assert "has 1 puzzle" in capsys.readouterr().err
