@@ -8,6 +8,9 @@ Each event converts to and from a plain JSON object (``to_json`` / ``event_from_
 from __future__ import annotations
 
 import dataclasses
+import math
+import types
+import typing
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -224,6 +227,42 @@ _TYPES: dict[str, type[Event]] = {
 }
 
 
+_HINTS: dict[str, dict[str, Any]] = {}
+
+
+def _hints(cls: type[Event]) -> dict[str, Any]:
+    if cls.__name__ not in _HINTS:
+        _HINTS[cls.__name__] = typing.get_type_hints(cls)
+    return _HINTS[cls.__name__]
+
+
+def _conforms(value: Any, hint: Any) -> bool:
+    """Whether a value read from JSON fits a field's type (a trace may be hand-edited)."""
+    if hint is Any:
+        return True
+    origin = typing.get_origin(hint)
+    if origin in (types.UnionType, typing.Union):
+        return any(_conforms(value, h) for h in typing.get_args(hint))
+    if hint is type(None):
+        return value is None
+    if hint is bool:
+        return isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if hint is float:
+        return (
+            isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+        )
+    if hint is str:
+        return isinstance(value, str)
+    if origin is tuple:
+        args = typing.get_args(hint)
+        return isinstance(value, tuple) and all(_conforms(v, args[0]) for v in value)
+    if origin is dict:
+        return isinstance(value, dict)
+    return True
+
+
 def event_to_json(event: Event) -> dict[str, Any]:
     """A JSON-ready dict with a ``type`` field."""
     data: dict[str, Any] = {"type": type(event).__name__}
@@ -241,12 +280,16 @@ def event_from_json(data: dict[str, Any]) -> Event:
     if cls is None:
         raise ValueError(f"unknown event type {data.get('type')!r}")
     kwargs: dict[str, Any] = {}
+    hints = _hints(cls)
     for f in dataclasses.fields(cls):
         if f.name not in data:
             continue
         value = data[f.name]
         if isinstance(value, list):
             value = tuple(value)
+        if not _conforms(value, hints[f.name]):
+            wanted = getattr(hints[f.name], "__name__", str(hints[f.name]))
+            raise ValueError(f"{cls.__name__}.{f.name} should be {wanted}, not {value!r:.40}")
         kwargs[f.name] = value
     try:
         return cls(**kwargs)

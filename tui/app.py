@@ -13,7 +13,7 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
-from puzzles.game24 import Hand
+from puzzles.game24 import Hand, HandError
 from solver.engine import describe_engine
 from solver.model import Model
 from solver.settings import Settings
@@ -38,6 +38,13 @@ class Replay:
 
     def toggle(self) -> None:
         self.paused = not self.paused
+
+    def hand(self) -> Hand:
+        """The hand the trace was run on; :class:`HandError` when the header has none."""
+        target = self.header.get("target", 24)
+        if not isinstance(target, int) or isinstance(target, bool):
+            raise HandError(f"the target {target!r} is not a whole number")
+        return Hand.parse(str(self.header.get("puzzle", "")), target)
 
 
 class PonderApp(App[None]):
@@ -83,7 +90,7 @@ class PonderApp(App[None]):
         # screen, not when they press play.
         self.run_worker(_warm_catalogue, thread=True, group="warm-up", exit_on_error=False)
         if self.replay is not None:
-            hand = Hand.parse(str(self.replay.header.get("puzzle", "")))
+            hand = self.replay.hand()
             from tui.screens.game24 import Game24Screen
 
             self.push_screen(Game24Screen(hand, "replay", replay=self.replay))

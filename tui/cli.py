@@ -383,7 +383,13 @@ def cmd_solve(args: argparse.Namespace) -> int:
         if args.trace:
             writer = TraceWriter(
                 args.trace,
-                {"method": method.name, "puzzle": str(hand), "kind": "game24", "model": model.name},
+                {
+                    "method": method.name,
+                    "puzzle": str(hand),
+                    "target": hand.target,
+                    "kind": "game24",
+                    "model": model.name,
+                },
             )
             writer.__enter__()
         try:
@@ -617,14 +623,14 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def _replay_in_app(path: str) -> int:
-    from puzzles.game24 import Hand, HandError
+    from puzzles.game24 import HandError
     from solver.trace import TraceError, read_trace
     from tui.app import Replay, run_app
 
     try:
         header, events = read_trace(path)
         replay = Replay(header, list(events))
-        Hand.parse(str(header.get("puzzle", "")))
+        replay.hand()
     except TraceError as exc:
         raise UsageError(str(exc)) from exc
     except HandError as exc:

@@ -303,7 +303,8 @@ _WORD_OPS = {
     "÷": "/",
     "−": "-",
 }
-_SCORE_RE = re.compile(r"evaluat\w*\s+score\s*[:=]?\s*\**\s*(\d+(?:\.\d+)?)", re.IGNORECASE)
+_MAX_LINE = 400
+_SCORE_RE = re.compile(r"evaluat\w*\s+score\s*[:=]?\s*\**\s*(\d+(?:\.\d+)?)\s*(%?)", re.IGNORECASE)
 _CONFIDENCE_RE = re.compile(r"confidence\s+score\s*[:=]?\s*\**\s*(\d+(?:\.\d+)?)", re.IGNORECASE)
 _LABEL_RE = re.compile(r"\b(sure|likely|impossible|maybe|unlikely|certain)\b", re.IGNORECASE)
 # Markdown emphasis and code marks; a single '*' may be multiplication, so only pairs go.
@@ -372,7 +373,8 @@ def parse_steps(text: str, state: State, limit: int = 32) -> list[ParsedStep]:
     if not isinstance(text, str):
         return out
     for raw_line in text[:20000].splitlines():
-        line = _clean(raw_line)
+        # A step fits in a short line; the cap keeps the regexes linear on hostile replies.
+        line = _clean(raw_line[:_MAX_LINE])
         if not line:
             continue
         found: list[ParsedStep | None] = []
@@ -416,11 +418,14 @@ def parse_score(text: str) -> float | None:
     matches = _SCORE_RE.findall(text)
     if not matches:
         return None
+    number, percent = matches[-1]
     try:
-        value = float(matches[-1])
+        value = float(number)
     except ValueError:
         return None
-    if value > 1.0 and value <= 10.0:
+    if percent or value > 10.0:
+        value /= 100.0  # "85%" or "85": a percentage
+    elif value > 1.0:
         value /= 10.0  # some models answer on a 1-10 scale
     return min(1.0, max(0.0, value))
 

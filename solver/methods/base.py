@@ -102,11 +102,17 @@ class RunContext:
             return result, _rounds.get()
 
         pending = list(aws)
+        tasks = [asyncio.ensure_future(measured(a)) for a in pending]
         try:
-            pairs = await asyncio.gather(*(measured(a) for a in pending))
+            pairs = await asyncio.gather(*tasks)
         except BaseException:
-            # A cancelled gather may leave work that never started: close it quietly.
-            for aw in pending:
+            # One failed (a model error, a verified solution ending the run) or we were
+            # cancelled: stop the siblings too, so no call goes on after the run has ended.
+            for task in tasks:
+                task.cancel()
+            with contextlib.suppress(BaseException):
+                await asyncio.wait(tasks)
+            for aw in pending:  # work that never started: close it quietly
                 if inspect.iscoroutine(aw) and inspect.getcoroutinestate(aw) == "CORO_CREATED":
                     aw.close()
             raise

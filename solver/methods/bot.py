@@ -209,8 +209,8 @@ class BoT:
                 )
             )
             final_state, verdict, ok = self._check_chain(domain, chain)
-            if final_state is not None:
-                answer = domain.answer_of(final_state)
+            # The answer is always the latest aggregated chain (the paper's z^T).
+            answer = domain.answer_of(final_state) if final_state is not None else None
             feedback = await self._analyse(domain, ctx, chain)
             experience.append(feedback.entry(it, [n.text for n in chain]))
             structured.append(
@@ -297,11 +297,13 @@ class BoT:
         children: list[Node] = []
         seen: set[tuple[Any, ...]] = set()
         for text in gen.texts:
-            steps = g24.parse_steps(text, node.state, limit=1)
+            steps = g24.parse_steps(text, node.state, limit=8)
             if not steps:
                 ctx.parse_failed("bot_step", text, "no step found")
                 continue
-            step = steps[0]
+            # Models often repeat the steps so far before the new one: take the first step
+            # that can be played from this state (else the first, to be shown as invalid).
+            step = next((s for s in steps if s.valid), steps[0])
             key = (step.a, step.op, step.b)
             if key in seen:
                 continue
@@ -453,4 +455,6 @@ class BoT:
 
 
 def _chain_score(chain: list[Node]) -> float:
-    return sum(n.score + n.edge for n in chain)
+    # An invalid step adds nothing, whatever the model thought of it (ours: with exact
+    # checking on, a chain with a broken step must not outscore a sound one).
+    return sum(n.score + n.edge for n in chain if n.valid)

@@ -47,6 +47,16 @@ def test_every_event_converts_to_json_and_back() -> None:
         (b'{"type": "trace", "version": 1}\n{"type": "Nope"}\n', "line 2: unknown event"),
         (b'{"type": "trace", "version": 1}\n{"type": "RunFinished", "answer": 1}\n', "line 2"),
         (b'{"type": "trace", "version": 1}\n\xff\xfe\n', "line 2"),
+        (
+            b'{"type": "trace", "version": 1}\n{"type": "ThoughtScored", "node_id": "n1", '
+            b'"score": "abc"}\n',
+            "line 2: ThoughtScored.score should be float",
+        ),
+        (
+            b'{"type": "trace", "version": 1}\n{"type": "IterationStarted", "iteration": 1, '
+            b'"total": 2, "t": "soon"}\n',
+            "line 2: IterationStarted.t",
+        ),
         (b'{"type": "trace", "version": 1}\n{"type": "ThoughtAdded",\n', "line 2"),
     ],
 )

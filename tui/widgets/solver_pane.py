@@ -169,6 +169,8 @@ class SolverPane(Vertical):
             case ev.ModelCalled() as e:
                 self.calls_by_id[e.call_id] = e
             case ev.TokensUsed() as e:
+                if self.error.startswith(_ERROR_TITLES["retrying"]):
+                    self.error = ""  # the retry went through
                 self.calls, self.tokens, self.cost = (
                     e.calls,
                     e.prompt_tokens + e.completion_tokens,
