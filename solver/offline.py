@@ -31,7 +31,12 @@ from solver.model import Call, Generation, ModelError, TokenCallback, Usage, rou
 __all__ = ["OfflineModel"]
 
 _Nums = tuple[Fraction, ...]
-_NICE = {Fraction(n) for n in (1, 2, 3, 4, 6, 8, 12, 24)}
+
+
+def _nice(target: Fraction) -> frozenset[Fraction]:
+    """The target and its whole divisors: numbers a person is glad to make on the way."""
+    t = abs(int(target))
+    return frozenset({target} | {Fraction(d) for d in range(1, min(t, 1000) + 1) if t % d == 0})
 
 
 def _fmt(numbers: Sequence[Fraction]) -> str:
@@ -72,6 +77,8 @@ class OfflineModel:
         self.lookahead = lookahead
         self.slip = slip
         self.delay = delay
+        self.target = Fraction(24)
+        self.nice = _nice(self.target)
 
     # ------------------------------------------------------------------ the seam
 
@@ -107,6 +114,10 @@ class OfflineModel:
         return None
 
     def _answer(self, purpose: str, ctx: Any, rng: random.Random, temp: float, top_p: float) -> str:
+        # The target and the numbers that feel "nice" for it. Set here, used by the helpers
+        # below: answering is synchronous (no await), so concurrent calls cannot interleave.
+        self.target = Fraction(int(ctx.get("target", 24)))
+        self.nice = _nice(self.target)
         nums = tuple(Fraction(str(x)) for x in ctx.get("numbers", ()))
         if purpose in ("io", "cot"):
             return self._attempt(nums, rng, temp, purpose == "cot")
@@ -131,10 +142,10 @@ class OfflineModel:
     def _tries(self, nums: _Nums, rng: random.Random, budget: int) -> list[Fraction] | None:
         """A few random mental tries at finishing from ``nums``; the path if one hits 24."""
         if len(nums) == 1:
-            return [nums[0]] if nums[0] == 24 else None
+            return [nums[0]] if nums[0] == self.target else None
         if len(nums) == 2:  # two numbers: anyone checks all six results
             for a, _, b, c, _ in _moves(nums):
-                if c == 24:
+                if c == self.target:
                     return [a, b]
             return None
         for _ in range(budget):
@@ -154,18 +165,18 @@ class OfflineModel:
     def _promise(self, nums: _Nums, rng: random.Random) -> float:
         """How good a state looks, 0..1, from a few tries and a feel for the numbers."""
         if len(nums) == 1:
-            return 1.0 if nums[0] == 24 else 0.0
+            return 1.0 if nums[0] == self.target else 0.0
         if self._tries(nums, rng, self.lookahead) is not None:
             return 0.95
         if len(nums) == 2:
             return 0.05
         score = 0.45
-        if any(n in _NICE for n in nums):
+        if any(n in self.nice for n in nums):
             score += 0.1
         if any(n.denominator != 1 for n in nums):
             score -= 0.2
         big = max(nums)
-        if big > 60 or sum(nums) * max(nums) < 24:
+        if big > 60 or sum(nums) * max(nums) < self.target:
             score -= 0.3
         return max(0.0, min(1.0, score))
 
@@ -184,7 +195,7 @@ class OfflineModel:
         w = 1.0
         if c.denominator != 1:
             w *= 0.08  # fractions rarely come to mind
-        if c in _NICE:
+        if c in self.nice:
             w *= 2.0
         if c == 0 or c > 100:
             w *= 0.2
@@ -225,7 +236,7 @@ class OfflineModel:
             move = self._pick(moves, [self._step_weight(m, rng) for m in moves], rng, temp)
             cur = (*move[4], move[3])
             path.append(move)
-        return path, len(cur) == 1 and cur[0] == 24
+        return path, len(cur) == 1 and cur[0] == self.target
 
     def _attempt(self, nums: _Nums, rng: random.Random, temp: float, steps: bool) -> str:
         # Like a language model, the engine has a habitual answer for a hand (the same for
@@ -250,7 +261,7 @@ class OfflineModel:
             )
         expr = _expression(nums, path)
         body = "\n".join(lines) + "\n" if steps else ""
-        return f"{body}Answer: {expr} = 24"
+        return f"{body}Answer: {expr} = {self.target}"
 
     def _propose(self, nums: _Nums, rng: random.Random, temp: float) -> str:
         moves = list(_moves(nums))
@@ -269,29 +280,30 @@ class OfflineModel:
     def _value(self, nums: _Nums, rng: random.Random, temp: float) -> str:
         shown = _fmt(nums)
         if len(nums) == 1:
-            return f"{shown}\n{'sure' if nums[0] == 24 else 'impossible'}"
+            return f"{shown}\n{'sure' if nums[0] == self.target else 'impossible'}"
         hit = self._tries(nums, rng, self.lookahead)
         if hit is not None:
-            return f"{shown}: I can reach 24 from here\nsure"
+            return f"{shown}: I can reach {self.target} from here\nsure"
         noise = rng.random() < 0.08 * (0.5 + temp)
         if len(nums) == 2:
-            return f"{shown}: no pair of operations gives 24\n{'likely' if noise else 'impossible'}"
+            label = "likely" if noise else "impossible"
+            return f"{shown}: no pair of operations gives {self.target}\n{label}"
         p = self._promise(nums, rng)
         if p < 0.25 and not noise:
-            return f"{shown}: the numbers look hard to combine into 24\nimpossible"
+            return f"{shown}: the numbers look hard to combine into {self.target}\nimpossible"
         return f"{shown}: not found yet, but the numbers are in range\nlikely"
 
     def _final_answer(self, ctx: Any, nums: _Nums) -> str:
         hand = tuple(Fraction(n) for n in ctx.get("hand", ()))
         steps = [_parse_step(s) for s in ctx.get("steps", ())]
         path = [s for s in steps if s is not None]
-        return f"Answer: {_expression(hand, path)} = {_fmt(nums) or '24'}"
+        return f"Answer: {_expression(hand, path)} = {_fmt(nums) or str(self.target)}"
 
     def _judge(self, ctx: Any, rng: random.Random) -> str:
         from puzzles.game24 import Hand, check_answer
 
         try:
-            hand = Hand(tuple(int(n) for n in ctx.get("hand", ())))
+            hand = Hand(tuple(int(n) for n in ctx.get("hand", ())), int(self.target))
             ok = check_answer(hand, str(ctx.get("answer") or "")).ok
         except ValueError:
             ok = False
@@ -348,11 +360,11 @@ class OfflineModel:
         valid = list(ctx.get("valid", [True] * len(chain)))
         hand = tuple(Fraction(n) for n in ctx.get("hand", ()))
         final = tuple(Fraction(str(x)) for x in ctx.get("numbers", ()))
-        reached = len(final) == 1 and final[0] == 24 and all(valid)
+        reached = len(final) == 1 and final[0] == self.target and all(valid)
         lines = []
         if reached:
             lines.append(
-                "Analysis Report: The chain uses every number once and reaches 24, so "
+                f"Analysis Report: The chain uses every number once and reaches {self.target}, so "
                 "it solves the task."
             )
             for i, _ in enumerate(chain, 1):
@@ -384,7 +396,7 @@ class OfflineModel:
                 break
         end = _fmt(final) if final else "nothing"
         lines.append(
-            f"Analysis Report: The chain ends with {end} instead of 24, so it does "
+            f"Analysis Report: The chain ends with {end} instead of {self.target}, so it does "
             f"not solve the task; the mistake starts at step {bad + 1}."
         )
         for i, line in enumerate(chain):
@@ -398,7 +410,7 @@ class OfflineModel:
             elif i == bad:
                 what = line.split(" (left")[0]
                 lines.append(
-                    f"Step {i + 1}: {what} leaves numbers that cannot make 24. "
+                    f"Step {i + 1}: {what} leaves numbers that cannot make {self.target}. "
                     f"Advice: do not use {what} from {before}; combine a different "
                     "pair. Recommendation or Reject: Reject."
                 )

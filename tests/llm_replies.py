@@ -87,7 +87,7 @@ def reply(request: dict[str, Any], index: int) -> str:
         current = (
             _numbers(sets[-1])
             if sets
-            else _numbers(re.search(r"The four numbers are: ([\d ]+)", last).group(1))
+            else _numbers(re.search(r"The numbers are: ([\d ]+)", last).group(1))
         )  # type: ignore[union-attr]
         moves = _moves(current)
         if not moves:

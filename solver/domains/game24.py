@@ -41,10 +41,20 @@ VALUE_WEIGHTS = {"sure": 20.0, "likely": 1.0, "impossible": 0.001}
 BOT_SCORES = (0.1, 0.3, 0.5, 0.7, 0.9, 1.0)
 """The score scale BoT asks the model to use."""
 
-RULES = (
-    "Use the four given numbers and the operations + - * / (with parentheses) to make 24. "
-    "Each number must be used exactly once."
-)
+
+def rules(hand: Hand) -> str:
+    """The rule of the game for this hand (its size and target)."""
+    return (
+        f"Use the {len(hand.numbers)} given numbers and the operations + - * / (with "
+        f"parentheses) to make {hand.target}. Each number must be used exactly once."
+    )
+
+
+def standard(hand: Hand) -> bool:
+    """Four numbers and 24: the worked examples fit. Other hands get no examples (examples
+    for 24 would mislead a model asked for another target)."""
+    return hand.target == 24 and len(hand.numbers) == 4
+
 
 # ------------------------------------------------------------------ prompts: baselines
 
@@ -94,10 +104,10 @@ SHOTS = tuple(e for e in FEW_SHOT if e[2])
 
 def io_prompt(hand: Hand) -> str:
     lines = [
-        "Use the numbers and basic arithmetic operations (+ - * /) to obtain 24. "
+        f"Use the numbers and basic arithmetic operations (+ - * /) to obtain {hand.target}. "
         "Each input number is used exactly once."
     ]
-    for numbers, _, answer in SHOTS:
+    for numbers, _, answer in SHOTS if standard(hand) else ():
         lines += [f"Input: {numbers}", f"Answer: {answer}"]
     lines += [f"Input: {hand}", "Answer:"]
     return "\n".join(lines)
@@ -105,12 +115,14 @@ def io_prompt(hand: Hand) -> str:
 
 def cot_prompt(hand: Hand, steps: Sequence[str] = ()) -> str:
     lines = [
-        "Use the numbers and basic arithmetic operations (+ - * /) to obtain 24. Each step "
+        f"Use the numbers and basic arithmetic operations (+ - * /) to obtain {hand.target}. "
+        "Each step "
         "combines two of the remaining numbers into a new one; write it as "
-        "'a op b = c (left: remaining numbers)'. After three steps, write the whole "
+        f"'a op b = c (left: remaining numbers)'. After {len(hand.numbers) - 1} steps, "
+        "write the whole "
         "expression on a line starting with 'Answer:'."
     ]
-    for numbers, shot_steps, answer in SHOTS:
+    for numbers, shot_steps, answer in SHOTS if standard(hand) else ():
         lines += [f"Input: {numbers}", "Steps:", *shot_steps, f"Answer: {answer}"]
     lines += [f"Input: {hand}", "Steps:", *steps]
     return "\n".join(lines)
@@ -182,22 +194,30 @@ sure
 """
 
 
-def value_prompt(numbers: str) -> str:
-    return VALUE_PROMPT.replace("{numbers}", numbers)
+def value_prompt(numbers: str, target: int = 24) -> str:
+    if target == 24:
+        return VALUE_PROMPT.replace("{numbers}", numbers)
+    return (
+        f"Judge whether the given numbers can reach {target} using + - * /, each exactly "
+        "once. Try a few combinations, then answer on the last line with one word: sure, "
+        f"likely or impossible.\n{numbers}\n"
+    )
 
 
 def last_step_prompt(hand: Hand, answer: str) -> str:
-    return (
-        "Judge an answer to the Game of 24: it must use each input number exactly once and "
-        "equal 24. Reply with one word on the last line: sure or impossible.\n"
+    head = (
+        f"Judge an answer to this game: it must use each input number exactly once and equal "
+        f"{hand.target}. Reply with one word on the last line: sure or impossible.\n"
+    )
+    shots = (
         "Input: 4 4 6 8\nAnswer: (4 + 8) * (6 - 4) = 24\nJudge: sure\n"
         "Input: 2 9 10 12\nAnswer: 2 * 12 * (10 - 9) = 24\nJudge: sure\n"
         "Input: 4 9 10 13\nAnswer: (13 - 9) * (10 - 4) = 24\nJudge: sure\n"
         "Input: 4 4 6 8\nAnswer: (4 + 8) * (6 - 4) + 1 = 25\nJudge: impossible\n"
         "Input: 2 9 10 12\nAnswer: 2 * (12 - 10) = 24\nJudge: impossible\n"
         "Input: 4 9 10 13\nAnswer: (13 - 4) * (10 - 9) = 24\nJudge: impossible\n"
-        f"Input: {hand}\nAnswer: {answer}\nJudge:"
     )
+    return f"{head}{shots if standard(hand) else ''}Input: {hand}\nAnswer: {answer}\nJudge:"
 
 
 # ---------------------------------------------------------------------- prompts: BoT
@@ -222,11 +242,12 @@ FEEDBACK_SYSTEM = (
 
 def bot_task(hand: Hand) -> str:
     return (
-        "The Game of 24: use the four numbers and the basic operations + - * / (parentheses "
-        "allowed) to obtain 24; each number is used exactly once. In each step, select two "
+        f"The Game of {hand.target}: use the {len(hand.numbers)} numbers and the basic "
+        f"operations + - * / (parentheses allowed) to obtain {hand.target}; each number is "
+        "used exactly once. In each step, select two "
         "numbers from the current set, combine them with one operation, and put the new number "
         "back into the set.\n"
-        f"The four numbers are: {hand}.\n"
+        f"The numbers are: {hand}.\n"
         "Let's think step by step."
     )
 
@@ -239,7 +260,7 @@ def bot_step_prompt(hand: Hand, experience: str, chain: Sequence[tuple[str, floa
         "its advice:\n"
         f"#####\n{experience}\n#####\n\n"
         "The reasoning steps so far, each with a score (a higher score means the step is more "
-        "likely to lead to 24; ignore this if empty):\n"
+        f"likely to lead to {hand.target}; ignore this if empty):\n"
         f"---\n{scored}\n---\n\n"
         "Give exactly one next step that continues from the steps above, in this format:\n"
         f"{BOT_STEP_FORMAT}\n"
@@ -253,19 +274,20 @@ def bot_evaluate_prompt(hand: Hand, chain: Sequence[tuple[str, float]], step: st
         f"{bot_task(hand)}\n\n"
         f"The reasoning steps so far:\n---\n{scored}\n---\n"
         f"The next step to evaluate:\n{step}\n\n"
-        "Score this step for its logic, its correctness and how much it helps to reach 24, "
+        f"Score this step for its logic, its correctness and how much it helps to reach "
+        f"{hand.target}, "
         "using one of 0.1, 0.3, 0.5, 0.7, 0.9, 1.0 (0.1: a critical error; 1.0: correct and "
-        "leads to 24). Reply on the last line as 'Evaluation score: X'."
+        f"leads to {hand.target}). Reply on the last line as 'Evaluation score: X'."
     )
 
 
 def bot_feedback_prompt(hand: Hand, chain: Sequence[str]) -> str:
     steps = "\n".join(f"Step {i}: {text}" for i, text in enumerate(chain, 1))
     return (
-        f"Task: {RULES}\nThe four numbers are: {hand}.\n"
+        f"Task: {rules(hand)}\nThe numbers are: {hand}.\n"
         f"The reasoning chain:\n---\n{steps}\n---\n"
         "Please do the following:\n"
-        "1. Under 'Analysis Report:', say whether this chain reaches 24 and why.\n"
+        f"1. Under 'Analysis Report:', say whether this chain reaches {hand.target} and why.\n"
         "2. For each step write: 'Step <idx>: <analysis>. Advice: <advice>. "
         "Recommendation or Reject: <Recommend|Reject>.' Refer to steps by index only.\n"
         "3. Finish with 'Confidence score: X', X one of 0.1, 0.3, 0.5, 0.7, 0.9, 1.0.\n"

@@ -50,8 +50,8 @@ class BoTConfig:
     """T: boosting iterations, each adding one experience entry."""
     trees: int = 15
     """M: thought trees grown per iteration."""
-    depth: int = 3
-    """Tree depth: one level per intermediate step (3 for the Game of 24)."""
+    depth: int | None = None
+    """Tree depth; None: one level per step of the hand (3 for four numbers, as the paper)."""
     children: int = 2
     """Children per node (binary trees)."""
     growth: tuple[str, ...] = ("layer", "leaf")
@@ -195,7 +195,7 @@ class BoT:
             if not chains:
                 continue
             if cfg.aggregation == "greedy":
-                chain = self._greedy(chains)
+                chain = self._greedy(chains, self._depth(domain))
             else:
                 chain = max(chains, key=_chain_score)
             lines = [n.line for n in chain]
@@ -252,7 +252,7 @@ class BoT:
         index = int(tree_id.rsplit("t", 1)[-1])
         tree = _Tree(tree_id, index, strategy, temperature, top_p, root)
         ctx.emit(TreeStarted(tree_id, strategy, temperature, top_p))
-        limit = sum(self.config.children**d for d in range(1, self.config.depth + 1))
+        limit = sum(self.config.children**d for d in range(1, self._depth(domain) + 1))
         if strategy == "layer":
             frontier = [root]
             while frontier:
@@ -375,7 +375,7 @@ class BoT:
         elif not child.valid:
             child.leaf = True
             ctx.emit(LeafReached(child.id, f"invalid step: {child.problem}"))
-        elif child.depth >= cfg.depth or len(child.state.numbers) <= 1:
+        elif child.depth >= self._depth(domain) or len(child.state.numbers) <= 1:
             child.leaf = True
             ctx.emit(LeafReached(child.id, "depth limit"))
         elif child.score < lo and child.edge < lo:
@@ -393,11 +393,14 @@ class BoT:
             return []
         return max((n.chain() for n in ends), key=_chain_score)
 
-    def _greedy(self, chains: list[list[Node]]) -> list[Node]:
+    def _depth(self, domain: Game24Domain) -> int:
+        return self.config.depth or len(domain.hand.numbers) - 1
+
+    def _greedy(self, chains: list[list[Node]], depth: int) -> list[Node]:
         """Stitch a chain step by step from the trees' best chains (the paper's greedy)."""
         first = max(chains, key=lambda c: c[0].score + c[0].edge)
         out = [first[0]]
-        for _ in range(1, self.config.depth):
+        for _ in range(1, depth):
             best: Node | None = None
             for chain in chains:
                 for j, node in enumerate(chain[:-1]):

@@ -41,8 +41,8 @@ class ToTConfig:
     """b: states kept after each step."""
     value_samples: int = 3
     """Value prompt samples per state, summed."""
-    steps: int = 4
-    """Three equation steps, then the answer step."""
+    steps: int | None = None
+    """Steps of the search; None: one per equation, then the answer (4 for four numbers)."""
     temperature: float = 0.7
     """Sampling temperature for every call (the paper: 0.7)."""
     max_tokens: int = 1000
@@ -82,8 +82,10 @@ class ToT:
         # Values are cached per run by the remaining numbers (the value prompt shows only
         # those), as in the reference code; one method object may serve concurrent runs.
         cache: dict[Any, asyncio.Future[tuple[float, tuple[str, ...]]]] = {}
-        for step in range(1, cfg.steps + 1):
-            ctx.emit(IterationStarted(step, cfg.steps, f"step {step}"))
+        # One equation a step until one number is left, then the answer: 4 for four numbers.
+        steps = cfg.steps or len(domain.hand.numbers)
+        for step in range(1, steps + 1):
+            ctx.emit(IterationStarted(step, steps, f"step {step}"))
             expansions = await ctx.gather(*(self._expand(domain, ctx, b) for b in beams))
             candidates = [c for group in expansions for c in group]
             if not candidates:
@@ -200,7 +202,7 @@ class ToT:
             purpose = "judge"
         else:
             key = tuple(sorted(cand.state.numbers))
-            prompt = g24.value_prompt(format_numbers(key))
+            prompt = g24.value_prompt(format_numbers(key), domain.hand.target)
             purpose = "value"
         call_id = None
         pending = cache.get(key)

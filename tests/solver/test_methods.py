@@ -144,7 +144,7 @@ async def test_bot_structure_events_and_experience() -> None:
     trees = {e.tree_id for e in added}
     assert trees <= {f"i{i}.t{m}" for i in (1, 2, 3) for m in (1, 2, 3, 4)}
     assert len(trees) >= 10
-    assert max(e.depth for e in added) <= cfg.depth
+    assert max(e.depth for e in added) <= 3  # one level per step of a four-number hand
     # Binary trees: no parent has more than two children.
     per_parent = Counter((e.tree_id, e.parent_id) for e in added)
     assert max(per_parent.values()) <= 2
@@ -301,3 +301,25 @@ async def test_every_method_runs_over_http_against_the_test_server(name: str) ->
         assert kinds["ExperienceAdded"] == 2
         temps = {b.get("temperature") for b in bodies}
         assert len(temps) >= 2  # per-tree sampling reached the server
+
+
+@pytest.mark.parametrize("name", list(SMALL))
+async def test_methods_play_other_targets_and_hand_sizes(name: str) -> None:
+    # The target and the number of cards reach every prompt and the engine, and the search
+    # depth follows the hand: a five-card hand needs four steps.
+    hand = Hand.parse("1 2 3 4", target=10)
+    model = OfflineModel(seed=2)
+    fin, events = await solve(make_method(name, **SMALL[name]), Game24Domain(hand), model)
+    calls = [e for e in events if isinstance(e, ModelCalled)]
+    for phrase in ("obtain 24", "make 24", "reach 24", "lead to 24", "equal 24", "reaches 24"):
+        assert not any(phrase in c.prompt for c in calls), phrase
+    assert any("obtain 10" in c.prompt or "make 10" in c.prompt for c in calls)
+    if fin.answer is not None:
+        assert fin.solved == check_answer(hand, fin.answer).ok
+    five = Hand.parse("1 1 1 4 6")
+    fin, events = await solve(
+        make_method(name, **SMALL[name]), Game24Domain(five), OfflineModel(seed=2)
+    )
+    if name in ("tot", "bot"):
+        steps = {e.depth for e in events if isinstance(e, ThoughtAdded)}
+        assert max(steps) >= 4
