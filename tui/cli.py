@@ -261,7 +261,26 @@ def _methods(args: argparse.Namespace, names: Sequence[str]) -> list[Any]:
             out.append(make_method(name, **_method_options(args, name)))
         except (ValueError, TypeError) as exc:
             raise UsageError(str(exc)) from exc
+    used = {m.name for m in out}
+    for option, owners in _OPTION_OWNERS.items():
+        if getattr(args, option, None) not in (None, False) and not used & owners:
+            flag = "--" + option.replace("_", "-")
+            print(
+                f"ponder: note: {flag} does not apply to {', '.join(sorted(used))}", file=sys.stderr
+            )
     return out
+
+
+_OPTION_OWNERS = {
+    "breadth": {"tot"},
+    "value_samples": {"tot"},
+    "trees": {"bot"},
+    "iterations": {"bot"},
+    "aggregation": {"bot"},
+    "confident_leaf": {"bot"},
+    "samples": {"cot-sc"},
+    "stop_early": {"tot", "bot"},
+}
 
 
 def _hand(text: str, target: int = 24) -> Any:

@@ -211,3 +211,17 @@ def test_bench_loads_tot_csv_with_a_range(capsys, tmp_path: Path) -> None:  # ty
     assert code == 0 and json.loads(out)["hands"] == 5
     code, _, err = run(capsys, "bench", "24", "--file", str(tmp_path / "none.csv"))
     assert code == 2 and "none.csv" in err
+
+
+def test_options_for_another_method_are_pointed_out(capsys) -> None:  # type: ignore[no-untyped-def]
+    code, _, err = run(capsys, "solve", "24", "1 2 3 4", "--method", "io", "--trees", "3")
+    assert code in (0, 1) and "--trees does not apply to io" in err
+
+
+def test_other_targets_and_hand_sizes(capsys) -> None:  # type: ignore[no-untyped-def]
+    code, out, _ = run(
+        capsys, "solve", "24", "1 2 3 4", "--target", "10", "--method", "tot", "--json"
+    )
+    last = json.loads(out.splitlines()[-1])
+    assert last["type"] == "RunFinished" and code == (0 if last["solved"] else 1)
+    assert "not 24" not in last["verdict"]
