@@ -24,24 +24,23 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from puzzles.crossword import Crossword
 
+from tui.commands import CommandError, add_missing
+
 __all__ = ["add_arguments", "run"]
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 MAX_COUNT = 1000
 
 
-class _UsageError(Exception):
-    """Bad input from the person at the keyboard: printed plainly, exit code 2."""
+_UsageError = CommandError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add this command's options to the ``ponder puzzles`` parser, skipping any option
     another puzzle kind has already added (they share one parser)."""
-    present = parser._option_string_actions  # argparse keeps no public view of these
 
     def add(flag: str, **options: Any) -> None:
-        if flag not in present:
-            parser.add_argument(flag, **options)
+        add_missing(parser, flag, **options)
 
     add("--load", metavar="FILE", help="a puzzle file to read (crosswords: ToT JSON, ipuz, .puz)")
     add("--check", action="store_true", help="check the puzzles of --load FILE")

@@ -12,17 +12,17 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
-from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, Static
 
 from puzzles.arith import extract_claims, format_number
 from puzzles.game24 import Hand, StepError, check_answer
 from puzzles.game24.play import Board
 from solver import events as ev
+from tui.screens.base import PonderScreen
 from tui.widgets.solver_pane import SolverPane
 
 if TYPE_CHECKING:
-    from tui.app import PonderApp
+    pass
 
 __all__ = ["Game24Screen", "NumberCard"]
 
@@ -66,7 +66,7 @@ class NumberCard(Static):
             screen.pick(self.index)
 
 
-class Game24Screen(Screen[None]):
+class Game24Screen(PonderScreen):
     """The puzzle on the left, the solver on the right."""
 
     # Nothing is focused at first, so number and operator keys reach the cards.
@@ -111,14 +111,6 @@ class Game24Screen(Screen[None]):
         self.replay = replay
         self._pending: list[ev.Event] = []
         self._solver_started: float | None = None
-
-    @property
-    def ponder(self) -> PonderApp:
-        from tui.app import PonderApp
-
-        app = self.app
-        assert isinstance(app, PonderApp)
-        return app
 
     # ---------------------------------------------------------------- layout
 

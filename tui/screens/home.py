@@ -9,7 +9,6 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import (
     DataTable,
     Footer,
@@ -22,8 +21,10 @@ from textual.widgets import (
 )
 from textual.widgets.option_list import Option
 
+from tui.screens.base import PonderScreen
+
 if TYPE_CHECKING:
-    from tui.app import PonderApp
+    pass
 
 __all__ = ["HomeScreen"]
 
@@ -43,7 +44,7 @@ METHOD_CHOICES = [
 ]
 
 
-class HomeScreen(Screen[None]):
+class HomeScreen(PonderScreen):
     """Where a session starts."""
 
     BINDINGS = [
@@ -51,14 +52,6 @@ class HomeScreen(Screen[None]):
         Binding("p", "play", "Play", id="home.play_p"),
         Binding("s", "settings", "Settings", id="home.settings"),
     ]
-
-    @property
-    def ponder(self) -> PonderApp:
-        from tui.app import PonderApp
-
-        app = self.app
-        assert isinstance(app, PonderApp)
-        return app
 
     def compose(self) -> ComposeResult:
         yield Header()

@@ -9,19 +9,19 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Input, Select, Static
 
 from solver.model import ModelError
 from solver.settings import Settings, SettingsError, config_path, save_settings
+from tui.screens.base import PonderScreen
 
 if TYPE_CHECKING:
-    from tui.app import PonderApp
+    pass
 
 __all__ = ["SettingsScreen"]
 
 
-class SettingsScreen(Screen[None]):
+class SettingsScreen(PonderScreen):
     """Edit and save the settings; test the connection to the server."""
 
     BINDINGS = [
@@ -96,14 +96,6 @@ class SettingsScreen(Screen[None]):
         if masked:
             return Text(f"{masked}  (from OPENAI_API_KEY or the config; never shown in full)")
         return Text("not set: export OPENAI_API_KEY=... before starting ponder", style="dim")
-
-    @property
-    def ponder(self) -> PonderApp:
-        from tui.app import PonderApp
-
-        app = self.app
-        assert isinstance(app, PonderApp)
-        return app
 
     def say(self, text: str, style: str = "") -> None:
         self.query_one("#settings-message", Static).update(Text(text, style=style))
