@@ -58,7 +58,7 @@ def standard(hand: Hand) -> bool:
 
 # ------------------------------------------------------------------ prompts: baselines
 
-FEW_SHOT = (
+SHOTS: tuple[tuple[str, tuple[str, str, str], str], ...] = (
     (
         "1 2 3 4",
         ("1 * 2 = 2 (left: 2 3 4)", "2 * 3 = 6 (left: 4 6)", "4 * 6 = 24 (left: 24)"),
@@ -75,31 +75,13 @@ FEW_SHOT = (
         "(13 - 8 - 1) * 6 = 24",
     ),
     (
-        "2 3 9 12",
-        ("12 / 3 = 4 (left: 2 4 9)", "9 - 2 = 7 (left: 4 7)", "4 * 7 = 28 (left: 28)"),
-        "",
-    ),
-    (
         "4 4 10 10",
         ("10 * 10 = 100 (left: 4 4 100)", "100 - 4 = 96 (left: 4 96)", "96 / 4 = 24 (left: 24)"),
         "(10 * 10 - 4) / 4 = 24",
     ),
-    (
-        "1 3 8 11",
-        ("11 - 8 = 3 (left: 1 3 3)", "3 * 3 = 9 (left: 1 9)", "9 + 1 = 10 (left: 10)"),
-        "",
-    ),
-    ("2 2 6 9", ("9 - 6 = 3 (left: 2 2 3)", "2 + 2 = 4 (left: 3 4)", "3 * 4 = 12 (left: 12)"), ""),
-    (
-        "5 5 6 12",
-        ("12 / 6 = 2 (left: 2 5 5)", "5 * 5 = 25 (left: 2 25)", "25 - 2 = 23 (left: 23)"),
-        "",
-    ),
 )
-"""Worked examples written for ponder. Only the complete ones (with an answer) are shown as
-shots; a test checks each shot exactly."""
-
-SHOTS = tuple(e for e in FEW_SHOT if e[2])
+"""Worked examples written for ponder (hand, three steps, answer), shown to IO and CoT for
+four-card hands and 24; a test checks each one exactly."""
 
 
 def io_prompt(hand: Hand) -> str:

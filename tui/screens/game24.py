@@ -28,7 +28,6 @@ __all__ = ["Game24Screen", "NumberCard"]
 
 MAX_BATCH = 250
 """Most solver events shown per 50 ms tick."""
-OPERATOR_KEYS = {"plus": "+", "minus": "-", "asterisk": "*", "slash": "/", "x": "*"}
 OP_SIGNS = {"+": "+", "-": "−", "*": "×", "/": "÷"}
 
 
@@ -110,7 +109,6 @@ class Game24Screen(PonderScreen):
         self.recorded = False
         self.replay = replay
         self._pending: list[ev.Event] = []
-        self._solver_started: float | None = None
 
     # ---------------------------------------------------------------- layout
 

@@ -8,7 +8,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Footer, Header, Input, Select, Static
 
 from solver.model import ModelError
@@ -169,6 +169,3 @@ class SettingsScreen(PonderScreen):
     @on(Button.Pressed, "#back")
     def action_close(self) -> None:
         self.app.pop_screen()
-
-
-_ = Vertical  # layout containers are used through compose
