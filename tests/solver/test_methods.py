@@ -323,3 +323,48 @@ async def test_methods_play_other_targets_and_hand_sizes(name: str) -> None:
     if name in ("tot", "bot"):
         steps = {e.depth for e in events if isinstance(e, ThoughtAdded)}
         assert max(steps) >= 4
+
+
+async def test_bot_takes_the_new_step_when_a_reply_repeats_earlier_ones() -> None:
+    # Real models often restate the chain so far before the next step.
+    def replies(call: object) -> str:
+        purpose = call.purpose  # type: ignore[attr-defined]
+        numbers = call.context["numbers"]  # type: ignore[attr-defined]
+        if purpose == "bot_step" and sorted(numbers) == ["4", "7", "8", "8"]:
+            return (
+                "Step 1, Current set: 4 7 8 8, Two numbers selected: 8 8, Operation: /, "
+                "New number calculated: 1, Remaining numbers: 4 7, New set: 1 4 7, "
+                "Evaluation score: 0.9"
+            )
+        if purpose == "bot_step":
+            return (
+                "Step 1, Current set: 4 7 8 8, Two numbers selected: 8 8, Operation: /, "
+                "New number calculated: 1, Remaining numbers: 4 7, New set: 1 4 7\n"
+                "Step 2, Current set: 1 4 7, Two numbers selected: 7 1, Operation: -, "
+                "New number calculated: 6, Remaining numbers: 4, New set: 4 6, "
+                "Evaluation score: 0.9"
+            )
+        if purpose == "bot_evaluate":
+            return "Evaluation score: 0.9"
+        return "Analysis Report: fine.\nConfidence score: 0.9"
+
+    _, events = await solve(
+        BoT(BoTConfig(iterations=1, trees=1, depth=2)),
+        Game24Domain(Hand.parse("4 7 8 8")),
+        ScriptedModel(replies),
+    )
+    second = [e for e in events if isinstance(e, ThoughtAdded) and e.depth == 2]
+    assert second and all(e.text.startswith("7 - 1 = 6") for e in second)
+
+
+def test_invalid_steps_add_nothing_to_a_chain() -> None:
+    from solver.methods.bot import Node, _chain_score
+
+    state = Hand.parse("4 7 8 8").start()
+    sound = [Node(f"n{i}", None, state, i, score=0.7, edge=0.7) for i in (1, 2, 3)]
+    broken = [
+        Node("b1", None, state, 1, score=1.0, edge=0.9),
+        Node("b2", None, state, 2, score=1.0, edge=0.9),
+        Node("b3", None, state, 3, score=1.0, edge=0.0, valid=False),
+    ]
+    assert _chain_score(sound) > _chain_score(broken)
