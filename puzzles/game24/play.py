@@ -13,6 +13,11 @@ __all__ = ["Board", "Card"]
 _OPS = {"+": 1, "-": 1, "*": 2, "/": 2}
 
 
+def _operand(value: Fraction) -> str:
+    """A number as an operand: fractions bracketed, so "8 / (1/3)" is not "8 / 1 / 3"."""
+    return format_number(value) if value.denominator == 1 else f"({format_number(value)})"
+
+
 @dataclass(frozen=True, slots=True)
 class Card:
     """A number on the table and the expression that made it."""
@@ -77,7 +82,7 @@ class Board:
         cards[first] = card
         del cards[second]
         self.cards = cards
-        self.steps.append(f"{a.label} {op} {b.label} = {card.label}")
+        self.steps.append(f"{_operand(a.value)} {op} {_operand(b.value)} = {card.label}")
         return card
 
     def undo(self) -> bool:

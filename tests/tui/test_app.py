@@ -249,3 +249,16 @@ async def test_typing_never_waits_for_a_running_solver(tmp_path: Path) -> None:
         await pilot.press(*"(7-8/8)*4")
         assert app.focused is not None and app.focused.value == "(7-8/8)*4"  # type: ignore[attr-defined]
         assert asyncio.get_running_loop().time() - started < 5
+
+
+async def test_a_hand_that_needs_fractions_is_won_by_keys(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_hand(app, pilot, "3 3 8 8")
+        await pilot.press("3", "slash", "1")  # 8 / 3 = 8/3
+        await pilot.press("1", "minus", "2")  # 3 - 8/3 = 1/3
+        await pilot.press("2", "slash", "1")  # 8 / (1/3) = 24
+        steps = text_of(screen, "#steps")
+        assert "3 - (8/3) = 1/3" in steps and "8 ÷ (1/3) = 24" in steps
+        assert steps.count("✓") == 3 and "✗" not in steps
+        assert screen.board.solved and "Solved" in text_of(screen, "#message")

@@ -14,7 +14,7 @@ from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
 from textual.widgets import Footer, Header, Input, Static
 
-from puzzles.arith import extract_claims, format_number
+from puzzles.arith import extract_claims, format_number, verify_claim
 from puzzles.game24 import Hand, StepError, check_answer
 from puzzles.game24.play import Board
 from solver import events as ev
@@ -180,8 +180,11 @@ class Game24Screen(PonderScreen):
         self.query_one("#selection", Static).update(Text(pick, style="bold"))
         steps = Text()
         for i, step in enumerate(self.board.steps, 1):
+            # Each step is re-checked through puzzles.arith, as every claim in ponder is.
+            claim = verify_claim(step)
             shown = step.replace(" * ", " × ").replace(" / ", " ÷ ")  # 8/3 stays a fraction
-            steps.append(f"{i}. {shown}  ✓\n")
+            steps.append(f"{i}. {shown}  ")
+            steps.append("✓\n" if claim.ok else "✗\n", style="green" if claim.ok else "red")
         self.query_one("#steps", Static).update(steps)
 
     def say(self, message: str | Text, style: str = "") -> None:
