@@ -52,8 +52,7 @@ class NumberCard(Static):
         text.append(f"{self.index + 1}\n", style="dim")
         text.append(self.value, style="bold")
         if self.expression and self.expression != self.value:
-            shown = self.expression.replace(" * ", " × ").replace(" / ", " ÷ ")
-            text.append(f"\n{shown}", style="dim")
+            text.append(f"\n{_shown(self.expression)}", style="dim")
         self.update(text)
 
     def watch_selected(self, selected: bool) -> None:
@@ -182,8 +181,7 @@ class Game24Screen(PonderScreen):
         for i, step in enumerate(self.board.steps, 1):
             # Each step is re-checked through puzzles.arith, as every claim in ponder is.
             claim = verify_claim(step)
-            shown = step.replace(" * ", " × ").replace(" / ", " ÷ ")  # 8/3 stays a fraction
-            steps.append(f"{i}. {shown}  ")
+            steps.append(f"{i}. {_shown(step)}  ")
             steps.append("✓\n" if claim.ok else "✗\n", style="green" if claim.ok else "red")
         self.query_one("#steps", Static).update(steps)
 
@@ -214,7 +212,7 @@ class Game24Screen(PonderScreen):
             self.refresh_board()
             return
         self.refresh_board()
-        self.say(f"{self.board.steps[-1]}  (exact)")
+        self.say(f"{_shown(self.board.steps[-1])}  (exact)")
         if self.board.finished:
             self.finish_attempt()
 
@@ -451,3 +449,8 @@ class Game24Screen(PonderScreen):
         self.flush_events(everything=True)
         pane.notice = "replay finished · esc for home"
         pane.refresh_status()
+
+
+def _shown(arithmetic: str) -> str:
+    """Operators as people write them; a fraction such as 8/3 keeps its slash."""
+    return arithmetic.replace(" * ", " × ").replace(" / ", " ÷ ")

@@ -78,7 +78,7 @@ class SolverPane(Vertical):
         self._last_iteration: TreeNode[str] | None = None
 
     def compose(self) -> ComposeResult:
-        yield Static("solver idle · press space to start", id="solver-status")
+        yield Static("solver idle · press s (or space) to start it", id="solver-status")
         tree: Tree[str] = Tree("thoughts", id="thoughts")
         tree.show_root = False
         tree.guide_depth = 3
