@@ -135,6 +135,21 @@ class ClaimVerified(Event):
     ok: bool
     reason: str = ""
 
+    @property
+    def mark(self) -> str:
+        return {"exact": "✓", "approx": "≈"}.get(self.status, "✗")
+
+    @property
+    def note(self) -> str:
+        """What the exact check adds: ``exactly 8/3``, ``is 56``, or why it is invalid."""
+        if self.status == "approx":
+            return f"exactly {self.exact}"
+        if self.status == "wrong":
+            return f"is {self.exact}"
+        if self.status == "invalid":
+            return self.reason
+        return ""
+
 
 @dataclass(frozen=True, slots=True)
 class ExperienceAdded(Event):

@@ -328,19 +328,11 @@ class EventPrinter:
                 c.print(f"    [dim]{node} scored {score:g}{extra}{escape(labels)}[/]")
             case ev.ThoughtPruned(node_id=node, reason=reason) if self.verbose:
                 c.print(f"    [dim]{node} pruned: {escape(reason)}[/]")
-            case ev.ClaimVerified(expression=lhs, claimed=rhs, exact=exact, status=status):
+            case ev.ClaimVerified(expression=lhs, claimed=rhs, status=status):
                 if self.verbose or status in ("wrong", "invalid"):
-                    mark = {"exact": "[green]✓[/]", "approx": "[yellow]≈[/]"}.get(
-                        status, "[red]✗[/]"
-                    )
-                    note = ""
-                    if status == "approx":
-                        note = f" (exactly {exact})"
-                    elif status == "wrong":
-                        note = f" (actually {exact})"
-                    elif status == "invalid":
-                        note = f" ({escape(event.reason)})"
-                    c.print(f"    {mark} {escape(lhs)} = {escape(rhs)}{note}")
+                    colour = {"exact": "green", "approx": "yellow"}.get(status, "red")
+                    note = f" ({escape(event.note)})" if event.note else ""
+                    c.print(f"    [{colour}]{event.mark}[/] {escape(lhs)} = {escape(rhs)}{note}")
             case ev.SolutionFound(node_id=node, answer=answer):
                 c.print(f"  [green]★ solution[/] {escape(answer)} [dim]({node})[/]")
             case ev.ChainAggregated(strategy=strategy, steps=steps, score=score):

@@ -7,9 +7,11 @@ arguments; what they share lives here.
 from __future__ import annotations
 
 import argparse
+import sys
+from collections.abc import Callable
 from typing import Any
 
-__all__ = ["CommandError", "add_missing"]
+__all__ = ["CommandError", "add_missing", "option", "run_command"]
 
 
 class CommandError(Exception):
@@ -20,3 +22,17 @@ def add_missing(parser: argparse.ArgumentParser, flag: str, **options: Any) -> N
     """Add ``flag`` unless another puzzle kind already did (they share one parser)."""
     if flag not in parser._option_string_actions:  # argparse has no public view of these
         parser.add_argument(flag, **options)
+
+
+def option(args: argparse.Namespace, name: str) -> Any:
+    """An option's value; absent (another kind's parser did not add it) means unset."""
+    return getattr(args, name, None)
+
+
+def run_command(body: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
+    """Run a command; bad input is printed plainly and exits 2, never a traceback."""
+    try:
+        return body(args)
+    except CommandError as exc:
+        print(f"ponder: {exc}", file=sys.stderr)
+        return 2

@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from puzzles.crossword import Crossword
 
-from tui.commands import CommandError, add_missing
+from tui.commands import CommandError, add_missing, run_command
+from tui.commands import option as _option
 
 __all__ = ["add_arguments", "run"]
 
@@ -55,16 +56,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``ponder puzzles crossword`` with parsed ``args``; the exit code."""
-    try:
-        return _run(args)
-    except _UsageError as exc:
-        print(f"ponder: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-
-
-def _option(args: argparse.Namespace, name: str) -> Any:
-    # Options another kind's parser may not have: absent means unset.
-    return getattr(args, name, None)
+    return run_command(_run, args)
 
 
 def _run(args: argparse.Namespace) -> int:

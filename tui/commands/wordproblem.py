@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -25,7 +24,8 @@ if TYPE_CHECKING:
 
     from puzzles.wordproblem import AlgebraProblem, WordProblem
 
-from tui.commands import CommandError, add_missing
+from tui.commands import CommandError, add_missing, run_command
+from tui.commands import option as _option
 
 __all__ = ["add_arguments", "run"]
 
@@ -54,16 +54,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``ponder puzzles wordproblem`` with parsed ``args``; the exit code."""
-    try:
-        return _run(args)
-    except _UsageError as exc:
-        print(f"ponder: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-
-
-def _option(args: argparse.Namespace, name: str) -> Any:
-    # Options another kind may not have added: absent means unset.
-    return getattr(args, name, None)
+    return run_command(_run, args)
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -287,22 +287,10 @@ class SolverPane(Vertical):
 
     def _claim(self, e: ev.ClaimVerified) -> None:
         self.counts[e.status] = self.counts.get(e.status, 0) + 1
-        if e.status == "exact":
-            line = Text.assemble(("✓ ", "bold green"), f"{e.expression} = {e.claimed}")
-        elif e.status == "approx":
-            line = Text.assemble(
-                ("≈ ", "bold yellow"),
-                f"{e.expression} = {e.claimed}",
-                (f"  exactly {e.exact}", "yellow"),
-            )
-        elif e.status == "wrong":
-            line = Text.assemble(
-                ("✗ ", "bold red"), f"{e.expression} = {e.claimed}", (f"  is {e.exact}", "red")
-            )
-        else:
-            line = Text.assemble(
-                ("✗ ", "bold red"), f"{e.expression} = {e.claimed}", (f"  {e.reason}", "red")
-            )
+        colour = {"exact": "green", "approx": "yellow"}.get(e.status, "red")
+        line = Text.assemble((f"{e.mark} ", f"bold {colour}"), f"{e.expression} = {e.claimed}")
+        if e.note:
+            line.append(f"  {e.note}", style=colour)
         self.query_one("#arith", RichLog).write(line)
         info = self.nodes.get(e.node_id or "")
         if info is not None:
