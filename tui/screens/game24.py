@@ -291,7 +291,7 @@ class Game24Screen(PonderScreen):
             self.say(
                 Text.assemble(
                     ("★ Solved! ", "bold green"),
-                    f"{answer} = {self.hand.target}\n",
+                    f"{_shown(answer)} = {self.hand.target}\n",
                     f"in {clock}{hints}. Press n for a new puzzle.",
                 )
             )
