@@ -31,13 +31,17 @@ __all__ = [
     "Expr",
     "Neg",
     "Num",
+    "StepReading",
+    "claim_sides",
     "evaluate",
     "extract_claims",
     "format_decimal",
     "format_number",
+    "format_operand",
     "leading_expression",
     "parse",
     "parse_number",
+    "read_step",
     "verify_claim",
 ]
 
@@ -74,6 +78,9 @@ _PLUS = {"+"}
 _OPEN = {"(", "["}
 _CLOSE = {")", "]"}
 _NUMBER_RE = re.compile(r"\d+(?:\.\d*)?|\.\d+")
+# "1,800" and "12,345.5": digits grouped by threes, as people write amounts.
+_GROUPED_RE = re.compile(r"\d{1,3}(?:,\d{3})+(?!,?\d)(?:\.\d+)?")
+_CURRENCY = {"$", "€", "£"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,8 +101,11 @@ def _tokenize(text: str) -> list[_Token]:
         if ch.isspace():
             i += 1
             continue
+        if ch in _CURRENCY and i + 1 < n and (text[i + 1].isdigit() or text[i + 1] == "."):
+            i += 1  # "$18": a currency mark on an amount
+            continue
         if ch.isdigit() or ch == ".":
-            m = _NUMBER_RE.match(text, i)
+            m = _GROUPED_RE.match(text, i) or _NUMBER_RE.match(text, i)
             if m is None:
                 raise ArithError(f"unexpected {ch!r}", i)
             digits = sum(c.isdigit() for c in m.group())
@@ -103,7 +113,7 @@ def _tokenize(text: str) -> list[_Token]:
                 raise ArithError(
                     f"number has too many digits ({digits}; at most {MAX_LITERAL_DIGITS})", i
                 )
-            tokens.append(_Token("num", m.group(), i))
+            tokens.append(_Token("num", m.group().replace(",", ""), i))
             i = m.end()
             continue
         if ch in _MUL:
@@ -450,100 +460,382 @@ def _judge(text: str, lhs: str, rhs: str, span: tuple[int, int]) -> Claim:
     )
 
 
-# Characters that may belong to an arithmetic side of a claim inside prose.
-_SIDE_CHARS = set("0123456789.+-*/xX×÷·−()[] \t")
-_OPERATOR_IN = re.compile(r"[-+*/x×÷·−]")
-# Bounds that keep extraction linear on hostile text: a claim's side is short in practice.
-_SIDE_WINDOW = 200
-_MAX_TRIES = 24
-_MAX_EQUALS = 400
+# ---------------------------------------------------------------------------- step lines
 
 
-def _longest_parsing_suffix(chunk: str, line_start: bool = False) -> str | None:
-    """The longest suffix of ``chunk`` (cut at token boundaries) that parses and has an
-    operator: drops list markers such as ``1.`` or stray words in front of an expression."""
-    starts = [i for i, ch in enumerate(chunk) if ch.isdigit() or ch in "([-−."]
-    if line_start:
-        # "- " opening a line is a markdown bullet, not a minus: "- 10 - 4 = 6" claims 10 - 4.
-        lead = len(chunk) - len(chunk.lstrip(" \t"))
-        if chunk[lead : lead + 1] in ("-", "−") and chunk[lead + 1 : lead + 2] in (" ", "\t"):
-            starts = [i for i in starts if i != lead]
-    for i in starts[:_MAX_TRIES]:
-        if i > 0 and (chunk[i - 1].isdigit() or (chunk[i - 1] == "." and chunk[i].isdigit())):
-            continue  # not a token boundary
-        candidate = chunk[i:].strip()
-        if not _OPERATOR_IN.search(candidate.lstrip("-−")):
-            continue
-        try:
-            parse(candidate)
-        except ArithError as exc:
-            if exc.message == "division by zero":
-                return candidate
-            continue
-        return candidate
+def format_operand(value: Fraction) -> str:
+    """A number as an operand in text ponder writes: ``8``, ``(8/3)``, ``(-2)``; bracketed
+    whenever it is not a plain whole number, so ``8 / (8/3)`` can never be read otherwise."""
+    text = format_number(value)
+    return text if value.denominator == 1 and value >= 0 else f"({text})"
+
+
+@dataclass(frozen=True, slots=True)
+class StepReading:
+    """One way to read the left side of a step line as ``a op b``."""
+
+    a: Fraction
+    op: str
+    b: Fraction
+    a_text: str
+    b_text: str
+    spaced: bool = False  # the spacing says so: tight fractions, a spaced operator
+
+    @property
+    def text(self) -> str:
+        """The reading with its operands bracketed: ``8 / (8/3)``."""
+        return f"{_bracket(self.a_text)} {self.op} {_bracket(self.b_text)}"
+
+
+def _bracket(operand: str) -> str:
+    return f"({operand})" if ("/" in operand or operand.startswith("-")) else operand
+
+
+def _operand(tokens: list[_Token], text: str) -> tuple[Fraction, str, bool] | None:
+    """A single number, a signed number, or a fraction ``p/q``, optionally in brackets:
+    its value, its text, and whether its slash (if any) is written tight (``8/3``)."""
+    if len(tokens) >= 3 and tokens[0].kind == "open" and tokens[-1].kind == "close":
+        inner = _operand(tokens[1:-1], text)
+        return None if inner is None else (inner[0], inner[1], True)
+    sign = 1
+    if tokens and tokens[0].kind == "op" and tokens[0].text == "-":
+        sign, tokens = -1, tokens[1:]
+    if len(tokens) == 1 and tokens[0].kind == "num":
+        value = parse_number(tokens[0].text)
+        return sign * value, ("-" if sign < 0 else "") + tokens[0].text, True
+    if (
+        len(tokens) == 3
+        and tokens[0].kind == tokens[2].kind == "num"
+        and tokens[1].kind == "op"
+        and tokens[1].text == "/"
+    ):
+        num, den = parse_number(tokens[0].text), parse_number(tokens[2].text)
+        if den == 0:
+            return None
+        slash = tokens[1].pos
+        tight = not text[slash - 1 : slash].isspace() and not text[slash + 1 : slash + 2].isspace()
+        written = f"{tokens[0].text}/{tokens[2].text}"
+        return sign * num / den, ("-" if sign < 0 else "") + written, tight
     return None
 
 
-def _longest_parsing_prefix(chunk: str) -> str | None:
-    ends = [i + 1 for i, ch in enumerate(chunk) if ch.isdigit() or ch in ")]"]
-    for end in reversed(ends[-_MAX_TRIES:]):
-        if end < len(chunk) and chunk[end].isdigit():
+def read_step(lhs: str) -> list[StepReading]:
+    """Every reading of ``lhs`` as one step ``a op b`` whose operands are numbers or
+    fractions, the likeliest first; empty when ``lhs`` is not such a step.
+
+    ``8 / 8/3`` has two readings, ``8 / (8/3)`` and ``(8/8) / 3``. A fraction written tight
+    (``8/3``) beside an operator written with spaces is one operand, so the first reading
+    comes first; where spacing tells nothing (``8/8/3``) the usual left-to-right reading does.
+    Which numbers are on the table may settle it (the caller knows).
+    """
+    try:
+        tokens = _tokenize(lhs)
+    except ArithError:
+        return []
+    if len(tokens) > 11:
+        return []
+    readings: list[tuple[bool, StepReading]] = []
+    for k, tok in enumerate(tokens):
+        if tok.kind != "op" or k == 0:
             continue
-        candidate = chunk[:end].strip()
         try:
-            parse(candidate)
+            left, right = _operand(tokens[:k], lhs), _operand(tokens[k + 1 :], lhs)
         except ArithError:
             continue
-        return candidate
-    return None
+        if left is None or right is None:
+            continue
+        spaced = lhs[tok.pos - 1 : tok.pos].isspace() or lhs[tok.pos + 1 : tok.pos + 2].isspace()
+        by_spacing = spaced and left[2] and right[2]
+        readings.append(
+            (by_spacing, StepReading(left[0], tok.text, right[0], left[1], right[1], by_spacing))
+        )
+    if len(readings) < 2:
+        return [r for _, r in readings]
+    try:
+        usual = evaluate(lhs)
+    except ArithError:
+        usual = None
+    spaced_ones = [r for by_spacing, r in readings if by_spacing]
+    if len(spaced_ones) == 1:
+        first = spaced_ones[0]
+    else:
+        first = next(
+            (r for _, r in readings if usual is not None and _value_of(r) == usual),
+            readings[0][1],
+        )
+    return [first, *(r for _, r in readings if r is not first)]
+
+
+def _value_of(reading: StepReading) -> Fraction | None:
+    try:
+        return BinOp(reading.op, Num(reading.a), Num(reading.b)).value
+    except ArithError:
+        return None
+
+
+# ---------------------------------------------------------------------------- reading prose
+#
+# A claim or an answer inside prose is read whole or not at all. The scanner below cuts text
+# into coarse tokens and finds where an expression starts and ends: at prose words, at
+# punctuation, at an opening bracket that starts a remark ("(left: 3 8)"), between two numbers
+# written side by side ("1. 4 + 8" is a list marker and a claim). Everything between those
+# borders is the expression, including what the parser will refuse (``sqrt(9)``, ``^ 2``,
+# ``% 5``): the verdict is then "invalid" with the parser's reason, never a verdict on a
+# shorter piece of the text. Where the border itself is unclear (a variable glued to a
+# number, "2x + 3"; a binary operator with no left operand in reach), there is no claim.
+
+_SCAN_RE = re.compile(
+    r"(?P<num>[$€£]?(?:\d{1,3}(?:,\d{3})+(?!,?\d)(?:\.\d+)?|\d+(?:\.\d*)?|\.\d+))"
+    r"|(?P<foreign>\*\*|[\^%√]|!(?!=))"
+    r"|(?P<cmp>==|<=|>=|!=|[<>≈≠≤≥])"
+    r"|(?P<eq>=)"
+    r"|(?P<op>[-+*/×÷·∙⋅−–—∕])"
+    r"|(?P<open>[(\[])"
+    r"|(?P<close>[)\]])"
+    r"|(?P<word>[^\W\d_]+)"
+    r"|(?P<nl>[\r\n])"
+    r"|(?P<space>[ \t\f\v]+)"
+    r"|(?P<punct>.)",
+    re.DOTALL,
+)
+_SIDE_WINDOW = 200
+"""Longest side of a claim, in characters; longer ones are not read as claims."""
+_MAX_SCAN = MAX_LENGTH * 20
+"""Characters of a text scanned for claims."""
+_TIMES_WORDS = {"x", "X"}
+_BULLETS = {"-", "−", "–", "—", "*", "·", "∙"}
+_DASHES = {"-", "–", "—", "−"}
+
+
+@dataclass(frozen=True, slots=True)
+class _Tok:
+    kind: str  # num foreign cmp eq op open close word nl punct
+    text: str
+    start: int
+    end: int
+    spaced: bool  # whitespace right before it
+
+
+def _scan(text: str) -> list[_Tok]:
+    toks: list[_Tok] = []
+    spaced = False
+    for m in _SCAN_RE.finditer(text):
+        kind = m.lastgroup or "punct"
+        if kind == "space":
+            spaced = True
+            continue
+        toks.append(_Tok(kind, m.group(), m.start(), m.end(), spaced))
+        spaced = False
+    for i, tok in enumerate(toks):
+        if tok.text not in ("*", "**"):
+            continue
+        # Markdown emphasis, not arithmetic: "**4 + 8 = 12**", "*12*". A star is an operator
+        # only with an operand on each side; "**" with one glued operand is emphasis.
+        after = toks[i + 1] if i + 1 < len(toks) else None
+        before = _operand_end(toks[i - 1]) if i > 0 else False
+        glued_after = after is not None and not after.spaced and _operand_start(after)
+        following = after is not None and _operand_start(after)
+        opening = not before and glued_after
+        closing = before and not tok.spaced and not following
+        if opening or closing or (tok.text == "**" and not (before and following)):
+            toks[i] = _Tok("punct", tok.text, tok.start, tok.end, tok.spaced)
+    return toks
+
+
+def _operand_end(tok: _Tok) -> bool:
+    return tok.kind in ("num", "close")
+
+
+def _operand_start(tok: _Tok) -> bool:
+    return tok.kind in ("num", "open")
+
+
+def _is_call(toks: list[_Tok], i: int) -> bool:
+    """A word glued to an opening bracket: a function such as ``sqrt(9)``."""
+    return i + 1 < len(toks) and toks[i + 1].kind == "open" and not toks[i + 1].spaced
+
+
+def _is_times(toks: list[_Tok], i: int) -> bool:
+    """``x`` between two operands is multiplication: ``4 x 6``."""
+    if toks[i].text not in _TIMES_WORDS or not 0 < i < len(toks) - 1:
+        return False
+    after = toks[i + 1]
+    if after.kind == "op" and after.text in "-−" and i + 2 < len(toks):
+        after = toks[i + 2]  # "5 x -6"
+    return _operand_end(toks[i - 1]) and _operand_start(after)
+
+
+def _expression_kind(toks: list[_Tok], i: int) -> bool:
+    tok = toks[i]
+    if tok.kind in ("num", "op", "foreign", "open", "close"):
+        return True
+    return tok.kind == "word" and (_is_call(toks, i) or _is_times(toks, i))
+
+
+def _back(toks: list[_Tok], eq: int) -> tuple[int, int] | None:
+    """The token range ``[first, eq)`` of the whole expression left of ``toks[eq]``."""
+    depth = 0
+    first = eq
+    i = eq - 1
+    while i >= 0 and _expression_kind(toks, i):
+        tok = toks[i]
+        if first < eq:
+            head = toks[first]
+            if _operand_end(tok) and head.kind == "num" and head.spaced:
+                break  # "1. 4 + 8", "(left: 3 8) 4 + 8": two items side by side
+            if tok.kind == "num" and tok.text.endswith(".") and head.spaced:
+                break  # "1. (4 + 8) * 2": a list number, then the expression
+        if tok.kind == "close":
+            depth += 1
+        elif tok.kind == "open":
+            if depth == 0:
+                break  # an opening bracket of the prose around: "(4 + 8 = 12)"
+            depth -= 1
+        if toks[eq - 1].end - tok.start > _SIDE_WINDOW:
+            return None
+        first = i
+        i -= 1
+    if first == eq:
+        return None
+    stop = toks[i] if i >= 0 else None
+    head = toks[first]
+    if stop is not None and stop.kind == "word" and not head.spaced:
+        return None  # glued to a word: "x2 + 3", "abc4 * 5"
+    if head.kind == "op":
+        line_start = stop is None or stop.kind == "nl"
+        follower = toks[first + 1] if first + 1 < eq else None
+        if line_start and head.text in _BULLETS and follower is not None and follower.spaced:
+            first += 1  # a markdown bullet: "- 10 - 4 = 6"
+        elif head.text in "*/×÷·∙⋅∕":
+            return None  # a binary operator whose left operand is out of reach
+        elif (
+            stop is not None
+            and stop.kind in ("word", "num", "foreign")
+            and follower is not None
+            and follower.spaced
+        ):
+            return None  # "y - 3 + 1": a binary minus after a variable
+    if first >= eq:
+        return None
+    return first, eq
+
+
+def _forward(toks: list[_Tok], begin: int, end: int | None = None) -> tuple[int, int, bool]:
+    """The token range ``[begin, last)`` of the whole expression from ``toks[begin]``, and
+    whether it ended cleanly (not cut by the window)."""
+    stop_at = len(toks) if end is None else end
+    depth = 0
+    i = begin
+    while i < stop_at and _expression_kind(toks, i):
+        tok = toks[i]
+        if i > begin:
+            prev = toks[i - 1]
+            if tok.kind == "num" and _operand_end(prev) and tok.spaced:
+                break  # "= 12 4 8": the value, then something else
+            if (
+                tok.kind == "open"
+                and _operand_end(prev)
+                and i + 1 < stop_at
+                and toks[i + 1].kind == "word"
+                and not _is_call(toks, i + 1)
+            ):
+                break  # a remark: "= 12 (left: 8 12)"
+        if tok.kind == "open":
+            depth += 1
+        elif tok.kind == "close":
+            if depth == 0:
+                break  # closes a bracket of the prose around
+            depth -= 1
+        if tok.end - toks[begin].start > _SIDE_WINDOW:
+            return begin, i, False
+        i += 1
+    last = i
+    if last > begin and last < len(toks):
+        tail = toks[last - 1]
+        if tail.kind == "op" and tail.text in _DASHES and toks[last].kind == "word":
+            last -= 1  # a dash into prose: "= 24 - the answer"
+    return begin, last, True
+
+
+def _text_of(text: str, toks: list[_Tok], first: int, last: int) -> str:
+    return text[toks[first].start : toks[last - 1].end]
+
+
+def _trim_period(side: str) -> str:
+    # A sentence's full stop after the last number: "= 24." is 24.
+    return side[:-1] if side.endswith(".") and side[:-1][-1:].isdigit() else side
+
+
+def _has_operator(toks: list[_Tok], first: int, last: int) -> bool:
+    """A binary operator (or a foreign one) somewhere after the leading signs."""
+    i = first
+    while i < last and toks[i].kind == "op" and toks[i].text in "+-−–—":
+        i += 1
+    return any(
+        toks[j].kind in ("op", "foreign") or (toks[j].kind == "word" and _is_times(toks, j))
+        for j in range(i, last)
+    )
 
 
 def leading_expression(text: str) -> str | None:
-    """The longest arithmetic expression at the start of ``text`` (prose after it ignored):
-    ``"(4 + 8) * 2, so done"`` gives ``"(4 + 8) * 2"``; None when the text starts otherwise."""
+    """The whole arithmetic expression at the start of ``text`` (prose after it ignored):
+    ``"(4 + 8) * 2, so done"`` gives ``"(4 + 8) * 2"``; ``"(7 - 8/8) * 4 - sqrt(9)"`` gives
+    all of it (the parser then says why it is not arithmetic). None when the text starts
+    otherwise."""
     if not isinstance(text, str):
         return None
-    chunk = text.lstrip()[:_SIDE_WINDOW]
-    end = 0
-    while end < len(chunk) and chunk[end] in _SIDE_CHARS:
-        end += 1
-    return _longest_parsing_prefix(chunk[:end])
+    toks = _scan(text.lstrip()[:_MAX_SCAN])
+    if not toks or not _expression_kind(toks, 0):
+        return None
+    first, last, clean = _forward(toks, 0)
+    if last <= first or not clean:
+        return None
+    return _trim_period(_text_of(text.lstrip(), toks, first, last)).strip() or None
+
+
+def claim_sides(text: str, limit: int = 64) -> list[tuple[str, str, tuple[int, int]]]:
+    """Where ``text`` claims ``expression = value``: each claim's left side, right side and
+    span, read whole (see :func:`extract_claims`), not yet judged."""
+    found: list[tuple[str, str, tuple[int, int]]] = []
+    if not isinstance(text, str):
+        return found
+    text = text[:_MAX_SCAN]
+    toks = _scan(text)
+    for eq, tok in enumerate(toks):
+        if len(found) >= limit:
+            break
+        if tok.kind != "eq":
+            continue
+        left = _back(toks, eq)
+        if left is None or not _has_operator(toks, *left):
+            continue
+        _, last, clean = _forward(toks, eq + 1)
+        if not clean or last <= eq + 1:
+            continue
+        lhs_start = toks[left[0]].start
+        rhs = _trim_period(_text_of(text, toks, eq + 1, last))
+        rhs_end = toks[eq + 1].start + len(rhs)
+        found.append((text[lhs_start : toks[eq - 1].end], rhs, (lhs_start, rhs_end)))
+    return found
 
 
 def extract_claims(text: str, limit: int = 64) -> list[Claim]:
-    """Every ``expression = value`` claim found in free text, verified.
+    """Every ``expression = value`` claim found in free text, verified whole.
 
     Prose around a claim is ignored: ``Step 2: 8 / 3 = 2.67 (left: 2.67 4)`` gives one claim
-    ``8 / 3 = 2.67``. A claim needs an operator on its left side, so ``left: 24`` or
-    ``x = 3`` are not claims. At most ``limit`` claims are returned.
+    ``8 / 3 = 2.67``. Each side is the whole expression next to ``=``: ``6 + 6 + 6 + 6 = 24``
+    is one claim (never ``6 + 6 = 24``), and a side the parser refuses (``sqrt(9) + 3 = 6``)
+    is an invalid claim with the reason. A claim needs an operator on its left side, so
+    ``left: 24`` or ``x = 3`` are not claims. A step written ``8 / 8/3 = 3`` is read as
+    ``8 / (8/3)`` (see :func:`read_step`) and reported with that reading as its left side.
+    At most ``limit`` claims are returned.
     """
     claims: list[Claim] = []
     if not isinstance(text, str):
         return claims
-    text = text[: MAX_LENGTH * 20]
-    for seen, m in enumerate(re.finditer(r"=", text)):
-        if len(claims) >= limit or seen >= _MAX_EQUALS:
-            break
-        eq = m.start()
-        if eq + 1 < len(text) and text[eq + 1] == "=":
-            continue
-        if eq > 0 and text[eq - 1] in "<>!=":
-            continue
-        start = eq
-        while start > 0 and text[start - 1] in _SIDE_CHARS and eq - start < _SIDE_WINDOW:
-            start -= 1
-        lhs = _longest_parsing_suffix(text[start:eq], start == 0 or text[start - 1] in "\r\n")
-        if lhs is None:
-            continue
-        end = eq + 1
-        while end < len(text) and text[end] in _SIDE_CHARS and end - eq < _SIDE_WINDOW:
-            end += 1
-        rhs_chunk = text[eq + 1 : end]
-        # Stop the right side at the start of a parenthesised remark such as "(left: ...)".
-        rhs = _longest_parsing_prefix(rhs_chunk)
-        if rhs is None:
-            continue
-        lhs_start = text.rfind(lhs, start, eq)
-        rhs_end = text.find(rhs, eq) + len(rhs)
-        claims.append(_judge(text[lhs_start:rhs_end].strip(), lhs, rhs, (lhs_start, rhs_end)))
+    for lhs, rhs, span in claim_sides(text, limit):
+        readings = read_step(lhs)
+        if readings and readings[0].spaced and "/" in readings[0].text:
+            lhs = readings[0].text  # "8 / 8/3" is 8 / (8/3): say so
+        claims.append(_judge(text[span[0] : span[1]], lhs, rhs, span))
     return claims

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
-from puzzles.arith import format_number
+from puzzles.arith import format_number, format_operand
 from solver.model import Call, Generation, ModelError, TokenCallback, Usage, rough_tokens
 
 __all__ = ["OfflineModel"]
@@ -256,7 +256,7 @@ class OfflineModel:
         for a, op, b, c, rest in path:
             cur = (*rest, c)
             lines.append(
-                f"{format_number(a)} {op} {format_number(b)} = "
+                f"{format_operand(a)} {op} {format_operand(b)} = "
                 f"{self._write(a, op, b, c, rng, temp)} (left: {_fmt(cur)})"
             )
         expr = _expression(nums, path)
@@ -272,7 +272,7 @@ class OfflineModel:
         for i in order[:count]:
             a, op, b, c, rest = moves[i]
             lines.append(
-                f"{format_number(a)} {op} {format_number(b)} = "
+                f"{format_operand(a)} {op} {format_operand(b)} = "
                 f"{self._write(a, op, b, c, rng, temp)} (left: {_fmt((*rest, c))})"
             )
         return "\n".join(lines)

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from puzzles.arith import ArithError, Expr, format_number, parse, parse_number
+from puzzles.arith import ArithError, Expr, format_number, format_operand, parse, parse_number
 
 __all__ = [
     "DEFAULT_TARGET",
@@ -115,12 +115,10 @@ class Step:
     result: Fraction
 
     def __str__(self) -> str:
-        # Fractions are bracketed so "8 / (1/3)" does not read as "8 / 1 / 3".
-        a, b, c = (
-            format_number(v) if v.denominator == 1 else f"({format_number(v)})"
-            for v in (self.a, self.b, self.result)
-        )
-        return f"{a} {self.op} {b} = {c}"
+        # Operands are bracketed so "8 / (1/3)" does not read as "8 / 1 / 3".
+        c = self.result
+        shown = format_number(c) if c.denominator == 1 else f"({format_number(c)})"
+        return f"{format_operand(self.a)} {self.op} {format_operand(self.b)} = {shown}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,9 +17,13 @@ from puzzles.arith import (
     ArithError,
     Claim,
     ClaimStatus,
+    StepReading,
+    claim_sides,
     format_number,
+    format_operand,
     leading_expression,
     parse_number,
+    read_step,
     verify_claim,
 )
 from puzzles.game24 import Hand, State, StepError, Verdict, apply, check_answer, format_numbers
@@ -279,13 +283,7 @@ def bot_feedback_prompt(hand: Hand, chain: Sequence[str]) -> str:
 
 # ---------------------------------------------------------------------- parsing
 
-_NUM = r"-?\d+(?:\.\d+)?(?:\s*/\s*\d+(?![\d.]))?"
-_OP = r"[-+*/x×÷−]"
-_STEP_RE = re.compile(
-    rf"(?P<a>{_NUM})\s*(?P<op>{_OP})\s*(?P<b>{_NUM})\s*=\s*(?P<c>{_NUM})"
-    r"(?:\s*\(\s*left\s*:\s*(?P<left>[^)]*)\))?",
-    re.IGNORECASE,
-)
+_LEFT_RE = re.compile(r"\s*\(\s*left\s*:[^)]*\)", re.IGNORECASE)
 _BOT_FIELDS = re.compile(
     r"two\s+numbers\s+selected\s*[:=]?\s*(?P<a>-?[\d./]+)\s*(?:,|and|&)?\s*(?P<b>-?[\d./]+)"
     r".*?operation\s*[:=]?\s*(?P<op>[-+*/x×÷−]|plus|minus|times|divided\s+by|add|subtract"
@@ -349,21 +347,56 @@ def _number(text: str) -> Fraction | None:
 def _check(
     state: State, raw: str, a_text: str, op: str, b_text: str, c_text: str
 ) -> ParsedStep | None:
+    """A step from BoT's fields (``Two numbers selected: 8 8/3, Operation: /, ...``)."""
     op = _WORD_OPS.get(op.lower(), op)
     a, b = _number(a_text), _number(b_text)
     if a is None or b is None:
         return None
+    reading = StepReading(a, op, b, a_text.replace(" ", ""), b_text.replace(" ", ""))
+    return _checked(state, raw, reading, c_text)
+
+
+def _checked(state: State, raw: str, reading: StepReading, c_text: str) -> ParsedStep:
+    """Check a step exactly: the claim as read (fractions bracketed, so the reading used is
+    the one shown) and whether the numbers are on the table."""
     c_text = c_text.strip()
-    claim = verify_claim(f"{a_text.strip()} {op} {b_text.strip()} = {c_text}")
+    claim = verify_claim(f"{reading.text} = {c_text}")
     problem = ""
     new_state: State | None = None
     try:
-        new_state = apply(state, a, op, b)
+        new_state = apply(state, reading.a, reading.op, reading.b)
     except StepError as exc:
         problem = str(exc)
     if not problem and claim.status in (ClaimStatus.WRONG, ClaimStatus.INVALID):
         problem = claim.describe()
-    return ParsedStep(raw, a, op, b, c_text, claim, new_state, problem)
+    return ParsedStep(raw, reading.a, reading.op, reading.b, c_text, claim, new_state, problem)
+
+
+def _available(state: State, reading: StepReading) -> bool:
+    left = list(state.numbers)
+    for value in (reading.a, reading.b):
+        if value not in left:
+            return False
+        left.remove(value)
+    return True
+
+
+def _step_claims(state: State, line: str) -> list[ParsedStep]:
+    """The steps ``a op b = c`` on a line: a claim whose whole left side is two numbers
+    (or fractions) and one operator. ``6 + 6 + 6 + 6 = 24`` is no step; ``8 / 8/3 = 3`` is
+    read as ``8 / (8/3)`` where those numbers are on the table."""
+    out: list[ParsedStep] = []
+    for lhs, rhs, (start, end) in claim_sides(line):
+        readings = read_step(lhs)
+        if not readings:
+            continue
+        reading = next((r for r in readings if _available(state, r)), readings[0])
+        raw = line[start:end]
+        remark = _LEFT_RE.match(line, end)
+        if remark:
+            raw = line[start : remark.end()]
+        out.append(_checked(state, raw, reading, rhs))
+    return out
 
 
 def parse_steps(text: str, state: State, limit: int = 32) -> list[ParsedStep]:
@@ -377,7 +410,7 @@ def parse_steps(text: str, state: State, limit: int = 32) -> list[ParsedStep]:
     if not isinstance(text, str):
         return out
     for raw_line in text[:20000].splitlines():
-        # A step fits in a short line; the cap keeps the regexes linear on hostile replies.
+        # A step fits in a short line; the cap keeps the scanning linear on hostile replies.
         line = _clean(raw_line[:_MAX_LINE])
         if not line:
             continue
@@ -386,8 +419,7 @@ def parse_steps(text: str, state: State, limit: int = 32) -> list[ParsedStep]:
         if m:
             found.append(_check(state, line, m["a"], m["op"], m["b"], m["c"]))
         else:
-            for sm in _STEP_RE.finditer(line):
-                found.append(_check(state, sm.group(0), sm["a"], sm["op"], sm["b"], sm["c"]))
+            found.extend(_step_claims(state, line))
         for step in found:
             if step is None:
                 continue
@@ -586,6 +618,6 @@ class Game24Domain:
         """ToT's line for a step, from the exact state (``4 + 8 = 12 (left: 8 12)``)."""
         assert step.state is not None
         return (
-            f"{format_number(step.a)} {step.op} {format_number(step.b)} = {step.claimed} "
+            f"{format_operand(step.a)} {step.op} {format_operand(step.b)} = {step.claimed} "
             f"(left: {format_numbers(step.state.numbers)})"
         )

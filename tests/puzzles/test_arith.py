@@ -533,3 +533,84 @@ def test_leading_expression_stops_where_prose_starts() -> None:
     assert leading_expression("  8 / (3 - 8/3) then") == "8 / (3 - 8/3)"
     assert leading_expression("no numbers") is None
     assert leading_expression("12. Output") == "12"
+
+
+# ---------------------------------------------------------------------------- whole sides
+
+
+def _found(text: str) -> list[tuple[str, str]]:
+    return [(c.text, str(c.status)) for c in extract_claims(text)]
+
+
+def test_a_claim_is_the_whole_expression_left_of_equals() -> None:
+    # Seen in 23 of 120 IO/CoT runs: "6 + 6 = 24 (is 12)" beside a solved answer.
+    assert _found("Answer: 6 + 6 + 6 + 6 = 24") == [("6 + 6 + 6 + 6 = 24", "exact")]
+    assert _found("so 3 * 4 + 10 / 5 = 14.") == [("3 * 4 + 10 / 5 = 14", "exact")]
+    assert _found("1. (4 + 8) * 2 = 24") == [("(4 + 8) * 2 = 24", "exact")]
+    assert _found("**4 + 8 = 12** and *12 * 2 = 24*") == [
+        ("4 + 8 = 12", "exact"),
+        ("12 * 2 = 24", "exact"),
+    ]
+
+
+def test_a_side_that_cannot_be_read_whole_is_invalid_never_shortened() -> None:
+    for text, reason in [
+        ("(7 - 8 / 8) * 4 - sqrt(9) = 21", "unexpected 's'"),
+        ("(7 - 8 / 8) * 4 ^ 2 = 24", "'^' is not allowed"),
+        ("(7 - 8 / 8) * 4 % 5 = 24", "'%' is not allowed"),
+        ("(7 - 8 / 8) * 4 / 0 = 24", "division by zero"),
+        ("6 * 4 = 24 - sqrt(0)", "unexpected 's'"),
+    ]:
+        (claim,) = extract_claims(text)
+        assert claim.status is ClaimStatus.INVALID and reason in claim.reason, text
+        assert claim.text == text
+
+
+def test_text_that_is_not_plain_arithmetic_makes_no_claim() -> None:
+    assert _found("2x + 3 = 7") == []  # algebra: the left side is not all there
+    assert _found("y - 3 + 1 = 5") == []
+    assert _found("left: 24") == [] and _found("x = 3") == []
+    assert _found("4 <= 5 and 3 != 4") == []
+
+
+def test_step_lines_read_fractions_as_operands_and_say_so() -> None:
+    (claim,) = extract_claims("8 / 8/3 = 3 (left: 3 3)")
+    assert claim.status is ClaimStatus.EXACT and claim.lhs == "8 / (8/3)"
+    (claim,) = extract_claims("11 / 11/2 = 2")
+    assert claim.status is ClaimStatus.EXACT and claim.lhs == "11 / (11/2)"
+    # Without spacing to go by, the usual left-to-right reading stands.
+    (claim,) = extract_claims("8/8/3 = 1/3")
+    assert claim.status is ClaimStatus.EXACT and claim.lhs == "8/8/3"
+
+
+def test_read_step_lists_every_reading_likeliest_first() -> None:
+    from puzzles.arith import read_step
+
+    assert [r.text for r in read_step("8 / 8/3")] == ["8 / (8/3)", "(8/8) / 3"]
+    assert [r.text for r in read_step("8/8/3")] == ["(8/8) / 3", "8 / (8/3)"]
+    assert [r.text for r in read_step("4 - -2")] == ["4 - (-2)"]
+    assert read_step("6 + 6 + 6") == [] and read_step("(4 + 4) * 3") == []
+
+
+def test_format_operand_brackets_what_could_be_misread() -> None:
+    from puzzles.arith import format_operand
+
+    assert format_operand(Fraction(8)) == "8"
+    assert format_operand(Fraction(8, 3)) == "(8/3)"
+    assert format_operand(Fraction(-2)) == "(-2)"
+
+
+def test_amounts_with_thousands_separators_and_currency() -> None:
+    assert evaluate("$1,200 + $300") == 1500
+    assert _found("$1,200 + $300 = $1,500") == [("$1,200 + $300 = $1,500", "exact")]
+    with pytest.raises(ArithError):
+        parse("1,2")
+
+
+def test_leading_expression_is_never_shortened() -> None:
+    from puzzles.arith import leading_expression
+
+    assert leading_expression("(7 - 8 / 8) * 4 - sqrt(9)") == "(7 - 8 / 8) * 4 - sqrt(9)"
+    assert leading_expression("(7 - 8 / 8) * 4 ^ 2") == "(7 - 8 / 8) * 4 ^ 2"
+    assert leading_expression("6 * 4 (all four used)") == "6 * 4"
+    assert leading_expression("1 x 2 x 3 x 4") == "1 x 2 x 3 x 4"

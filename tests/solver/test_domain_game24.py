@@ -127,3 +127,46 @@ def test_parse_answer_keeps_only_the_expression_of_chatty_answers() -> None:
     assert g24.parse_answer("Answer: (4 + 8) * 2, which is 24") == "(4 + 8) * 2"
     assert g24.parse_answer("Answer: 1 x 2 x 3 x 4 = 24") == "1 x 2 x 3 x 4"
     assert g24.parse_answer("Answer: I do not know") == "I do not know"  # judged invalid later
+
+
+def test_an_answer_line_is_no_step() -> None:
+    state = Hand.parse("6 6 6 6").start()
+    assert g24.parse_steps("Answer: 6 + 6 + 6 + 6 = 24", state) == []
+    assert g24.parse_steps("3 * 4 + 10 / 5 = 14", Hand.parse("3 4 10 5").start()) == []
+
+
+def test_fraction_operands_in_step_lines_are_one_operand() -> None:
+    state = apply(Hand.parse("3 8 8 8").start(), Fraction(8), "/", Fraction(3))
+    (step,) = g24.parse_steps("8 / 8/3 = 3 (left: 3 3)", state)
+    assert step.valid and (step.a, step.op, step.b) == (8, "/", Fraction(8, 3))
+    assert step.claim.lhs == "8 / (8/3)" and step.claim.ok  # the reading it used
+    assert step.text == "8 / 8/3 = 3 (left: 3 3)"
+    # The bracketed form ponder writes reads the same.
+    (same,) = g24.parse_steps("8 / (8/3) = 3 (left: 3 3)", state)
+    assert (same.a, same.b) == (step.a, step.b) and same.valid
+    # Written without spaces, the numbers on the table settle the reading.
+    (tight,) = g24.parse_steps("8/8/3 = 3", state)
+    assert tight.valid and tight.b == Fraction(8, 3)
+
+
+def test_step_lines_ponder_writes_bracket_fractions() -> None:
+    state = apply(Hand.parse("3 8 8 8").start(), Fraction(8), "/", Fraction(3))
+    (step,) = g24.parse_steps("8 / 8/3 = 3", state)
+    line = g24.Game24Domain(Hand.parse("3 8 8 8")).step_line(step)
+    assert line.startswith("8 / (8/3) = 3")
+
+
+def test_answers_that_cannot_be_read_whole_are_not_solved() -> None:
+    hand = Hand.parse("4 7 8 8")
+    domain = g24.Game24Domain(hand)
+    assert domain.check(g24.parse_answer("Answer: (7 - 8 / 8) * 4 = 24")).ok
+    for tail, reason in [
+        (" - sqrt(9) = 21", "unexpected 's'"),
+        (" ^ 2 = 24", "'^' is not allowed"),
+        (" / 0 = 24", "division by zero"),
+        (" % 5 = 24", "'%' is not allowed"),
+    ]:
+        answer = g24.parse_answer(f"Answer: (7 - 8 / 8) * 4{tail}")
+        assert answer == f"(7 - 8 / 8) * 4{tail.split(' =')[0]}"
+        verdict = domain.check(answer)
+        assert not verdict.ok and reason in verdict.reason, (answer, verdict)

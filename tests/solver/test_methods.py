@@ -368,3 +368,23 @@ def test_invalid_steps_add_nothing_to_a_chain() -> None:
         Node("b3", None, state, 3, score=1.0, edge=0.0, valid=False),
     ]
     assert _chain_score(sound) > _chain_score(broken)
+
+
+async def test_io_checks_a_whole_answer_never_a_piece_of_it() -> None:
+    # Seen in 23 of 120 IO/CoT runs: "✗ 6 + 6 = 24 (is 12)" beside a solved answer.
+    model = ScriptedModel(["Answer: 6 + 6 + 6 + 6 = 24"])
+    fin, events = await solve(make_method("io"), Game24Domain(Hand.parse("6 6 6 6")), model)
+    claims = [e for e in events if isinstance(e, ClaimVerified)]
+    assert [(c.expression, c.claimed, c.ok) for c in claims] == [("6 + 6 + 6 + 6", "24", True)]
+    thoughts = [e.text for e in events if isinstance(e, ThoughtAdded)]
+    assert thoughts == ["Answer: 6 + 6 + 6 + 6 = 24"] and fin.solved
+
+
+@pytest.mark.parametrize("tail", [" - sqrt(9)", " ^ 2", " / 0", " % 5"])
+async def test_an_answer_with_unreadable_arithmetic_is_not_solved(tail: str) -> None:
+    model = ScriptedModel([f"Answer: (7 - 8 / 8) * 4{tail} = 24"])
+    fin, events = await solve(make_method("io"), Game24Domain(Hand.parse("4 7 8 8")), model)
+    assert not fin.solved
+    claims = [e for e in events if isinstance(e, ClaimVerified)]
+    assert [c.status for c in claims] == ["invalid"]
+    assert claims[0].expression == f"(7 - 8 / 8) * 4{tail}"
