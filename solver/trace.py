@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
+from puzzles.text import json_line
 from solver.events import Event, event_from_json, event_to_json
 
 __all__ = ["TRACE_VERSION", "TraceError", "TraceWriter", "read_trace"]
@@ -50,7 +51,9 @@ class TraceWriter:
     def write(self, event: Event) -> None:
         if self._file is None:
             raise RuntimeError("TraceWriter is not open")
-        self._file.write(json.dumps(event_to_json(event), ensure_ascii=False) + "\n")
+        # C0 is escaped by JSON; json_line escapes DEL, C1 and bidi overrides too, so a trace
+        # is safe to `cat` and still holds the text exactly.
+        self._file.write(json_line(event_to_json(event)) + "\n")
 
     def __exit__(self, *exc: object) -> None:
         if self._file is not None:

@@ -11,9 +11,11 @@ from typing import Any
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
 from puzzles.game24 import Hand, HandError
+from puzzles.text import visible
 from solver.engine import describe_engine
 from solver.model import Model
 from solver.settings import Settings
@@ -170,9 +172,26 @@ class PonderApp(App[None]):
 
     # ---------------------------------------------------------------- solver wiring
 
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Show a notification as plain text: ponder's notifications quote outside text
+        (a store's error, a server's message), so its control characters are shown as
+        escapes and square brackets are never read as markup, whatever ``markup`` says."""
+        super().notify(
+            visible(message), title=visible(title), severity=severity, timeout=timeout, markup=False
+        )
+
     @property
     def model_label(self) -> str:
-        return describe_engine(self.settings)
+        # The model's name and URL come from settings and the environment: shown as text.
+        return visible(describe_engine(self.settings))
 
     def seed(self) -> int | None:
         return self._seed if self._seed is not None else self.settings.seed
@@ -282,7 +301,7 @@ def run_app(replay: Replay | None = None) -> int:
     try:
         settings = load_settings()
     except SettingsError as exc:
-        print(f"ponder: {exc}")
+        print(f"ponder: {visible(str(exc))}")
         return 2
     make_app(settings, replay=replay).run()
     return 0

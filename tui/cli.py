@@ -14,6 +14,8 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from puzzles.text import json_line, visible
+
 if TYPE_CHECKING:
     from rich.console import Console
 
@@ -308,36 +310,40 @@ class EventPrinter:
         from rich.markup import escape
 
         from solver import events as ev
+        from solver.text import visible_event
 
         c = self.console
+        # Every string in an event may come from a model, a server or a trace: control
+        # characters are made visible here, and each is escaped below so it is never markup.
+        event = visible_event(event)
         match event:
             case ev.RunStarted(method=method, puzzle=puzzle, model=model):
                 c.print(
-                    f"[bold]ponder[/] · [cyan]{method}[/] on [bold]{escape(puzzle)}[/] · "
+                    f"[bold]ponder[/] · [cyan]{escape(method)}[/] on [bold]{escape(puzzle)}[/] · "
                     f"model [magenta]{escape(model)}[/]"
                 )
             case ev.IterationStarted(iteration=i, total=n, label=label):
                 c.rule(f"{escape(label)} ({i}/{n})", style="dim")
             case ev.ThoughtAdded(node_id=node, text=text, depth=depth) if self.verbose:
-                c.print(f"{'  ' * depth}[dim]{node}[/] {escape(text)}")
+                c.print(f"{'  ' * depth}[dim]{escape(node)}[/] {escape(text)}")
             case ev.ThoughtScored(node_id=node, score=score, edge_score=edge, samples=samples) if (
                 self.verbose
             ):
                 extra = f" edge {edge:g}" if edge is not None else ""
                 labels = f" ({', '.join(samples)})" if samples else ""
-                c.print(f"    [dim]{node} scored {score:g}{extra}{escape(labels)}[/]")
+                c.print(f"    [dim]{escape(node)} scored {score:g}{extra}{escape(labels)}[/]")
             case ev.ThoughtPruned(node_id=node, reason=reason) if self.verbose:
-                c.print(f"    [dim]{node} pruned: {escape(reason)}[/]")
+                c.print(f"    [dim]{escape(node)} pruned: {escape(reason)}[/]")
             case ev.ClaimVerified(expression=lhs, claimed=rhs, status=status):
                 if self.verbose or status in ("wrong", "invalid"):
                     colour = {"exact": "green", "approx": "yellow"}.get(status, "red")
                     note = f" ({escape(event.note)})" if event.note else ""
                     c.print(f"    [{colour}]{event.mark}[/] {escape(lhs)} = {escape(rhs)}{note}")
             case ev.SolutionFound(node_id=node, answer=answer):
-                c.print(f"  [green]★ solution[/] {escape(answer)} [dim]({node})[/]")
+                c.print(f"  [green]★ solution[/] {escape(answer)} [dim]({escape(node)})[/]")
             case ev.ChainAggregated(strategy=strategy, steps=steps, score=score):
                 c.print(
-                    f"  [bold]aggregated chain[/] ({strategy}, score {score:g}): "
+                    f"  [bold]aggregated chain[/] ({escape(strategy)}, score {score:g}): "
                     f"{escape(' → '.join(steps))}"
                 )
             case ev.ExperienceAdded(
@@ -351,9 +357,9 @@ class EventPrinter:
                 conf_text = f"{conf:g}" if conf is not None else "?"
                 c.print(f"    confidence {conf_text} · exact check {mark} {escape(verdict)}")
             case ev.ParseFailed(purpose=purpose, reason=reason) if self.verbose:
-                c.print(f"    [yellow]unparsed {purpose} reply:[/] {escape(reason)}")
+                c.print(f"    [yellow]unparsed {escape(purpose)} reply:[/] {escape(reason)}")
             case ev.ErrorRaised(kind=kind, message=message):
-                c.print(f"[red]error ({kind}):[/] {escape(message)}")
+                c.print(f"[red]error ({escape(kind)}):[/] {escape(message)}")
             case ev.RunFinished() as fin:
                 mark = "[green]✓ solved[/]" if fin.solved else "[red]✗ not solved[/]"
                 cost = f"${fin.cost:.4f}" if fin.cost is not None else "unknown"
@@ -362,7 +368,7 @@ class EventPrinter:
                 c.print(f"[dim]{escape(fin.verdict)}[/]")
                 c.print(
                     f"calls {fin.calls} · tokens {fin.tokens:,} · cost {cost} · "
-                    f"{fin.wall_time:.2f}s · {fin.reason}"
+                    f"{fin.wall_time:.2f}s · {escape(fin.reason)}"
                 )
             case _:
                 pass
@@ -410,7 +416,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
                 if writer is not None:
                     writer.write(event)
                 if args.json:
-                    print(json.dumps(event_to_json(event), ensure_ascii=False), flush=True)
+                    print(json_line(event_to_json(event)), flush=True)
                 else:
                     printer(event)
                 if isinstance(event, RunFinished):
@@ -460,6 +466,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
     from rich.table import Table
+    from rich.text import Text
 
     from solver.bench import run_bench
     from solver.engine import describe_engine, make_model
@@ -513,7 +520,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     else:
         console = Console(highlight=False)
         table = Table(
-            title=f"Game of 24 · {len(hands)} hands · {describe_engine(settings)}",
+            title=Text(f"Game of 24 · {len(hands)} hands · {visible(describe_engine(settings))}"),
             caption="calls, tokens and time are means per hand; cost is the total",
         )
         for col in (
@@ -553,7 +560,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
                 console.print(f"{r.method} cumulative success by iteration: {steps}")
             first_error = next((p.error for p in r.puzzles if p.error), "")
             if first_error:
-                console.print(f"[red]{r.method}: {r.errors} runs failed; first: {first_error}[/]")
+                # A server's message: shown as text, never as markup or control characters.
+                failed = f"{r.method}: {r.errors} runs failed; first: {visible(first_error)}"
+                console.print(Text(failed, style="red"))
     return EXIT_OK
 
 
@@ -640,7 +649,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         _, events = read_trace(args.trace)
         for event in events:
             if args.json:
-                print(json.dumps(event_to_json(event), ensure_ascii=False))
+                print(json_line(event_to_json(event)))
             else:
                 printer(event)
             if isinstance(event, RunFinished):
@@ -686,7 +695,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_app(args)
         return commands[args.command](args)
     except UsageError as exc:
-        print(f"ponder: {exc}", file=sys.stderr)
+        # Messages quote files, servers and traces: their control characters are made visible.
+        print(f"ponder: {visible(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("ponder: stopped", file=sys.stderr)

@@ -11,7 +11,9 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["CommandError", "add_missing", "option", "run_command"]
+from puzzles.text import json_line, visible
+
+__all__ = ["CommandError", "add_missing", "json_line", "option", "run_command", "say", "visible"]
 
 
 class CommandError(Exception):
@@ -34,5 +36,11 @@ def run_command(body: Callable[[argparse.Namespace], int], args: argparse.Namesp
     try:
         return body(args)
     except CommandError as exc:
-        print(f"ponder: {exc}", file=sys.stderr)
+        print(f"ponder: {visible(str(exc))}", file=sys.stderr)
         return 2
+
+
+def say(text: str) -> None:
+    """Print text that holds outside text (a puzzle file's clues, titles, problems): its
+    control characters are shown as visible escapes, never sent to the terminal."""
+    print(visible(text))

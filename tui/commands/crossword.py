@@ -17,14 +17,13 @@ on stderr, never a traceback).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from puzzles.crossword import Crossword
 
-from tui.commands import CommandError, add_missing, run_command
+from tui.commands import CommandError, add_missing, json_line, run_command, say
 from tui.commands import option as _option
 
 __all__ = ["add_arguments", "run"]
@@ -110,12 +109,12 @@ def _check(args: argparse.Namespace, crosswords: list[Crossword]) -> int:
                     {"label": p.label, "message": p.message, "serious": p.serious} for p in problems
                 ],
             }
-            print(json.dumps(record, ensure_ascii=False))
+            print(json_line(record))
             continue
         name = crossword.source or crossword.title or "puzzle"
-        print(f"{name}: {'ok' if ok else 'FAILED'}")
+        say(f"{name}: {'ok' if ok else 'FAILED'}")
         for problem in problems:
-            print(f"  {problem}")
+            say(f"  {problem}")
     if not _option(args, "json") and len(crosswords) > 1:
         print(f"{len(crosswords) - failed} of {len(crosswords)} puzzles pass")
     return EXIT_FAILED if failed else EXIT_OK
@@ -147,11 +146,11 @@ def _print_all(args: argparse.Namespace, crosswords: list[Crossword]) -> None:
     solution = bool(_option(args, "solution"))
     for index, crossword in enumerate(crosswords):
         if _option(args, "json"):
-            print(json.dumps(crossword.to_dict(solution=solution), ensure_ascii=False))
+            print(json_line(crossword.to_dict(solution=solution)))
             continue
         if index:
             print()
-        print(render(crossword, solution=solution))
+        say(render(crossword, solution=solution))
 
 
 def render(crossword: Crossword, *, solution: bool = False) -> str:

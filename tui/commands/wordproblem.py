@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
     from puzzles.wordproblem import AlgebraProblem, WordProblem
 
-from tui.commands import CommandError, add_missing, run_command
+from tui.commands import CommandError, add_missing, json_line, run_command, visible
 from tui.commands import option as _option
 
 __all__ = ["add_arguments", "run"]
@@ -130,13 +130,14 @@ def _check_file(args: argparse.Namespace, path: str) -> int:
                 {"line": p.line, "id": p.id, "problems": reasons} for p, reasons in failures
             ],
         }
-        print(json.dumps(summary, ensure_ascii=False))
+        print(json_line(summary))
         return EXIT_FAILED if failures else EXIT_OK
     from rich.text import Text
 
     console = _console()
     mark, style = ("✓", "green") if not failures else ("✗", "red")
-    line = Text(f"{mark} {path}: ", style=style)
+    # The file's name and text are outside text: control characters are shown as escapes.
+    line = Text(f"{mark} {visible(path)}: ", style=style)
     line.append(f"{verified} of {len(problems)} problems verify")
     steps = sum(statuses.values())
     line.append(
@@ -148,7 +149,7 @@ def _check_file(args: argparse.Namespace, path: str) -> int:
     console.print(line)
     for problem, reasons in failures:
         for reason in reasons:
-            console.print(Text(f"  {_where(problem)}: {reason}", style="red"))
+            console.print(Text(visible(f"  {_where(problem)}: {reason}"), style="red"))
     return EXIT_FAILED if failures else EXIT_OK
 
 
@@ -157,15 +158,15 @@ def _list_file(args: argparse.Namespace, path: str) -> int:
     if _option(args, "json"):
         for problem in problems:
             view = {**problem.public_view(), "line": problem.line}
-            print(json.dumps(view, ensure_ascii=False))
+            print(json_line(view))
         return EXIT_OK
     from rich.text import Text
 
     console = _console()
-    console.print(Text(f"{path}: {len(problems)} problems", style="bold"))
+    console.print(Text(f"{visible(path)}: {len(problems)} problems", style="bold"))
     for problem in problems:
-        line = Text(f"{_where(problem)}: ", style="dim")
-        line.append(problem.question)
+        line = Text(f"{visible(_where(problem))}: ", style="dim")
+        line.append(visible(problem.question))
         console.print(line)
     return EXIT_OK
 
@@ -210,7 +211,7 @@ def _print_problems(args: argparse.Namespace, problems: list[WordProblem], publi
     if _option(args, "json"):
         for problem in problems:
             record = problem.public_view() if public else problem.to_gsm8k()
-            print(json.dumps(record, ensure_ascii=False))
+            print(json_line(record))
         return EXIT_OK
     from rich.text import Text
 
@@ -245,7 +246,7 @@ def _print_algebra(args: argparse.Namespace, problems: list[AlgebraProblem], pub
             record = problem.public_view()
             if not public:
                 record["answer"] = problem.answer_text
-            print(json.dumps(record, ensure_ascii=False))
+            print(json_line(record))
         return EXIT_OK
     from rich.text import Text
 

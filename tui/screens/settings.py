@@ -11,6 +11,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Footer, Header, Input, Select, Static
 
+from puzzles.text import visible
 from solver.model import ModelError
 from solver.settings import Settings, SettingsError, config_path, save_settings
 from tui.screens.base import PonderScreen
@@ -98,7 +99,8 @@ class SettingsScreen(PonderScreen):
         return Text("not set: export OPENAI_API_KEY=... before starting ponder", style="dim")
 
     def say(self, text: str, style: str = "") -> None:
-        self.query_one("#settings-message", Static).update(Text(text, style=style))
+        # Messages quote servers and the config file: shown as text, escapes made visible.
+        self.query_one("#settings-message", Static).update(Text(visible(text), style=style))
 
     def read_form(self) -> Settings:
         """The settings as the form shows them; :class:`SettingsError` if a field is bad."""

@@ -18,6 +18,7 @@ from textual.widgets import RichLog, Static, TabbedContent, TabPane, Tree
 from textual.widgets.tree import TreeNode
 
 from solver import events as ev
+from solver.text import visible, visible_event
 
 __all__ = ["NodeInfo", "SolverPane"]
 
@@ -95,7 +96,7 @@ class SolverPane(Vertical):
 
     def reset(self, method: str = "", model: str = "") -> None:
         """Forget the previous run."""
-        self.method, self.model = method, model
+        self.method, self.model = visible(method), visible(model)
         self.iteration = (0, 0)
         self.calls = self.tokens = 0
         self.cost = 0.0
@@ -129,7 +130,9 @@ class SolverPane(Vertical):
     def apply(self, events: Iterable[ev.Event]) -> None:
         """Show a batch of events."""
         for event in events:
-            self._apply(event)
+            # Events carry text from models, servers and traces: its control characters are
+            # made visible here, once. (Text reaches widgets as ``Text``, never as markup.)
+            self._apply(visible_event(event))
         self.refresh_status()
 
     def _apply(self, event: ev.Event) -> None:
@@ -202,7 +205,7 @@ class SolverPane(Vertical):
         found = self._groups.get(tree_id)
         if found is not None:
             if label and self._group_labels.get(tree_id) != label:
-                found.set_label(label)
+                found.set_label(Text(label))
                 self._group_labels[tree_id] = label
             return found
         tree = self.query_one("#thoughts", Tree)
@@ -210,7 +213,7 @@ class SolverPane(Vertical):
         if "." in tree_id:
             parent = self._group(tree_id.rsplit(".", 1)[0])
         text = label or _group_label(tree_id)
-        node = parent.add(text, data=tree_id, expand=True)
+        node = parent.add(Text(text), data=tree_id, expand=True)
         self._groups[tree_id] = node
         self._group_labels[tree_id] = text
         return node
