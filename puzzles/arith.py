@@ -598,8 +598,8 @@ _SCAN_RE = re.compile(
     r"|(?P<punct>.)",
     re.DOTALL,
 )
-_SIDE_WINDOW = 200
-"""Longest side of a claim, in characters; longer ones are not read as claims."""
+_SIDE_WINDOW = MAX_LENGTH
+"""Longest side of a claim read, in characters; a longer one makes an invalid claim."""
 _MAX_SCAN = MAX_LENGTH * 20
 """Characters of a text scanned for claims."""
 _TIMES_WORDS = {"x", "X"}
@@ -672,8 +672,9 @@ def _expression_kind(toks: list[_Tok], i: int) -> bool:
     return tok.kind == "word" and (_is_call(toks, i) or _is_times(toks, i))
 
 
-def _back(toks: list[_Tok], eq: int) -> tuple[int, int] | None:
-    """The token range ``[first, eq)`` of the whole expression left of ``toks[eq]``."""
+def _back(toks: list[_Tok], eq: int) -> tuple[int, int, bool] | None:
+    """The token range ``[first, eq)`` of the whole expression left of ``toks[eq]``, and
+    whether it was read whole (False: it goes on past the window)."""
     depth = 0
     first = eq
     i = eq - 1
@@ -692,7 +693,7 @@ def _back(toks: list[_Tok], eq: int) -> tuple[int, int] | None:
                 break  # an opening bracket of the prose around: "(4 + 8 = 12)"
             depth -= 1
         if toks[eq - 1].end - tok.start > _SIDE_WINDOW:
-            return None
+            return first, eq, False
         first = i
         i -= 1
     if first == eq:
@@ -717,7 +718,7 @@ def _back(toks: list[_Tok], eq: int) -> tuple[int, int] | None:
             return None  # "y - 3 + 1": a binary minus after a variable
     if first >= eq:
         return None
-    return first, eq
+    return first, eq, True
 
 
 def _forward(toks: list[_Tok], begin: int, end: int | None = None) -> tuple[int, int, bool]:
@@ -750,7 +751,7 @@ def _forward(toks: list[_Tok], begin: int, end: int | None = None) -> tuple[int,
             return begin, i, False
         i += 1
     last = i
-    if last > begin and last < len(toks):
+    if begin < last < len(toks):
         tail = toks[last - 1]
         if tail.kind == "op" and tail.text in _DASHES and toks[last].kind == "word":
             last -= 1  # a dash into prose: "= 24 - the answer"
@@ -793,10 +794,11 @@ def leading_expression(text: str) -> str | None:
     return _trim_period(_text_of(text.lstrip(), toks, first, last)).strip() or None
 
 
-def claim_sides(text: str, limit: int = 64) -> list[tuple[str, str, tuple[int, int]]]:
-    """Where ``text`` claims ``expression = value``: each claim's left side, right side and
-    span, read whole (see :func:`extract_claims`), not yet judged."""
-    found: list[tuple[str, str, tuple[int, int]]] = []
+def claim_sides(text: str, limit: int = 64) -> list[tuple[str, str, tuple[int, int], str]]:
+    """Where ``text`` claims ``expression = value``: each claim's left side, right side,
+    span and, when a side is too long to read whole, the problem; read whole (see
+    :func:`extract_claims`), not yet judged."""
+    found: list[tuple[str, str, tuple[int, int], str]] = []
     if not isinstance(text, str):
         return found
     text = text[:_MAX_SCAN]
@@ -804,18 +806,22 @@ def claim_sides(text: str, limit: int = 64) -> list[tuple[str, str, tuple[int, i
     for eq, tok in enumerate(toks):
         if len(found) >= limit:
             break
-        if tok.kind != "eq":
+        if tok.kind != "eq" or eq + 1 >= len(toks):
             continue
         left = _back(toks, eq)
-        if left is None or not _has_operator(toks, *left):
+        if left is None or not _has_operator(toks, left[0], left[1]):
             continue
         _, last, clean = _forward(toks, eq + 1)
-        if not clean or last <= eq + 1:
+        if last <= eq + 1:
             continue
+        problem = ""
+        if not (left[2] and clean):
+            side = "left" if not left[2] else "right"
+            problem = f"the {side} side is too long to read whole (over {_SIDE_WINDOW} characters)"
         lhs_start = toks[left[0]].start
         rhs = _trim_period(_text_of(text, toks, eq + 1, last))
         rhs_end = toks[eq + 1].start + len(rhs)
-        found.append((text[lhs_start : toks[eq - 1].end], rhs, (lhs_start, rhs_end)))
+        found.append((text[lhs_start : toks[eq - 1].end], rhs, (lhs_start, rhs_end), problem))
     return found
 
 
@@ -833,7 +839,21 @@ def extract_claims(text: str, limit: int = 64) -> list[Claim]:
     claims: list[Claim] = []
     if not isinstance(text, str):
         return claims
-    for lhs, rhs, span in claim_sides(text, limit):
+    for lhs, rhs, span, problem in claim_sides(text, limit):
+        if problem:
+            claims.append(
+                Claim(
+                    text[span[0] : span[1]],
+                    lhs,
+                    rhs,
+                    ClaimStatus.INVALID,
+                    None,
+                    None,
+                    problem,
+                    span,
+                )
+            )
+            continue
         readings = read_step(lhs)
         if readings and readings[0].spaced and "/" in readings[0].text:
             lhs = readings[0].text  # "8 / 8/3" is 8 / (8/3): say so

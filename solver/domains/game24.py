@@ -386,8 +386,8 @@ def _step_claims(state: State, line: str) -> list[ParsedStep]:
     (or fractions) and one operator. ``6 + 6 + 6 + 6 = 24`` is no step; ``8 / 8/3 = 3`` is
     read as ``8 / (8/3)`` where those numbers are on the table."""
     out: list[ParsedStep] = []
-    for lhs, rhs, (start, end) in claim_sides(line):
-        readings = read_step(lhs)
+    for lhs, rhs, (start, end), problem in claim_sides(line):
+        readings = [] if problem else read_step(lhs)
         if not readings:
             continue
         reading = next((r for r in readings if _available(state, r)), readings[0])

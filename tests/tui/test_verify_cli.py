@@ -1,0 +1,141 @@
+"""``ponder verify``: every claim in a text, judged whole, with the documented exit codes."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tui.cli import main
+
+REPLY = (
+    "Step 1: 4 + 8 = 12 (left: 8 12)\n"
+    "Step 2: 12 * 2 = 24\n"
+    "8 / 3 = 2.67 and 7 * 8 = 54\n"
+    "Answer: (7 - 8/8) * 4 - sqrt(9) = 21\n"
+    "8 / 8/3 = 3\n"
+    "Answer: 6 + 6 + 6 + 6 = 24\n"
+)
+
+
+def _run(
+    args: list[str], capsys: pytest.CaptureFixture[str], stdin: bytes | None = None
+) -> tuple[int, str, str]:
+    if stdin is not None:
+        fake = io.TextIOWrapper(io.BytesIO(stdin))
+        old = sys.stdin
+        sys.stdin = fake
+        try:
+            code = main(args)
+        finally:
+            sys.stdin = old
+    else:
+        code = main(args)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_json_gives_every_claim_whole_with_verdict_and_exact_value(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "reply.txt"
+    path.write_text(REPLY)
+    code, out, _ = _run(["verify", str(path), "--json"], capsys)
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert [(r["text"], r["verdict"], r["value"]) for r in rows] == [
+        ("4 + 8 = 12", "exact", "12"),
+        ("12 * 2 = 24", "exact", "24"),
+        ("8 / 3 = 2.67", "approx", "8/3"),
+        ("7 * 8 = 54", "wrong", "56"),
+        ("(7 - 8/8) * 4 - sqrt(9) = 21", "invalid", None),
+        ("8 / 8/3 = 3", "exact", "3"),
+        ("6 + 6 + 6 + 6 = 24", "exact", "24"),
+    ]
+    assert rows[4]["reason"] == "unexpected 's'"
+    assert rows[5]["read_as"] == "8 / (8/3)"
+    assert [r["line"] for r in rows] == [1, 2, 3, 3, 4, 5, 6]
+    assert code == 1
+
+
+def test_human_output_marks_each_claim_and_counts_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "reply.txt"
+    path.write_text(REPLY)
+    code, out, _ = _run(["verify", str(path)], capsys)
+    assert "≈ 8 / 3 = 2.67   (exactly 8/3)" in out
+    assert "✗ 7 * 8 = 54   (is 56)" in out
+    assert "? (7 - 8/8) * 4 - sqrt(9) = 21   (unexpected 's')" in out
+    assert "✓ 8 / 8/3 = 3   (read as 8 / (8/3))" in out
+    assert out.rstrip().endswith("7 claims: 4 exact, 1 approximate, 1 wrong, 1 invalid")
+    assert code == 1
+
+
+def test_all_claims_right_exits_0_from_standard_input(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, _ = _run(["verify", "-"], capsys, stdin=b"So 3 * 8 = 24, and 1/3 = 0.333.\n")
+    assert code == 0 and "2 claims: 1 exact, 1 approximate" in out
+    code, out, _ = _run(["verify"], capsys, stdin=b"nothing to check here")
+    assert code == 0 and "no arithmetic claims found" in out
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda p: None, "no such file"),
+        (lambda p: p.mkdir(), "is a directory"),
+        (lambda p: p.write_bytes(b"4 + 4 = 8 \xff\xfe"), "not UTF-8 text"),
+    ],
+)
+def test_bad_input_exits_2_with_a_message(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], make: object, message: str
+) -> None:
+    path = tmp_path / "input"
+    make(path)  # type: ignore[operator]
+    code, out, err = _run(["verify", str(path)], capsys)
+    assert code == 2 and message in err and "Traceback" not in err and out == ""
+
+
+def test_a_fifo_or_device_is_refused_at_once(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = _run(["verify", "/dev/zero"], capsys)
+    assert code == 2 and "not a regular file" in err
+
+
+def test_a_line_too_long_to_check_is_reported_not_skipped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "long.txt"
+    path.write_text("1 + 1 = 2\n" + "7 * 8 = 56 " * 3000 + "\n")
+    code, out, _ = _run(["verify", str(path), "--json"], capsys)
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert rows[0]["verdict"] == "exact"
+    assert rows[1]["verdict"] == "invalid" and "too long to check" in rows[1]["reason"]
+    assert code == 1
+
+
+def test_control_characters_in_the_text_never_reach_the_terminal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "esc.txt"
+    path.write_text("\x1b]0;pwned\x07 \x1b[2J 2 + 2 = 5 \x9b\n")
+    code, out, _ = _run(["verify", str(path)], capsys)
+    assert "\x1b" not in out and "\x07" not in out and "\x9b" not in out
+    assert "✗ 2 + 2 = 5" in out and code == 1
+
+
+def test_as_a_real_command_in_a_pipe() -> None:
+    env = {**os.environ, "PYTHONPATH": os.getcwd()}
+    done = subprocess.run(
+        [sys.executable, "-m", "tui.cli", "verify", "-"],
+        input=b"12 / 4 = 3\n",
+        capture_output=True,
+        env=env,
+        timeout=60,
+    )
+    assert done.returncode == 0 and "✓ 12 / 4 = 3" in done.stdout.decode()
