@@ -196,9 +196,9 @@ def crossword_files(tmp_path: Path) -> list[Path]:
     doc = ipuz_doc(title=f"Tiny {ESCAPES}", author=f"A {HOSTILE}")
     doc["clues"]["Across"][0] = [1, f"Feline {HOSTILE}"]
     puz_clues = [f"{PUZ_CLUES[0]} \x1b[2J\x1b]0;pwned\x07", *PUZ_CLUES[1:]]
-    return [
-        _write(tmp_path / "minis.json", json.dumps([tot_entry(clues=clues)])),
-        _write(tmp_path / "tiny.ipuz", json.dumps(doc)),
+    return [  # file names are outside text too: --check prints them
+        _write(tmp_path / f"minis{ESCAPES}.json", json.dumps([tot_entry(clues=clues)])),
+        _write(tmp_path / f"tiny{ESCAPES}.ipuz", json.dumps(doc)),
         _write(tmp_path / "tiny.puz", build_puz(PUZ_SOLUTION, puz_clues, title="T\x1b[2J")),
     ]
 
