@@ -33,8 +33,14 @@ class PuzzleResult:
     cost: float | None
     wall_time: float
     rounds: int
-    error: str = ""
+    error: str = ""  # why the run did not complete ("kind: message"); empty when it did
     solved_by_iteration: tuple[bool, ...] = ()  # BoT: the aggregated chain of each iteration
+    error_kind: str = ""  # the model error's kind (solver.model.ModelError), when one ended it
+
+    @property
+    def completed(self) -> bool:
+        """Whether the run ended with an answer of its own rather than an error."""
+        return not self.error
 
 
 @dataclass
@@ -51,8 +57,23 @@ class BenchResult:
         return len(self.puzzles)
 
     @property
+    def solved(self) -> int:
+        return sum(p.solved for p in self.puzzles)
+
+    @property
+    def completed(self) -> int:
+        """Runs that ended with an answer of their own (no error ended them)."""
+        return sum(p.completed for p in self.puzzles)
+
+    @property
     def success_rate(self) -> float:
-        return sum(p.solved for p in self.puzzles) / self.n if self.n else 0.0
+        """Solved over every run, failed runs counted as not solved (ToT's rule)."""
+        return self.solved / self.n if self.n else 0.0
+
+    @property
+    def completed_success_rate(self) -> float | None:
+        """Solved over the runs that completed; ``None`` when none did."""
+        return self.solved / self.completed if self.completed else None
 
     def mean(self, attr: str) -> float:
         return sum(getattr(p, attr) for p in self.puzzles) / self.n if self.n else 0.0
@@ -82,7 +103,9 @@ class BenchResult:
             "config": self.config,
             "puzzles": self.n,
             "success_rate": self.success_rate,
-            "solved": sum(p.solved for p in self.puzzles),
+            "completed_success_rate": self.completed_success_rate,
+            "solved": self.solved,
+            "completed": self.completed,
             "mean_calls": self.mean("calls"),
             "mean_tokens": self.mean("tokens"),
             "cost": self.cost,
@@ -95,15 +118,15 @@ class BenchResult:
 
 async def run_one(method: Method, hand: Hand, model: Model, seed: int | None) -> PuzzleResult:
     finish: RunFinished | None = None
-    error = ""
+    error = error_kind = ""
     by_iteration: list[bool] = []
     async for event in run_method(
         method, Game24Domain(hand), model, seed=seed, record_prompts=False
     ):
         if isinstance(event, RunFinished):
             finish = event
-        elif isinstance(event, ErrorRaised):
-            error = f"{event.kind}: {event.message}"
+        elif isinstance(event, ErrorRaised) and event.fatal:
+            error, error_kind = f"{event.kind}: {event.message}", event.kind
         elif isinstance(event, ExperienceAdded):
             by_iteration.append(event.chain_ok)
     assert finish is not None
@@ -118,6 +141,7 @@ async def run_one(method: Method, hand: Hand, model: Model, seed: int | None) ->
         finish.rounds,
         error,
         tuple(by_iteration),
+        error_kind,
     )
 
 

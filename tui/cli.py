@@ -1,8 +1,10 @@
 """The ``ponder`` command line.
 
 ``ponder`` opens the app; ``ponder solve``, ``ponder bench``, ``ponder puzzles`` and
-``ponder replay`` work headless. Exit codes: 0 solved / ok, 1 not solved, 2 bad input or usage.
-Heavy modules are imported inside the commands so ``ponder --help`` starts fast.
+``ponder replay`` work headless. Exit codes come from the one catalogue,
+:class:`tui.exitcodes.ExitCode` (0 solved / ok, 1 not solved, 2 bad input or usage, 3 the model
+server failed, 130 Ctrl-C), and ``ponder --help`` lists them. Heavy modules are imported inside
+the commands so ``ponder --help`` starts fast.
 """
 
 from __future__ import annotations
@@ -10,11 +12,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import signal
 import sys
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+import types
+from collections.abc import Coroutine, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from puzzles.text import json_line, visible
+from tui.exitcodes import ExitCode, exit_codes_help
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -24,7 +29,12 @@ if TYPE_CHECKING:
 
 __all__ = ["main"]
 
-EXIT_OK, EXIT_UNSOLVED, EXIT_USAGE = 0, 1, 2
+# Short names for the catalogue's codes (the values live in tui.exitcodes only).
+EXIT_OK, EXIT_UNSOLVED, EXIT_USAGE = ExitCode.OK, ExitCode.NOT_SOLVED, ExitCode.USAGE
+EXIT_SERVER_FAILED = ExitCode.SERVER_FAILED
+CONFIG_ERRORS = frozenset({"unreachable", "unknown_model", "auth", "bad_request"})
+"""Model errors that mean the server cannot be used as configured: usage errors (exit 2). Any
+other error that ends a run means the server failed (exit 3)."""
 PAPER_SUCCESS = {"io": "7.3%", "cot": "4.0%", "cot-sc": "9.0%", "tot": "74%", "bot": "~84%"}
 """Game of 24 success rates the papers report (GPT-4), shown beside a benchmark's own."""
 METHOD_NAMES = ("io", "cot", "cot-sc", "tot", "bot")
@@ -106,11 +116,24 @@ def _add_method_options(p: argparse.ArgumentParser) -> None:
     )
 
 
+class _HelpFormatter(argparse.HelpFormatter):
+    """Wraps one-line descriptions to the terminal as usual, but keeps text written over
+    several lines (the exit codes) as it is written."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if "\n" in text:
+            return "".join(indent + line for line in text.splitlines(keepends=True))
+        return super()._fill_text(text, width, indent)
+
+
 def build_parser() -> argparse.ArgumentParser:
+    codes = exit_codes_help()
     parser = argparse.ArgumentParser(
         prog="ponder",
         description="A terminal puzzle arcade and reasoning tutor. Without a command, opens "
         "the app.",
+        epilog=codes,
+        formatter_class=_HelpFormatter,
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -118,6 +141,8 @@ def build_parser() -> argparse.ArgumentParser:
         "solve",
         help="solve one puzzle headless and print the run",
         description="Run a reasoning method on one puzzle and stream its events.",
+        epilog=codes,
+        formatter_class=_HelpFormatter,
     )
     p.add_argument("kind", help="puzzle kind: 24")
     p.add_argument("puzzle", help='the hand, e.g. "4 7 8 8"')
@@ -135,6 +160,8 @@ def build_parser() -> argparse.ArgumentParser:
         "bench",
         help="run methods over a puzzle set and print a table",
         description="Benchmark methods on a set of hands (ToT's success rule).",
+        epilog=codes,
+        formatter_class=_HelpFormatter,
     )
     p.add_argument("kind", help="puzzle kind: 24")
     p.add_argument(
@@ -172,11 +199,18 @@ def build_parser() -> argparse.ArgumentParser:
     crossword.add_arguments(p)
     wordproblem.add_arguments(p)
 
+    from tui.commands import verify
+
+    verify.add_parser(sub, epilog=codes, formatter_class=_HelpFormatter)
+
     p = sub.add_parser(
         "replay",
         help="play a saved trace in the app's panes",
         description="Replay a trace written with --trace: in the app (space pauses, + and - "
-        "change the speed), or printed with --print / --json.",
+        "change the speed), or printed with --print / --json. The answer is checked again "
+        "exactly: a trace's own verdict is not trusted.",
+        epilog=codes,
+        formatter_class=_HelpFormatter,
     )
     p.add_argument("trace", help="the trace file")
     p.add_argument("--print", action="store_true", help="print the run instead of showing it")
@@ -430,12 +464,60 @@ def cmd_solve(args: argparse.Namespace) -> int:
         return finish, error_kind
 
     try:
-        finish, error_kind = asyncio.run(run())
+        finish, error_kind = run_stoppable(run())
     except TraceError as exc:
         raise UsageError(str(exc)) from exc
-    if error_kind in ("unreachable", "unknown_model", "auth", "bad_request"):
-        return EXIT_USAGE
-    return EXIT_OK if finish is not None and finish.solved else EXIT_UNSOLVED
+    return run_exit_code(finish is not None and finish.solved, error_kind)
+
+
+def run_exit_code(solved: bool, error_kind: str) -> ExitCode:
+    """The exit code of one run: solved, honestly not solved, or ended by a model error
+    (``error_kind``, empty when none): usage for a server that cannot be used as configured,
+    else a server that failed, never "not solved"."""
+    if solved:
+        return ExitCode.OK
+    if not error_kind:
+        return ExitCode.NOT_SOLVED
+    return ExitCode.USAGE if error_kind in CONFIG_ERRORS else ExitCode.SERVER_FAILED
+
+
+_T = TypeVar("_T")
+
+
+def run_stoppable(main: Coroutine[Any, Any, _T]) -> _T:
+    """``asyncio.run(main)``, except that Ctrl-C stops every task at once.
+
+    ``asyncio.run`` cancels only the main task on Ctrl-C, and only when the loop reaches it:
+    behind a batch of 10,000 BoT trees, each a few milliseconds of offline-engine work, that
+    took 10 s. Cancelling every task from the signal handler ends each queued step as soon as
+    it runs. The main task is left to asyncio's own handler, which turns its cancellation into
+    the ``KeyboardInterrupt`` that :func:`main` reports.
+    """
+
+    async def stoppable() -> _T:
+        loop = asyncio.get_running_loop()
+        this = asyncio.current_task()
+        previous = signal.getsignal(signal.SIGINT)
+
+        def stop(signum: int, frame: types.FrameType | None) -> None:
+            for task in asyncio.all_tasks(loop):
+                if task is not this:
+                    task.cancel()
+            if callable(previous):
+                previous(signum, frame)
+            else:
+                raise KeyboardInterrupt
+
+        try:
+            signal.signal(signal.SIGINT, stop)
+        except ValueError:  # not the main thread: no signal arrives here anyway
+            return await main
+        try:
+            return await main
+        finally:
+            signal.signal(signal.SIGINT, previous)
+
+    return asyncio.run(stoppable())
 
 
 def _bench_hands(args: argparse.Namespace) -> list[Any]:
@@ -453,9 +535,10 @@ def _bench_hands(args: argparse.Namespace) -> list[Any]:
             raise UsageError("--range selects rows of --file")
         from puzzles.game24.catalogue import hardest
 
-        n = args.hardest or 100
+        # 0 is a number asked for, not "unset": it is refused, never read as the default.
+        n = 100 if args.hardest is None else args.hardest
         if not 1 <= n <= 1820:
-            raise UsageError("--hardest takes 1 to 1820")
+            raise UsageError(f"--hardest takes 1 to 1820 hands, not {n}")
         hands = hardest(n)
     if not hands:
         raise UsageError("no hands to run")
@@ -496,7 +579,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         progress.update(tasks[name], completed=done)
 
     with progress:
-        results = asyncio.run(
+        results = run_stoppable(
             run_bench(
                 methods,
                 hands,
@@ -520,32 +603,45 @@ def cmd_bench(args: argparse.Namespace) -> int:
     else:
         console = Console(highlight=False)
         table = Table(
+            # Ten columns fit 80 characters only without borders.
+            box=None,
+            pad_edge=False,
+            padding=(0, 0, 0, 1),
             title=Text(f"Game of 24 · {len(hands)} hands · {visible(describe_engine(settings))}"),
-            caption="calls, tokens and time are means per hand; cost is the total",
+            caption="success counts a failed run as not solved; 'of completed' leaves failed runs "
+            "out; calls, tokens and time are means per hand; cost is the total",
         )
         for col in (
             "method",
             "success",
             "solved",
+            "of\ncompleted",
+            "errors",
             "calls",
             "tokens",
             "cost",
             "time",
-            "errors",
             "paper",
         ):
-            table.add_column(col, justify="left" if col == "method" else "right")
+            table.add_column(
+                col,
+                justify="left" if col == "method" else "right",
+                no_wrap=True,
+                min_width=len(col.split("\n")[-1]),
+            )
         for r in results:
             cost = f"${r.cost:.4f}" if r.cost is not None else "unknown"
+            of_completed = r.completed_success_rate
             table.add_row(
                 r.method,
                 f"{r.success_rate:.1%}",
-                f"{sum(p.solved for p in r.puzzles)}/{r.n}",
+                f"{r.solved}/{r.n}",
+                f"{of_completed:.1%}" if of_completed is not None else "-",
+                str(r.errors),
                 f"{r.mean('calls'):.1f}",
                 f"{r.mean('tokens'):,.0f}",
                 cost,
                 f"{r.mean('wall_time'):.2f}s",
-                str(r.errors),
                 PAPER_SUCCESS.get(r.method, "-"),
             )
         console.print(table)
@@ -561,9 +657,21 @@ def cmd_bench(args: argparse.Namespace) -> int:
             first_error = next((p.error for p in r.puzzles if p.error), "")
             if first_error:
                 # A server's message: shown as text, never as markup or control characters.
-                failed = f"{r.method}: {r.errors} runs failed; first: {visible(first_error)}"
+                failed = (
+                    f"{r.method}: {r.errors} of {r.n} runs failed; first: {visible(first_error)}"
+                )
                 console.print(Text(failed, style="red"))
-    return EXIT_OK
+    return bench_exit_code(results)
+
+
+def bench_exit_code(results: Sequence[Any]) -> ExitCode:
+    """0 when every method completed some runs; otherwise the code of what stopped them:
+    a method whose every run failed has no figure to report, and scripts must not read its
+    0 % as a result."""
+    kinds = {p.error_kind for r in results if r.n and not r.completed for p in r.puzzles}
+    if not kinds:
+        return ExitCode.OK
+    return ExitCode.USAGE if kinds <= CONFIG_ERRORS else ExitCode.SERVER_FAILED
 
 
 def cmd_puzzles(args: argparse.Namespace) -> int:
@@ -646,8 +754,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
     printer = EventPrinter(Console(highlight=False), args.verbose)
     solved = False
     try:
-        _, events = read_trace(args.trace)
-        for event in events:
+        header, events = read_trace(args.trace)
+        for event in rechecked(events, _trace_hand(header, args.trace)):
             if args.json:
                 print(json_line(event_to_json(event)))
             else:
@@ -660,25 +768,77 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def _replay_in_app(path: str) -> int:
-    from puzzles.game24 import HandError
     from solver.trace import TraceError, read_trace
     from tui.app import Replay, run_app
 
     try:
         header, events = read_trace(path)
-        replay = Replay(header, list(events))
-        replay.hand()
+        replay = Replay(header, list(rechecked(events, _trace_hand(header, path))))
     except TraceError as exc:
         raise UsageError(str(exc)) from exc
+    return run_app(replay)
+
+
+def _trace_hand(header: dict[str, Any], path: str) -> Any:
+    """The hand a trace was run on, from its header; a usage error when it names none."""
+    from puzzles.game24 import Hand, HandError
+
+    target = header.get("target", 24)
+    try:
+        if not isinstance(target, int) or isinstance(target, bool):
+            raise HandError("its target is not a whole number")
+        return Hand.parse(str(header.get("puzzle", "")), target)
     except HandError as exc:
         raise UsageError(f"{path}: the trace's puzzle is not a Game of 24 hand ({exc})") from exc
-    return run_app(replay)
+
+
+def rechecked(events: Iterable[Event], hand: Any) -> Iterator[Event]:
+    """A trace's events with its finish checked again, exactly, on ``hand``.
+
+    A trace is outside text: its ``solved`` is a claim that anyone can edit, so a replay shows
+    the verdict of the Game of 24 check (``puzzles.game24`` through the domain, never
+    ``eval``), and says so first with an error event when the trace claimed otherwise.
+    """
+    import dataclasses
+
+    from solver.domains.game24 import Game24Domain
+    from solver.events import ErrorRaised, RunFinished, SolutionFound
+
+    domain = Game24Domain(hand)
+    for event in events:
+        if isinstance(event, SolutionFound) and not (check := domain.check(event.answer)).ok:
+            yield ErrorRaised(
+                "trace",
+                f"the trace marks {event.node_id} as a solution; checked again exactly, "
+                f"{event.answer!r} is not: {check.reason}",
+                t=event.t,
+            )
+            continue
+        if isinstance(event, RunFinished):
+            verdict = domain.check(event.answer)
+            if verdict.ok != event.solved:
+                claimed = "solved" if event.solved else "not solved"
+                found = "is right" if verdict.ok else "is not"
+                yield ErrorRaised(
+                    "trace",
+                    f"the trace says {claimed}; checked again exactly, the answer {found}: "
+                    f"{verdict.reason}",
+                    t=event.t,
+                )
+            event = dataclasses.replace(event, solved=verdict.ok, verdict=verdict.reason)
+        yield event
 
 
 def cmd_app(args: argparse.Namespace) -> int:
     from tui.app import run_app
 
     return run_app()
+
+
+def _cmd_verify(args: argparse.Namespace) -> int:
+    from tui.commands import verify
+
+    return verify.run(args)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -689,6 +849,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "bench": cmd_bench,
         "puzzles": cmd_puzzles,
         "replay": cmd_replay,
+        "verify": _cmd_verify,
     }
     try:
         if args.command is None:
@@ -700,7 +861,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("ponder: stopped", file=sys.stderr)
-        return 130
+        return ExitCode.INTERRUPTED
     except BrokenPipeError:
         return EXIT_OK
 

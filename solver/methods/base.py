@@ -105,13 +105,17 @@ class RunContext:
         tasks = [asyncio.ensure_future(measured(a)) for a in pending]
         try:
             pairs = await asyncio.gather(*tasks)
-        except BaseException:
+        except BaseException as exc:
             # One failed (a model error, a verified solution ending the run) or we were
             # cancelled: stop the siblings too, so no call goes on after the run has ended.
             for task in tasks:
                 task.cancel()
-            with contextlib.suppress(BaseException):
-                await asyncio.wait(tasks)
+            # Cancelled, every sibling is already done or cancelled (asyncio.gather waits for
+            # its children when it is cancelled; Ctrl-C cancels them all): waiting again would
+            # only cost one more pass over thousands of tasks for every level of nesting.
+            if not isinstance(exc, asyncio.CancelledError):
+                with contextlib.suppress(BaseException):
+                    await asyncio.wait(tasks)
             for aw in pending:  # work that never started: close it quietly
                 if inspect.iscoroutine(aw) and inspect.getcoroutinestate(aw) == "CORO_CREATED":
                     aw.close()
@@ -131,10 +135,22 @@ class RunContext:
         return f"{prefix}{self._node_counter}"
 
     async def call(self, call: Call) -> tuple[Generation, int]:
-        """Send ``call`` to the model; returns the generation and the id of its call event."""
+        """Send ``call`` to the model; returns the generation and the id of its call event.
+
+        A reply the model did not finish (cut at the token limit, stopped by a content
+        filter) is reported in the :class:`ModelCalled` event and comes back without its
+        unfinished last line: a number cut in half reads as another number. Methods ask
+        :meth:`Generation.cut` before they take an answer from a reply.
+        """
         self._next_call_id += 1
         call_id = self._next_call_id
-        gen = await self.model.generate(call)
+        try:
+            gen = await self.model.generate(call)
+        except ModelError:
+            # A failed call may still be billed (a cut stream, a reply over the cap): the
+            # run's cost is unknown from here on, never a reassuring $0.
+            self.cost_known = False
+            raise
         _rounds.set(_rounds.get() + 1)
         self.rounds = max(self.rounds, _rounds.get())
         self.calls += gen.requests
@@ -155,11 +171,18 @@ class RunContext:
                 call.sampling.top_p,
                 gen.cached,
                 round(gen.latency, 4),
+                gen.finish_reasons,
+                gen.notes,
             )
         )
         self.emit(
             TokensUsed(self.calls, self.prompt_tokens, self.completion_tokens, self.total_cost)
         )
+        if any(gen.cut(i) for i in range(len(gen.texts))):
+            finished = tuple(
+                _finished_lines(text) if gen.cut(i) else text for i, text in enumerate(gen.texts)
+            )
+            gen = dataclasses.replace(gen, texts=finished)
         return gen, call_id
 
     @property
@@ -194,11 +217,14 @@ async def run_method(
     *,
     seed: int | None = None,
     record_prompts: bool = True,
+    deadline: float | None = None,
 ) -> AsyncIterator[Event]:
     """Run ``method`` and yield its events as they happen, ending with :class:`RunFinished`.
 
     Cancelling the consumer cancels the method; a model failure ends the run with an
-    :class:`ErrorRaised` and a finish event, never an exception.
+    :class:`ErrorRaised` and a finish event, never an exception. A run still going after
+    ``deadline`` seconds is stopped the same way (error kind ``deadline``, reason
+    ``deadline``).
     """
     queue: asyncio.Queue[Event | None] = asyncio.Queue()
     ctx = RunContext(model, queue.put_nowait, seed=seed, record_prompts=record_prompts)
@@ -209,9 +235,19 @@ async def run_method(
     async def body() -> None:
         answer: str | None = None
         reason = "done"
+        timer = asyncio.timeout(deadline)
         try:
-            outcome = await method.run(domain, ctx)
+            async with timer:
+                outcome = await method.run(domain, ctx)
             answer, reason = outcome.answer, outcome.reason
+        except TimeoutError as exc:
+            if timer.expired():
+                message = f"The run passed its deadline of {deadline:g} seconds and was stopped."
+                ctx.emit(ErrorRaised("deadline", message, fatal=True))
+                reason = "deadline"
+            else:  # not ours: a bug, reported like any other
+                ctx.emit(ErrorRaised("internal", f"TimeoutError: {exc}", fatal=True))
+                reason = "error"
         except StopRun as stop:
             answer, reason = stop.answer, "solved early"
         except ModelError as exc:
@@ -241,6 +277,12 @@ async def run_method(
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+
+
+def _finished_lines(text: str) -> str:
+    """The lines of an unfinished reply that were written to their end."""
+    end = text.rfind("\n")
+    return text[: end + 1] if end >= 0 else ""
 
 
 def _finish(ctx: RunContext, domain: Game24Domain, answer: str | None, reason: str) -> None:
