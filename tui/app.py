@@ -297,11 +297,12 @@ def make_app(
 def run_app(replay: Replay | None = None) -> int:
     """Start the app in this terminal; returns the exit code."""
     from solver.settings import SettingsError, load_settings
+    from tui.exitcodes import ExitCode
 
     try:
         settings = load_settings()
     except SettingsError as exc:
         print(f"ponder: {visible(str(exc))}")
-        return 2
+        return ExitCode.USAGE
     make_app(settings, replay=replay).run()
-    return 0
+    return ExitCode.OK

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from puzzles.text import json_line, visible
+from tui.exitcodes import ExitCode
 
 __all__ = ["CommandError", "add_missing", "json_line", "option", "run_command", "say", "visible"]
 
@@ -37,7 +38,7 @@ def run_command(body: Callable[[argparse.Namespace], int], args: argparse.Namesp
         return body(args)
     except CommandError as exc:
         print(f"ponder: {visible(str(exc))}", file=sys.stderr)
-        return 2
+        return ExitCode.USAGE
 
 
 def say(text: str) -> None:

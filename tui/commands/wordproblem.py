@@ -26,10 +26,11 @@ if TYPE_CHECKING:
 
 from tui.commands import CommandError, add_missing, json_line, run_command, visible
 from tui.commands import option as _option
+from tui.exitcodes import ExitCode
 
 __all__ = ["add_arguments", "run"]
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = ExitCode.OK, ExitCode.NOT_SOLVED, ExitCode.USAGE
 DEFAULT_COUNT = 5
 MAX_COUNT = 10_000
 
