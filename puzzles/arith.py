@@ -702,6 +702,9 @@ def _back(toks: list[_Tok], eq: int) -> tuple[int, int, bool] | None:
     head = toks[first]
     if stop is not None and stop.kind == "word" and not head.spaced:
         return None  # glued to a word: "x2 + 3", "abc4 * 5"
+    time_like = i > 0 and toks[i - 1].kind == "num" and not head.spaced
+    if stop is not None and stop.text == ":" and time_like and not stop.spaced:
+        return None  # a time or a ratio: "2:30 - 1:30"
     if head.kind == "op":
         line_start = stop is None or stop.kind == "nl"
         follower = toks[first + 1] if first + 1 < eq else None

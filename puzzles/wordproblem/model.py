@@ -21,6 +21,7 @@ from puzzles.arith import (
     ArithError,
     Claim,
     ClaimStatus,
+    extract_claims,
     parse_number,
     verify_claim,
 )
@@ -63,7 +64,8 @@ class Step:
         return _ANNOTATION.sub("", self.text)
 
     def checks(self) -> tuple[Claim, ...]:
-        """Every claim of this line, verified exactly."""
+        """Every claim of this line, verified exactly: the annotated ones, then those written
+        in the prose itself (``She has 2 + 2 = 5 pens``) that no annotation already states."""
         out = []
         for text in self.claims:
             if len(text) > MAX_LENGTH:
@@ -73,6 +75,10 @@ class Step:
                 out.append(verify_claim(text))
             except ArithError as exc:
                 out.append(_invalid(text, exc.message))
+        stated = {(c.exact, c.claimed) for c in out if c.exact is not None}
+        for claim in extract_claims(self.prose):
+            if claim.exact is None or (claim.exact, claim.claimed) not in stated:
+                out.append(claim)
         return tuple(out)
 
 

@@ -356,3 +356,15 @@ def test_any_file_either_loads_or_fails_with_puzzle_file_error(tmp_path: Path) -
             problem.verify()
 
     check()
+
+
+def test_a_wrong_claim_in_the_prose_of_a_worked_solution_is_caught() -> None:
+    from puzzles.wordproblem.model import Step
+
+    (claim,) = Step("She has 2 + 2 = 5 pens.").checks()
+    assert claim.status == "wrong" and claim.exact == 4
+    # A claim stated in the prose and in its annotation is checked once.
+    (claim,) = Step("She has 16 - 3 - 4 = <<16-3-4=9>>9 eggs left.").checks()
+    assert claim.status == "exact"
+    # Times are not arithmetic.
+    assert Step("From 2:30 - 1:30 = one hour.").checks() == ()
