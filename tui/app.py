@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import gc
 import random
+import sys
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
+from textual.timer import Timer
+from textual.worker import Worker, WorkerState
 
 from puzzles.game24 import Hand, HandError
 from puzzles.text import visible
@@ -20,6 +24,9 @@ from solver.engine import describe_engine
 from solver.model import Model
 from solver.settings import Settings
 from tui.screens.home import HomeScreen
+
+if TYPE_CHECKING:
+    from tui.store import SaveReport
 
 __all__ = ["OFFLINE_THINK_SECONDS", "PonderApp", "Replay", "make_app", "run_app"]
 
@@ -81,6 +88,8 @@ class PonderApp(App[None]):
         self.race = False
         self._seed = seed
         self._rng = random.Random(seed)
+        self._unsaved: str | None = None  # the store_message that says results are waiting
+        self._save_retry: Timer | None = None
 
     # ---------------------------------------------------------------- screens
 
@@ -91,6 +100,8 @@ class PonderApp(App[None]):
         # Rating all 1,820 hands takes a second or two: do it while the person reads the home
         # screen, not when they press play.
         self.run_worker(_warm_catalogue, thread=True, group="warm-up", exit_on_error=False)
+        if self.store is not None and self.store.pending:  # kept aside by an earlier session
+            self.save_results()
         if self.replay is not None:
             hand = self.replay.hand()
             from tui.screens.game24 import Game24Screen
@@ -225,17 +236,74 @@ class PonderApp(App[None]):
 
     # ---------------------------------------------------------------- results
 
+    STORE_RETRY_SECONDS = 15.0
+    """How soon results that could not be saved are tried again."""
+
     def record_result(self, **fields: Any) -> None:
+        """Save a played puzzle without holding up the screen (see :meth:`save_results`)."""
         if self.store is None:
             return
-        from tui.store import Result, StoreError
+        from tui.store import Result
+
+        started = datetime.now(UTC) - timedelta(seconds=float(fields.get("seconds", 0)))
+        self.save_results(Result(kind="game24", started_at=started, **fields))
+
+    def save_results(self, result: Any = None) -> None:
+        """Write ``result`` and any results still waiting, on a worker thread: a results file
+        locked by another program never stalls the screen. What cannot be written yet stays
+        queued in the store and is tried again (:data:`STORE_RETRY_SECONDS`), then at exit."""
+        store = self.store
+        if store is None:
+            return
+        self.run_worker(
+            partial(store.save, result) if result is not None else store.flush,
+            thread=True,
+            group="store",
+            exit_on_error=False,
+        )
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        report = event.worker.result
+        if event.worker.group == "store" and event.state == WorkerState.SUCCESS and report:
+            self._results_saved(report)
+
+    def _results_saved(self, report: SaveReport) -> None:
+        if report.error is not None:
+            waiting = f"{report.waiting} result{'s' * (report.waiting != 1)}"
+            message = f"{waiting} not saved yet ({report.error}); ponder will try again."
+            if self._unsaved is None:
+                self.notify(message, severity="warning")
+            self.store_message = self._unsaved = message
+            if self._save_retry is None:
+                self._save_retry = self.set_timer(self.STORE_RETRY_SECONDS, self._retry_save)
+            return
+        if report.saved and self._unsaved is not None and not report.waiting:
+            if self.store_message == self._unsaved:
+                self.store_message = None
+            self._unsaved = None
+            self.notify("Every waiting result is saved now.")
+            if isinstance(self.screen, HomeScreen):
+                self.screen.refresh_home()
+
+    def _retry_save(self) -> None:
+        self._save_retry = None
+        self.save_results()
+
+    def close_store(self) -> str | None:
+        """Close the results store as the app ends: results still waiting get one more try,
+        then are kept aside in a file that the next start saves. Returns what to tell the
+        person, if anything."""
+        if self.store is None:
+            return None
+        from tui.store import StoreError
 
         try:
-            started = datetime.now(UTC) - timedelta(seconds=float(fields.get("seconds", 0)))
-            self.store.record(Result(kind="game24", started_at=started, **fields))
+            kept = self.store.close()
         except StoreError as exc:
-            self.store_message = str(exc)
-            self.notify(str(exc), severity="error")
+            return str(exc)
+        if kept is None:
+            return None
+        return f"results that could not be saved yet are kept in {kept}; the next start saves them"
 
     def recent(self, limit: int) -> list[Any]:
         if self.store is None:
@@ -254,10 +322,14 @@ class PonderApp(App[None]):
         from tui.store import StoreError
 
         try:
-            return self.store.stats()
+            stats = self.store.stats()
         except StoreError as exc:
             self.store_message = str(exc)
             return None
+        if stats.unreadable and self.store_message is None:
+            rows = f"{stats.unreadable} result{'s' * (stats.unreadable != 1)}"
+            self.store_message = f"{rows} in {self.store.name} could not be read and are left out."
+        return stats
 
     def apply_settings(self, settings: Settings) -> None:
         self.settings = settings
@@ -304,5 +376,9 @@ def run_app(replay: Replay | None = None) -> int:
     except SettingsError as exc:
         print(f"ponder: {visible(str(exc))}")
         return ExitCode.USAGE
-    make_app(settings, replay=replay).run()
+    app = make_app(settings, replay=replay)
+    app.run()
+    message = app.close_store()
+    if message:
+        print(f"ponder: {visible(message)}", file=sys.stderr)
     return ExitCode.OK

@@ -9,15 +9,23 @@ Nothing here fails quietly. A file that cannot be used raises :class:`StoreError
 its kinds, :class:`CorruptStoreError` and :class:`NewerStoreError`) naming the file;
 :meth:`ResultStore.open_or_recover` turns those into a working store and a message for the
 player, and never deletes what was there.
+
+Nothing is lost either. :meth:`ResultStore.save` (for a worker thread) queues a result that
+cannot be written yet, for instance while another program holds the file's write lock, and
+writes it with the next save, :meth:`~ResultStore.flush` or :meth:`~ResultStore.close`; results
+still queued at close are kept in a side file that the next open picks up. A row that cannot
+be read is skipped and counted (:attr:`Stats.unreadable`), never allowed to hide the others.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import math
 import os
 import sqlite3
 import threading
+import uuid
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -36,6 +44,7 @@ __all__ = [
     "NewerStoreError",
     "Result",
     "ResultStore",
+    "SaveReport",
     "Stats",
     "StoreError",
 ]
@@ -47,7 +56,20 @@ MEMORY: Final = ":memory:"
 """Pass as ``path`` for a store that lives in memory only and is lost on :meth:`close`."""
 
 BUSY_TIMEOUT_MS: Final = 5000
-"""How long to wait for another ponder (or another store object) holding the write lock."""
+"""How long :meth:`ResultStore.record` waits for another ponder (or another store object)
+holding the write lock."""
+
+SAVE_WAIT_S: Final = 1.0
+"""How long :meth:`ResultStore.save` waits for that lock before it keeps the result queued."""
+
+CLOSE_WAIT_S: Final = 0.5
+"""How long :meth:`ResultStore.close` waits for it before it keeps queued results aside."""
+
+PENDING_GLOB: Final = ".pending-*.jsonl"
+"""Side files of results that waited past close: ``<file name>.pending-<id>.jsonl``."""
+
+MAX_PENDING_BYTES: Final = 16 * 1024 * 1024
+"""A side file larger than this is not ponder's: it is left alone."""
 
 
 # --- errors -----------------------------------------------------------------------------------
@@ -194,6 +216,32 @@ class Stats:
     hints_used: int
     """Hints asked for, in total."""
 
+    unreadable: int = 0
+    """Rows that could not be read (damaged or written by something else): skipped, never
+    counted in the figures above."""
+
+
+@dataclass(frozen=True)
+class SaveReport:
+    """What :meth:`ResultStore.save` or :meth:`ResultStore.flush` did."""
+
+    saved: int
+    """Results written to the file by this call."""
+
+    waiting: int
+    """Results still queued: kept, and tried again by the next save, flush or close."""
+
+    error: StoreError | None = None
+    """Why results are waiting; ``None`` when none are."""
+
+
+@dataclass(frozen=True, eq=False)
+class _Queued:
+    """A result waiting to be written; ``source`` is the side file it was read back from."""
+
+    result: Result
+    source: Path | None = None
+
 
 # --- schema -----------------------------------------------------------------------------------
 
@@ -288,8 +336,16 @@ class ResultStore:
             self._path = None
         else:
             self._path = Path(path).expanduser()
-        self._db: sqlite3.Connection | None = None
+        self._db: sqlite3.Connection | None = None  # reads (and the layout), under _lock
         self._lock = threading.RLock()
+        # Writes use a connection of their own, so a write waiting for another program's lock
+        # never holds up a read (WAL readers do not wait for writers). In memory there is no
+        # other program, and a second connection would be a second, empty database.
+        self._writer: sqlite3.Connection | None = None
+        self._write_lock = self._lock if self._path is None else threading.RLock()
+        self._queue: list[_Queued] = []
+        self._queue_lock = threading.Lock()
+        self._sources_read: set[Path] = set()
 
     def __repr__(self) -> str:
         state = "open" if self._db is not None else "closed"
@@ -320,14 +376,29 @@ class ResultStore:
         self._connection()
         return self
 
-    def close(self) -> None:
-        """Close the file. Safe to call twice; a later call reopens it (an in-memory store
-        starts empty again)."""
-        with self._lock:
-            if self._db is not None:
-                db, self._db = self._db, None
-                with contextlib.suppress(sqlite3.Error):
-                    db.close()
+    def close(self) -> Path | None:
+        """Close the file, after one more try (of at most :data:`CLOSE_WAIT_S`) at writing the
+        queued results. Any still queued are kept in a side file, ``<name>.pending-<id>.jsonl``,
+        which the next open of the file reads back; returns that file, if one was written.
+
+        Safe to call twice; a later call reopens the file (an in-memory store starts empty).
+        """
+        kept: Path | None = None
+        try:
+            if self.pending and self._path is not None and self.flush(CLOSE_WAIT_S).waiting:
+                kept = self._keep_aside()
+        finally:
+            with self._write_lock, self._lock:
+                for db in (self._writer, self._db):
+                    if db is not None:
+                        with contextlib.suppress(sqlite3.Error):
+                            db.close()
+                self._writer = self._db = None
+                # Results read back from side files are still in those files.
+                with self._queue_lock:
+                    self._queue = [q for q in self._queue if q.source is None]
+                self._sources_read.clear()
+        return kept
 
     def __enter__(self) -> ResultStore:
         return self.open()
@@ -385,56 +456,79 @@ class ResultStore:
     # -- reading and writing --------------------------------------------------------------------
 
     def record(self, result: Result) -> int:
-        """Store ``result`` (its ``id`` is ignored) in one transaction; returns the new row id."""
-        row = (
-            result.kind,
-            result.puzzle,
-            result.difficulty,
-            _iso_utc(result.started_at),
-            float(result.seconds),
-            result.hints,
-            int(result.solved),
-            int(result.gave_up),
-            result.answer,
-            result.solver_method,
-            None if result.solver_solved is None else int(result.solver_solved),
-            None if result.solver_seconds is None else float(result.solver_seconds),
-        )
-        columns = ", ".join(_COLUMNS[1:])
-        marks = ", ".join("?" * len(row))
+        """Store ``result`` (its ``id`` is ignored) in one transaction; returns the new row id.
+
+        Waits up to :data:`BUSY_TIMEOUT_MS` for a lock held elsewhere, then raises
+        :class:`StoreError`. An app saves with :meth:`save` from a worker thread instead.
+        """
         with self._transaction("record a result") as db:
-            cursor = db.execute(f"INSERT INTO results ({columns}) VALUES ({marks})", row)
-            row_id = cursor.lastrowid
-        assert row_id is not None
+            row_id = _insert(db, result)
         return row_id
 
+    def save(self, result: Result) -> SaveReport:
+        """Queue ``result``, then write everything queued, oldest first, in one transaction.
+
+        For a worker thread: it waits up to :data:`SAVE_WAIT_S` for a lock held elsewhere.
+        Never raises :class:`StoreError` and never drops a result: one that cannot be written
+        now stays queued (:attr:`pending`) for the next save, :meth:`flush` or :meth:`close`,
+        and the report says why.
+        """
+        with self._queue_lock:
+            self._queue.append(_Queued(result))
+        return self.flush()
+
+    def flush(self, wait: float = SAVE_WAIT_S) -> SaveReport:
+        """Write the queued results (waiting up to ``wait`` seconds for the write lock)."""
+        with self._write_lock:
+            try:
+                self._connection()  # reads back side files left by an earlier close
+            except StoreError as err:
+                return SaveReport(0, len(self.pending), err)
+            with self._queue_lock:
+                batch = list(self._queue)
+            if not batch:
+                return SaveReport(0, 0)
+            try:
+                saved = self._write_queued(batch, wait)
+            except StoreError as err:
+                return SaveReport(0, len(batch), err)
+            with self._queue_lock:
+                self._queue = [q for q in self._queue if q not in batch]
+                return SaveReport(saved, len(self._queue))
+
+    @property
+    def pending(self) -> tuple[Result, ...]:
+        """Results queued by :meth:`save` and not yet written, oldest first."""
+        with self._queue_lock:
+            return tuple(q.result for q in self._queue)
+
     def recent(self, limit: int = 10, kind: str | None = None) -> list[Result]:
-        """The ``limit`` most recently started results (of ``kind``, if given), newest first."""
+        """The ``limit`` most recently started results (of ``kind``, if given), newest first.
+
+        Rows that cannot be read are skipped (see :attr:`Stats.unreadable`)."""
         if limit <= 0:
             return []
         where, args = _kind_filter(kind)
-        rows = self._read(
-            "read results", f"{_SELECT} {where} {_NEWEST_FIRST} LIMIT ?", (*args, limit)
-        )
-        return [self._result(row) for row in rows]
+        rows = self._rows("read results", f"{_SELECT} {where} {_NEWEST_FIRST}", args, limit)
+        return [row for row in rows if row is not None]
 
     def stats(self, kind: str | None = None) -> Stats:
-        """Totals, streaks and times over all results, or those of ``kind``."""
+        """Totals, streaks and times over all results, or those of ``kind``; rows that cannot
+        be read are left out and counted in :attr:`Stats.unreadable`."""
         where, args = _kind_filter(kind)
-        # Oldest first, so streaks run in the order the puzzles were played.
-        flags = self._read(
-            "read statistics",
-            f"SELECT solved, seconds, hints FROM results {where} ORDER BY started_at, id",
-            args,
-        )
-        played = solved = hints = streak = best_streak = 0
+        played = solved = hints = streak = best_streak = unreadable = 0
         solve_times: list[float] = []
-        for was_solved, seconds, used in flags:
+        # Oldest first, so streaks run in the order the puzzles were played.
+        sql = f"{_SELECT} {where} ORDER BY started_at, id"
+        for row in self._rows("read statistics", sql, args):
+            if row is None:
+                unreadable += 1
+                continue
             played += 1
-            hints += used
-            if was_solved:
+            hints += row.hints
+            if row.solved:
                 solved += 1
-                solve_times.append(seconds)
+                solve_times.append(row.seconds)
                 streak += 1
                 best_streak = max(best_streak, streak)
             else:
@@ -448,37 +542,64 @@ class ResultStore:
             best_seconds=min(solve_times) if solve_times else None,
             average_seconds=math.fsum(solve_times) / len(solve_times) if solve_times else None,
             hints_used=hints,
+            unreadable=unreadable,
         )
 
     # -- internals ------------------------------------------------------------------------------
 
-    def _error(self, action: str, err: sqlite3.Error) -> StoreError:
+    def _error(self, action: str, err: sqlite3.Error, wait: float | None = None) -> StoreError:
         detail = str(err) or type(err).__name__
         if _is_corruption(err):
             return CorruptStoreError(
                 self.name, f"damaged or not a ponder results file ({detail}; on trying to {action})"
             )
         if (getattr(err, "sqlite_errorcode", None) or 0) & 0xFF == sqlite3.SQLITE_BUSY:
-            detail = f"{detail}; another program kept it locked for {BUSY_TIMEOUT_MS} ms"
+            waited = BUSY_TIMEOUT_MS if wait is None else round(wait * 1000)
+            detail = f"{detail}; another program kept it locked for {waited} ms"
         return StoreError(self.name, f"cannot {action}: {detail}")
 
-    def _read(self, action: str, sql: str, args: Sequence[Any]) -> list[Any]:
+    def _rows(
+        self, action: str, sql: str, args: Sequence[Any], limit: int | None = None
+    ) -> list[Result | None]:
+        """The results a query selects (all of :data:`_COLUMNS`), up to ``limit`` readable
+        ones; ``None`` for each row that cannot be read."""
         with self._lock:
             db = self._connection()
+            # Text comes back as bytes and is decoded row by row: one row of bad UTF-8 would
+            # otherwise fail the whole query.
+            db.text_factory = bytes
             try:
-                return db.execute(sql, args).fetchall()
+                out: list[Result | None] = []
+                readable = 0
+                # Closed when done, so a read stopped early holds no snapshot of the file open.
+                with contextlib.closing(db.execute(sql, args)) as cursor:
+                    for row in cursor:
+                        out.append(_result(row))
+                        readable += out[-1] is not None
+                        if readable == limit:
+                            break
+                return out
             except sqlite3.Error as err:
                 raise self._error(action, err) from err
+            finally:
+                db.text_factory = str
 
     @contextlib.contextmanager
-    def _transaction(self, action: str) -> Iterator[sqlite3.Connection]:
-        """One write transaction: all of the block's changes are committed, or none are."""
-        with self._lock:
-            db = self._connection()
+    def _transaction(self, action: str, wait: float | None = None) -> Iterator[sqlite3.Connection]:
+        """One write transaction: all of the block's changes are committed, or none are.
+        ``wait``: seconds to wait for a lock held elsewhere (default :data:`BUSY_TIMEOUT_MS`)."""
+        with self._write_lock:
+            db = self._write_connection()
             try:
+                if wait is not None:
+                    db.execute(f"PRAGMA busy_timeout = {max(0, round(wait * 1000))}")
                 # IMMEDIATE takes the write lock now (waiting up to the busy timeout), so the
                 # block never fails halfway for want of it.
-                db.execute("BEGIN IMMEDIATE")
+                try:
+                    db.execute("BEGIN IMMEDIATE")
+                finally:
+                    if wait is not None:
+                        db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
                 try:
                     yield db
                     db.execute("COMMIT")
@@ -486,7 +607,7 @@ class ResultStore:
                     self._roll_back(db)
                     raise
             except sqlite3.Error as err:
-                raise self._error(action, err) from err
+                raise self._error(action, err, wait) from err
 
     def _roll_back(self, db: sqlite3.Connection) -> None:
         """Undo the open transaction; if even that fails, drop the connection, whose state is
@@ -497,27 +618,122 @@ class ResultStore:
         except sqlite3.Error:
             if self._db is db:
                 self._db = None
+            if self._writer is db:
+                self._writer = None
             with contextlib.suppress(sqlite3.Error):
                 db.close()
 
-    def _result(self, row: Sequence[Any]) -> Result:
-        values = dict(zip(_COLUMNS, row, strict=True))
+    def _write_queued(self, batch: Sequence[_Queued], wait: float) -> int:
+        """Insert ``batch`` in one transaction; returns how many rows were written.
+
+        Results read back from a side file are written only while that file is still there,
+        and the file goes in the same transaction: two ponders opening the file together never
+        save them twice. Raises :class:`StoreError`."""
+        sources = {q.source for q in batch if q.source is not None}
+        moved: list[tuple[Path, Path]] = []
+        written = 0
         try:
-            values["started_at"] = datetime.fromisoformat(values["started_at"])
-            for name in ("solved", "gave_up", "solver_solved"):
-                if values[name] is not None:
-                    values[name] = bool(values[name])
-            return Result(**values)
-        except (TypeError, ValueError) as err:
-            raise CorruptStoreError(
-                self.name, f"result {values.get('id')} cannot be read: {err}"
+            with self._transaction(f"save {len(batch)} result(s)", wait) as db:
+                live = {source for source in sources if source.exists()}
+                for queued in batch:
+                    if queued.source is None or queued.source in live:
+                        _insert(db, queued.result)
+                        written += 1
+                for source in live:  # under the write lock; put back below if COMMIT fails
+                    done = source.with_name(source.name + ".saved")
+                    os.replace(source, done)
+                    moved.append((source, done))
+        except BaseException as err:
+            for source, done in moved:
+                with contextlib.suppress(OSError):
+                    os.replace(done, source)
+            if isinstance(err, OSError):
+                raise StoreError(self.name, f"cannot save results: {err}") from err
+            raise
+        for _, done in moved:
+            with contextlib.suppress(OSError):
+                done.unlink()
+        return written
+
+    def _keep_aside(self) -> Path:
+        """Write the results this session queued to a new side file (atomically: a temporary
+        file renamed into place); the next open of the store reads them back."""
+        assert self._path is not None
+        with self._queue_lock:
+            own = [q.result for q in self._queue if q.source is None]
+        side = self._path.with_name(f"{self._path.name}.pending-{uuid.uuid4().hex}.jsonl")
+        temporary = side.with_name(side.name + ".tmp")
+        try:
+            with open(temporary, "w", encoding="utf-8") as handle:
+                for result in own:
+                    handle.write(json.dumps(_to_json(result)) + "\n")
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(temporary, side)
+        except OSError as err:
+            with contextlib.suppress(OSError):
+                temporary.unlink()
+            raise StoreError(
+                self.name, f"{len(own)} result(s) could not be saved or kept aside: {err}"
             ) from err
+        with self._queue_lock:
+            self._queue = [q for q in self._queue if q.source is not None]
+        return side
+
+    def _read_back(self) -> None:
+        """Queue the results of side files left by an earlier close. A side file that cannot
+        be read whole is left as it is."""
+        if self._path is None:
+            return
+        try:
+            sides = sorted(self._path.parent.glob(self._path.name + PENDING_GLOB))
+        except OSError:
+            return
+        for side in sides:
+            if side in self._sources_read:
+                continue
+            try:
+                if not side.is_file() or side.stat().st_size > MAX_PENDING_BYTES:
+                    continue
+                with open(side, encoding="utf-8") as handle:
+                    results = [_from_json(json.loads(line)) for line in handle if line.strip()]
+            except (OSError, ValueError, TypeError, KeyError):
+                continue
+            self._sources_read.add(side)
+            with self._queue_lock:
+                self._queue.extend(_Queued(result, side) for result in results)
 
     def _connection(self) -> sqlite3.Connection:
         with self._lock:
             if self._db is None:
                 self._db = self._connect()
+                self._read_back()
             return self._db
+
+    def _write_connection(self) -> sqlite3.Connection:
+        """The connection writes use: its own for a file, the only one in memory."""
+        with self._write_lock:
+            db = self._connection()  # opens, checks and migrates the file first
+            if self._path is None:
+                return db
+            if self._writer is None:
+                try:
+                    writer = sqlite3.connect(
+                        self.name,
+                        timeout=BUSY_TIMEOUT_MS / 1000,
+                        isolation_level=None,
+                        check_same_thread=False,  # self._write_lock serialises its use
+                    )
+                except sqlite3.Error as err:
+                    raise self._error("open it for writing", err) from err
+                try:
+                    writer.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+                    writer.execute("PRAGMA synchronous = FULL")
+                except sqlite3.Error as err:
+                    writer.close()
+                    raise self._error("open it for writing", err) from err
+                self._writer = writer
+            return self._writer
 
     def _connect(self) -> sqlite3.Connection:
         """Open, check and migrate the file; raises :class:`StoreError` and leaves nothing open."""
@@ -611,6 +827,77 @@ class ResultStore:
                 self.name,
                 f"not a ponder results file: table results lacks {', '.join(missing)}",
             )
+
+
+def _row(result: Result) -> tuple[Any, ...]:
+    """``result`` as the values of :data:`_COLUMNS` after ``id``."""
+    return (
+        result.kind,
+        result.puzzle,
+        result.difficulty,
+        _iso_utc(result.started_at),
+        float(result.seconds),
+        result.hints,
+        int(result.solved),
+        int(result.gave_up),
+        result.answer,
+        result.solver_method,
+        None if result.solver_solved is None else int(result.solver_solved),
+        None if result.solver_seconds is None else float(result.solver_seconds),
+    )
+
+
+_INSERT: Final = (
+    f"INSERT INTO results ({', '.join(_COLUMNS[1:])}) "
+    f"VALUES ({', '.join('?' * (len(_COLUMNS) - 1))})"
+)
+
+
+def _insert(db: sqlite3.Connection, result: Result) -> int:
+    row_id = db.execute(_INSERT, _row(result)).lastrowid
+    assert row_id is not None
+    return row_id
+
+
+_TEXT_COLUMNS: Final = frozenset(
+    {"kind", "puzzle", "difficulty", "started_at", "answer", "solver_method"}
+)
+
+
+def _result(row: Sequence[Any]) -> Result | None:
+    """The result a row of :data:`_COLUMNS` holds (text as bytes), or ``None`` when the row
+    cannot be read: bad UTF-8, a time that is not one, values of the wrong type or range."""
+    values = dict(zip(_COLUMNS, row, strict=True))
+    try:
+        for name in _TEXT_COLUMNS:
+            if isinstance(values[name], bytes):
+                values[name] = values[name].decode("utf-8")
+        values["started_at"] = datetime.fromisoformat(values["started_at"])
+        for name in ("solved", "gave_up", "solver_solved"):
+            if values[name] is not None:
+                if values[name] not in (0, 1):
+                    return None
+                values[name] = bool(values[name])
+        return Result(**values)
+    except (TypeError, ValueError):  # UnicodeDecodeError is a ValueError
+        return None
+
+
+def _to_json(result: Result) -> dict[str, Any]:
+    """``result`` for a side file."""
+    values = dict(zip(_COLUMNS[1:], _row(result), strict=True))
+    for name in ("solved", "gave_up", "solver_solved"):
+        if values[name] is not None:
+            values[name] = bool(values[name])
+    return values
+
+
+def _from_json(data: Any) -> Result:
+    """A result from a side file; ``ValueError``, ``TypeError`` or ``KeyError`` if it is not
+    one."""
+    if not isinstance(data, dict) or set(data) != set(_COLUMNS[1:]):
+        raise ValueError("not a result")
+    return Result(**{**data, "started_at": datetime.fromisoformat(data["started_at"])})
 
 
 def _user_version(db: sqlite3.Connection) -> int:

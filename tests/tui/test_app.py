@@ -66,6 +66,7 @@ async def test_play_a_hand_to_a_win_by_keys(tmp_path: Path) -> None:
         assert screen.board.solved
         assert "Solved" in text_of(screen, "#message")
         assert screen.query_one("#puzzle").has_class("-won")
+        await app.workers.wait_for_complete()  # results are saved on a worker thread
         stats = ResultStore(tmp_path / "results.sqlite3").stats()
         assert stats.played == 1 and stats.solved == 1 and stats.current_streak == 1
 
@@ -112,6 +113,7 @@ async def test_hints_progress_and_give_up_shows_all_solutions(tmp_path: Path) ->
         assert isinstance(app.screen, SolutionsDialog)
         assert "= 24" in str(app.screen.query_one("#solutions", Static).render())
         await pilot.press("escape")
+        await app.workers.wait_for_complete()
     stats = ResultStore(tmp_path / "results.sqlite3").stats()
     assert stats.played == 1 and stats.solved == 0 and stats.hints_used == 3
 

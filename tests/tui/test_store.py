@@ -8,6 +8,7 @@ import sqlite3
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
@@ -20,6 +21,7 @@ from tui.store import (
     FILE_NAME,
     MEMORY,
     MIGRATIONS,
+    SAVE_WAIT_S,
     SCHEMA_VERSION,
     CorruptStoreError,
     Migration,
@@ -573,3 +575,145 @@ def test_one_store_is_safe_to_share_between_threads(store: ResultStore) -> None:
     for thread in threads:
         thread.join(timeout=60)
     assert store.stats().played == 80
+
+
+# --- a lock held elsewhere, and rows that cannot be read ----------------------------------------
+
+
+class HeldLock:
+    """Another process holding the file's write lock until :meth:`release`: a real second
+    SQLite connection, in a child process, inside an open write transaction."""
+
+    def __init__(self, path: Path, *, exclusive: bool = False) -> None:
+        mode = "EXCLUSIVE" if exclusive else "IMMEDIATE"
+        code = (
+            "import sqlite3, sys\n"
+            f"db = sqlite3.connect({str(path)!r}, isolation_level=None)\n"
+            f"db.execute('BEGIN {mode}')\n"
+            'db.execute("INSERT INTO results (kind, puzzle, started_at, seconds, solved) '
+            "VALUES ('game24', 'other', '2024-01-01T00:00:00.000000+00:00', 1, 1)\")\n"
+            "print('locked', flush=True)\n"
+            "sys.stdin.readline()\n"
+            "db.execute('ROLLBACK')\n"
+        )
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
+        assert self.process.stdout is not None
+        assert self.process.stdout.readline().strip() == "locked"
+
+    def release(self) -> None:
+        if self.process.poll() is None:
+            assert self.process.stdin is not None
+            self.process.stdin.write("\n")
+            self.process.stdin.flush()
+            self.process.wait(timeout=30)
+
+    def __enter__(self) -> HeldLock:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
+def test_save_under_a_lock_held_elsewhere_keeps_the_result_and_reads_go_on(
+    store: ResultStore, db_path: Path
+) -> None:
+    store.record(result(0, puzzle="before"))
+    with HeldLock(db_path) as lock:
+        reports = []
+        saving = threading.Thread(target=lambda: reports.append(store.save(result(1))))
+        started = time.monotonic()
+        saving.start()
+        time.sleep(0.1)  # the save is now waiting for the lock
+        reading = time.monotonic()
+        assert [r.puzzle for r in store.recent()] == ["before"]
+        assert store.stats().played == 1
+        read_took = time.monotonic() - reading
+        saving.join(timeout=30)
+        save_took = time.monotonic() - started
+        (report,) = reports
+        assert report.saved == 0 and report.waiting == 1 and report.error is not None
+        assert "locked" in str(report.error)
+        assert [r.puzzle for r in store.pending] == ["4 7 8 8"]
+        lock.release()
+    # Reads never waited for the writer; the save gave up after SAVE_WAIT_S, not 5 s.
+    assert read_took < 0.5, read_took
+    assert save_took < SAVE_WAIT_S + 1.0, save_took
+    report = store.save(result(2, puzzle="after"))
+    assert (report.saved, report.waiting, report.error) == (2, 0, None)
+    assert [r.puzzle for r in store.recent()] == ["after", "4 7 8 8", "before"]
+    assert store.pending == ()
+
+
+def test_an_exclusive_lock_is_waited_out_the_same_way(store: ResultStore, db_path: Path) -> None:
+    store.open()
+    with HeldLock(db_path, exclusive=True):
+        report = store.save(result(0))
+        assert report.waiting == 1 and store.recent() == []
+    assert store.flush().saved == 1 and store.stats().played == 1
+
+
+def test_close_keeps_waiting_results_aside_and_the_next_open_saves_them(db_path: Path) -> None:
+    store = ResultStore(db_path).open()
+    with HeldLock(db_path):
+        assert store.save(result(0, puzzle="kept")).waiting == 1
+        kept = store.close()
+    assert kept is not None and kept.exists() and kept.parent == db_path.parent
+    assert row_count(db_path) == 0
+    # Two ponders start together: the kept result is saved once.
+    first, second = ResultStore(db_path).open(), ResultStore(db_path).open()
+    assert [r.puzzle for r in first.pending] == [r.puzzle for r in second.pending] == ["kept"]
+    assert first.flush().saved == 1
+    assert second.flush().saved == 0 and second.pending == ()
+    assert [r.puzzle for r in second.recent()] == ["kept"]
+    assert not kept.exists() and row_count(db_path) == 1
+    for opened in (first, second):
+        assert opened.close() is None
+    assert not list(db_path.parent.glob("*.pending-*"))
+
+
+def test_close_with_nothing_waiting_writes_no_side_file(store: ResultStore, db_path: Path) -> None:
+    assert store.save(result(0)).saved == 1
+    assert store.close() is None
+    assert not list(db_path.parent.glob("*.pending-*"))
+
+
+def test_a_damaged_side_file_is_left_alone(db_path: Path) -> None:
+    ResultStore(db_path).open().close()
+    side = db_path.with_name(db_path.name + ".pending-damaged.jsonl")
+    side.write_text('{"kind": "game24"\n')
+    with ResultStore(db_path) as store:
+        assert store.pending == () and store.flush().saved == 0
+    assert side.read_text() == '{"kind": "game24"\n'
+
+
+BAD_ROWS = {
+    "not a time": "'game24', 'bad time', 'yesterday', 1, 1",
+    "bad UTF-8": "'game24', CAST(x'ff34' AS TEXT), '2024-05-01T12:30:00.000000+00:00', 1, 1",
+    "seconds as text": "'game24', 'bad seconds', '2024-05-01T12:31:00.000000+00:00', 'abc', 1",
+    "no kind": "'', 'no kind', '2024-05-01T12:32:00.000000+00:00', 1, 0",
+    "naive time": "'game24', 'naive', '2024-05-01T12:33:00', 1, 1",
+}
+
+
+def test_unreadable_rows_are_skipped_and_counted_not_hiding_the_rest(
+    store: ResultStore, db_path: Path
+) -> None:
+    for minute in range(3):
+        store.record(result(minute, solved=minute != 1, puzzle=f"good {minute}"))
+    side = sqlite3.connect(db_path)
+    for values in BAD_ROWS.values():
+        side.execute(
+            f"INSERT INTO results (kind, puzzle, started_at, seconds, solved) VALUES ({values})"
+        )
+    side.commit()
+    side.close()
+    assert [r.puzzle for r in store.recent()] == ["good 2", "good 1", "good 0"]
+    assert [r.puzzle for r in store.recent(2)] == ["good 2", "good 1"]
+    stats = store.stats()
+    assert (stats.played, stats.solved, stats.unreadable) == (3, 2, len(BAD_ROWS))
+    assert stats.current_streak == 1 and stats.best_streak == 1
+    assert store.stats(kind="game24").unreadable == len(BAD_ROWS) - 1  # '' is another kind
+    store.record(result(60, puzzle="still works"))
+    assert store.recent(1)[0].puzzle == "still works"
