@@ -116,12 +116,14 @@ class BenchResult:
         }
 
 
-async def run_one(method: Method, hand: Hand, model: Model, seed: int | None) -> PuzzleResult:
+async def run_one(
+    method: Method, hand: Hand, model: Model, seed: int | None, deadline: float | None = None
+) -> PuzzleResult:
     finish: RunFinished | None = None
     error = error_kind = ""
     by_iteration: list[bool] = []
     async for event in run_method(
-        method, Game24Domain(hand), model, seed=seed, record_prompts=False
+        method, Game24Domain(hand), model, seed=seed, record_prompts=False, deadline=deadline
     ):
         if isinstance(event, RunFinished):
             finish = event
@@ -153,13 +155,15 @@ async def run_bench(
     seed: int | None = 0,
     jobs: int = 1,
     progress: Callable[[str, int, int], None] | None = None,
+    deadline: float | None = None,
 ) -> list[BenchResult]:
-    """Run every method on every hand; ``jobs`` hands run at once per method."""
+    """Run every method on every hand; ``jobs`` hands run at once per method. A run still
+    going after ``deadline`` seconds is stopped (and counted as errored)."""
     results = []
     for method in methods:
         model = model_for()
         start = time.perf_counter()
-        puzzles = await _run_set(method, hands, model, seed, jobs, progress)
+        puzzles = await _run_set(method, hands, model, seed, jobs, progress, deadline)
         await model.aclose()
         result = BenchResult(method.name, method.config_dict(), puzzles)
         result.wall_time = time.perf_counter() - start
@@ -174,6 +178,7 @@ async def _run_set(
     seed: int | None,
     jobs: int,
     progress: Callable[[str, int, int], None] | None,
+    deadline: float | None = None,
 ) -> list[PuzzleResult]:
     limit = asyncio.Semaphore(max(1, jobs))
     done = 0
@@ -181,7 +186,9 @@ async def _run_set(
     async def one(index: int, hand: Hand) -> PuzzleResult:
         nonlocal done
         async with limit:
-            res = await run_one(method, hand, model, None if seed is None else seed + index)
+            res = await run_one(
+                method, hand, model, None if seed is None else seed + index, deadline
+            )
         done += 1
         if progress is not None:
             progress(method.name, done, len(hands))

@@ -14,6 +14,8 @@ import typing
 from dataclasses import dataclass, field
 from typing import Any
 
+from solver.model import CUT_REASONS
+
 __all__ = [
     "ChainAggregated",
     "ClaimVerified",
@@ -165,7 +167,13 @@ class ExperienceAdded(Event):
 
 @dataclass(frozen=True, slots=True)
 class ModelCalled(Event):
-    """One call to the model, with the prompt and replies, for "where did this come from"."""
+    """One call to the model, with the prompt and replies, for "where did this come from".
+
+    ``finish_reasons`` holds one reason per reply when the engine tells; a reply cut off at
+    the token limit (``length``) or stopped by a content filter (``content_filter``) is
+    unfinished: :attr:`cut` lists them, and methods never take an answer from one.
+    ``notes`` are things about the call worth telling (usage the server got wrong, say).
+    """
 
     call_id: int
     purpose: str
@@ -175,6 +183,28 @@ class ModelCalled(Event):
     top_p: float
     cached: bool = False
     latency: float = 0.0
+    finish_reasons: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    @property
+    def cut(self) -> tuple[tuple[int, str], ...]:
+        """(reply index, what happened to it) for every unfinished reply."""
+        return tuple(
+            (i, CUT_REASONS[reason])
+            for i, reason in enumerate(self.finish_reasons)
+            if reason in CUT_REASONS
+        )
+
+    def warnings(self) -> list[str]:
+        """One line per unfinished reply and per note, for people."""
+        label = f"call {self.call_id} ({self.purpose})"
+        lines = [
+            f"reply {i + 1} of {label} was {what}: it gives no answer"
+            if len(self.replies) > 1
+            else f"the reply to {label} was {what}: it gives no answer"
+            for i, what in self.cut
+        ]
+        return lines + [f"{label}: {note}" for note in self.notes]
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 __all__ = [
+    "CUT_REASONS",
     "Call",
     "Generation",
     "Message",
@@ -87,9 +88,22 @@ class Usage:
         )
 
 
+CUT_REASONS = {
+    "length": "cut off at the token limit",
+    "content_filter": "stopped by the server's content filter",
+}
+"""Finish reasons of a reply the model did not finish, with what they mean for people."""
+
+
 @dataclass(frozen=True, slots=True)
 class Generation:
-    """What a model returned for a call: ``n`` texts, usage, latency, cost, cache hit."""
+    """What a model returned for a call: ``n`` texts, usage, latency, cost, cache hit.
+
+    ``finish_reasons`` has one entry per text when the engine tells (``stop``, ``length``,
+    ``content_filter``, ...); a text whose reason is in :data:`CUT_REASONS` is unfinished.
+    ``notes`` are things worth telling about the call that did not stop it (usage the server
+    got wrong, say).
+    """
 
     texts: tuple[str, ...]
     usage: Usage = Usage()
@@ -98,15 +112,25 @@ class Generation:
     model: str = ""
     cost: float | None = None  # None: no price known for this model
     requests: int = 1  # HTTP requests it took (0 when fully cached)
+    finish_reasons: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
 
     @property
     def text(self) -> str:
         return self.texts[0] if self.texts else ""
 
+    def cut(self, index: int = 0) -> str | None:
+        """Why text ``index`` is unfinished (``length``, ``content_filter``), or None."""
+        if index < len(self.finish_reasons) and self.finish_reasons[index] in CUT_REASONS:
+            return self.finish_reasons[index]
+        return None
+
 
 class ModelError(Exception):
     """A model could not answer. ``kind`` is one of: ``unreachable``, ``unknown_model``,
-    ``auth``, ``rate_limited``, ``timeout``, ``server``, ``bad_response``, ``bad_request``."""
+    ``auth``, ``rate_limited``, ``timeout`` (an attempt, or the call's deadline, ran out),
+    ``server``, ``bad_response``, ``too_large`` (a reply far past ``max_tokens``),
+    ``bad_request``, ``bad_url`` (the base URL cannot be a server's address)."""
 
     def __init__(self, kind: str, message: str, *, retryable: bool = False) -> None:
         super().__init__(message)
@@ -143,7 +167,8 @@ class ScriptedModel:
     """Replays given texts, for tests.
 
     ``replies`` is either a sequence consumed in order (one text per sample) or a function of
-    the call that returns the texts for it. Every call is recorded in ``calls``.
+    the call that returns the texts for it. Every call is recorded in ``calls``. Every text
+    is reported as finished for ``finish_reason`` (``length`` plays a model cut off).
     """
 
     def __init__(
@@ -152,9 +177,11 @@ class ScriptedModel:
         *,
         name: str = "scripted",
         delay: float = 0.0,
+        finish_reason: str = "stop",
     ) -> None:
         self.name = name
         self.delay = delay
+        self.finish_reason = finish_reason
         self.calls: list[Call] = []
         self._replies = replies
         self._index = 0
@@ -192,6 +219,7 @@ class ScriptedModel:
             time.perf_counter() - start,
             model=self.name,
             cost=None,
+            finish_reasons=(self.finish_reason,) * len(texts),
         )
 
     async def aclose(self) -> None:

@@ -6,21 +6,31 @@ switched off (``max_retries=0``) so that this module decides what is retried, ho
 and what the person is told: retries with exponential backoff and jitter on rate limits
 (honouring ``Retry-After``), server errors, timeouts, connection errors and dropped streams;
 plain-English :class:`~solver.model.ModelError` for everything else.
+
+Nothing a server does can hold a call for ever or flood memory: each call has an overall
+deadline (attempts and waits between them included), and a reply is read line by line under
+caps on its tokens, characters and bytes derived from ``max_tokens``. Every string that comes
+from a server (reply text, error messages) passes through a :class:`Redactor` first, so an API
+key a server echoes back never reaches a screen, a log or a file.
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import email.utils
 import hashlib
+import importlib
 import json
 import math
 import os
 import random
+import re
 import sqlite3
 import time
-from collections.abc import Callable, Coroutine, Mapping, Sequence
+import urllib.parse
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,6 +38,7 @@ from typing import Any
 import openai
 
 from solver.model import (
+    CUT_REASONS,
     Call,
     Generation,
     Message,
@@ -39,7 +50,16 @@ from solver.model import (
 )
 from solver.settings import Settings
 
-__all__ = ["OPENAI_BASE_URL", "OpenAIModel", "ResponseCache", "RetryCallback"]
+__all__ = [
+    "OPENAI_BASE_URL",
+    "OpenAIModel",
+    "Redactor",
+    "ReplyLimits",
+    "ResponseCache",
+    "RetryCallback",
+    "base_url_problem",
+    "public_url",
+]
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 """Where requests go when no base URL is configured."""
@@ -49,6 +69,212 @@ RetryCallback = Callable[[str, int, float], None]
 
 # Statuses worth another try: request timeout, conflict (OpenAI's lock timeouts), rate limit.
 _RETRY_STATUSES = {408, 409, 429}
+
+_DETAIL_CHARS = 240  # of a server's error message shown to people
+_ERROR_BODY_BYTES = 1 << 20  # an error body longer than this is not read on
+_BODY_BYTES = 32 << 20  # nor any other body read whole (a model list)
+
+
+# -- secrets --------------------------------------------------------------------------------
+
+
+class Redactor:
+    """Hides secrets (the API key, a password in the base URL) in text that came from a server.
+
+    A server may echo a secret in many forms: as sent (``Bearer sk-...``), URL-quoted, inside
+    JSON, base64-encoded at any offset (an echoed ``Authorization`` header), or in pieces
+    (a message cut short, a stream split into deltas). :meth:`scrub` replaces each secret as
+    written by its ``shown`` form (``sk-...abcd``) and every other form, and any run of
+    :attr:`PIECE` or more characters of a secret, by ``[redacted]``.
+
+    Secrets shorter than :attr:`PIECE` characters are left alone: placeholder keys such as
+    ``ollama`` are no secrets, and hiding every ``x`` in a reply would break it.
+    """
+
+    PIECE = 8
+    """The shortest run of a secret's characters that is hidden on its own."""
+
+    HIDDEN = "[redacted]"
+
+    def __init__(self, secrets: Iterable[str], shown: Mapping[str, str] | None = None) -> None:
+        shown = shown or {}
+        self.secrets = tuple(dict.fromkeys(s for s in secrets if len(s) >= self.PIECE))
+        forms: dict[str, str] = {}
+        for secret in self.secrets:
+            for form in _encoded_forms(secret):
+                forms.setdefault(form, self.HIDDEN)
+            forms[secret] = shown.get(secret, self.HIDDEN)
+        # Longest first, so a form is never half-replaced through a shorter one inside it.
+        self._forms = sorted(forms.items(), key=lambda item: -len(item[0]))
+        self._pieces = {
+            secret[i : i + self.PIECE]
+            for secret in self.secrets
+            for i in range(len(secret) - self.PIECE + 1)
+        }
+        alphabet = "".join(sorted({c for secret in self.secrets for c in secret}))
+        self._runs = re.compile(f"[{re.escape(alphabet)}]{{{self.PIECE},}}") if alphabet else None
+        self.longest = max((len(form) for form, _ in self._forms), default=0)
+
+    def __bool__(self) -> bool:
+        return bool(self.secrets)
+
+    def scrub(self, text: str) -> str:
+        """``text`` with every secret, in every form, hidden."""
+        if not self.secrets or not text:
+            return text
+        for form, replacement in self._forms:
+            if form in text:
+                text = text.replace(form, replacement)
+        assert self._runs is not None
+        return self._runs.sub(self._hide_pieces, text)
+
+    def _hide_pieces(self, match: re.Match[str]) -> str:
+        run = match.group()
+        width = self.PIECE
+        hidden = [False] * len(run)
+        for i in range(len(run) - width + 1):
+            if run[i : i + width] in self._pieces:
+                hidden[i : i + width] = [True] * width
+        if not any(hidden):
+            return run
+        out: list[str] = []
+        for i, char in enumerate(run):
+            if not hidden[i]:
+                out.append(char)
+            elif i == 0 or not hidden[i - 1]:
+                out.append(self.HIDDEN)
+        return "".join(out)
+
+    def holdback(self, text: str) -> int:
+        """How many characters at the end of ``text`` could be the start of a secret (so a
+        stream must hold them back until the next delta tells)."""
+        if not self.secrets:
+            return 0
+        keep = 0
+        while keep < min(len(text), self.longest):
+            tail = text[len(text) - keep - 1 :]
+            if not any(tail in form for form, _ in self._forms):
+                break
+            keep += 1
+        return keep
+
+
+def _encoded_forms(secret: str) -> set[str]:
+    """The forms a server may echo ``secret`` in, besides as written."""
+    forms = {urllib.parse.quote(secret, safe=""), json.dumps(secret)[1:-1]}
+    raw = secret.encode()
+    for offset in range(3):
+        # Inside a longer base64 text the secret starts at any byte offset: the whole groups
+        # of three bytes from the next group boundary encode the same way every time.
+        body = raw[offset:]
+        whole = len(body) // 3 * 3
+        for encode in (base64.b64encode, base64.urlsafe_b64encode):
+            form = encode(body[:whole]).decode()
+            if len(form) >= Redactor.PIECE:
+                forms.add(form)
+    forms.discard(secret)
+    return forms
+
+
+class _StreamRedactor:
+    """Scrubs one sample's deltas as they stream: a tail that may be the start of a secret is
+    held back until later text shows it is not one (or hides it)."""
+
+    def __init__(self, redactor: Redactor) -> None:
+        self.redactor = redactor
+        self.pending = ""
+
+    def feed(self, delta: str) -> str:
+        text = self.pending + delta
+        keep = self.redactor.holdback(text)
+        cut = len(text) - keep
+        self.pending = text[cut:]
+        return self.redactor.scrub(text[:cut])
+
+    def flush(self) -> str:
+        text, self.pending = self.pending, ""
+        return self.redactor.scrub(text)
+
+
+# -- base URLs ------------------------------------------------------------------------------
+
+
+def base_url_problem(url: str) -> str | None:
+    """Why ``url`` cannot be the root of an OpenAI-compatible API, or None if it can be."""
+    if any(c.isspace() or not c.isprintable() for c in url):
+        return "it holds spaces or control characters"
+    try:
+        parts = urllib.parse.urlsplit(url)
+        parts.port  # noqa: B018 - reading it checks it
+    except ValueError as err:
+        return f"it is not a URL ({err})"
+    if parts.scheme not in ("http", "https"):
+        hint = f"; did you mean http://{url}?" if "://" not in url else ""
+        return f"it must start with http:// or https://{hint}"
+    if not parts.hostname:
+        return "it names no host"
+    return None
+
+
+def public_url(url: str) -> str:
+    """``url`` fit to show: a password in it replaced by ``****``."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+        password = parts.password
+    except ValueError:
+        return url
+    if not password:
+        return url
+    user = parts.username or ""
+    host = parts.netloc.rsplit("@", 1)[-1]
+    return urllib.parse.urlunsplit(parts._replace(netloc=f"{user}:****@{host}"))
+
+
+def _url_password(url: str) -> str:
+    with contextlib.suppress(ValueError):
+        return urllib.parse.unquote(urllib.parse.urlsplit(url).password or "")
+    return ""
+
+
+# -- reply limits ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ReplyLimits:
+    """How much of one reply is read before it counts as a flood (an error of the call).
+
+    From ``max_tokens`` with a margin: a choice may bring ``2 * max_tokens + 64`` content
+    deltas (a delta is a token or more on every server we know; the margin covers servers
+    that split them) and 16 characters a token; the whole stream 1 KiB a delta of envelope
+    per choice, plus 1 MiB; one line 1 MiB. Without ``max_tokens``, :attr:`CEILING` tokens.
+    """
+
+    tokens: int
+    chars: int
+    bytes: int
+    line: int
+    max_tokens: int | None = None
+
+    CEILING = 32_768
+
+    @classmethod
+    def of(cls, max_tokens: int | None, choices: int) -> ReplyLimits:
+        tokens = 2 * max_tokens + 64 if max_tokens else cls.CEILING
+        return cls(
+            tokens=tokens,
+            chars=16 * tokens,
+            bytes=max(1, choices) * tokens * 1024 + (1 << 20),
+            line=max(1 << 20, 8 * 16 * tokens),
+            max_tokens=max_tokens,
+        )
+
+    def too_long(self, what: str) -> str:
+        asked = (
+            f"max_tokens was {self.max_tokens:,}: the server ignores it"
+            if self.max_tokens
+            else "no reply needs that much"
+        )
+        return f"the reply passed {what} and was not read further ({asked})"
 
 
 class _Failure(Exception):
@@ -62,6 +288,7 @@ class _Failure(Exception):
         retryable: bool,
         retry_after: float | None = None,
         status: int | None = None,
+        deadline: bool = False,
     ) -> None:
         super().__init__(detail)
         self.kind = kind
@@ -69,6 +296,11 @@ class _Failure(Exception):
         self.retryable = retryable
         self.retry_after = retry_after
         self.status = status
+        self.deadline = deadline  # the call's deadline ran out
+
+
+class _BodyTooLarge(Exception):
+    """A body read whole (an error, a model list) passed its cap."""
 
 
 @dataclass
@@ -76,15 +308,33 @@ class _Reply:
     """What one successful HTTP request brought back."""
 
     texts: list[str]  # one per choice the server sent, in choice order
+    finish: list[str]  # the finish reason of each
     usage: Usage
     model: str
+    notes: list[str] = field(default_factory=list)
 
 
 @dataclass
 class _Tally:
-    """Per-call count of HTTP requests (local to one generate, never shared)."""
+    """Per-call count of HTTP requests and the call's deadline (local to one generate)."""
 
     requests: int = 0
+    deadline: float | None = None  # loop time; set when the call's first request starts
+
+
+@dataclass
+class _Reading:
+    """What has been read of one streamed reply so far."""
+
+    limits: ReplyLimits
+    positions: Sequence[int]
+    on_token: TokenCallback | None
+    parts: dict[int, list[str]] = field(default_factory=dict)
+    chars: dict[int, int] = field(default_factory=dict)
+    finished: dict[int, str] = field(default_factory=dict)
+    usage: object = None
+    model: str = ""
+    streams: dict[int, _StreamRedactor] = field(default_factory=dict)
 
 
 @dataclass
@@ -167,6 +417,12 @@ class OpenAIModel:
     about each retry, so a screen can say "rate limited, retrying in 2s"; after a retry the
     tokens of that call stream again from the start. ``cache_file`` adds an on-disk copy of
     the cache (an SQLite file).
+
+    ``call_deadline`` bounds a whole call, retries and the waits between them included,
+    from the moment its first request is sent (time spent queueing for the concurrency
+    limit is not counted); by default ``timeout * (max_retries + 1)``, the longest the
+    retry budget allows an answer to take. ``timeout`` itself bounds each connect and each
+    wait for the next bytes of a reply.
     """
 
     def __init__(
@@ -185,6 +441,7 @@ class OpenAIModel:
         backoff_cap: float = 20.0,
         retry_after_cap: float = 60.0,
         on_retry: RetryCallback | None = None,
+        call_deadline: float | None = None,
     ) -> None:
         overrides = {
             "base_url": base_url,
@@ -200,6 +457,17 @@ class OpenAIModel:
         self.name = self.settings.model
         self.model = self.settings.model
         self.base_url = (self.settings.base_url or OPENAI_BASE_URL).rstrip("/")
+        self.url = public_url(self.base_url)
+        """The base URL fit to show (a password in it masked)."""
+        if call_deadline is None:
+            call_deadline = self.settings.timeout * (self.settings.max_retries + 1)
+        if not 0 < call_deadline < math.inf:
+            raise ValueError(f"call_deadline must be a positive number, not {call_deadline!r}")
+        self.call_deadline = call_deadline
+        key = self.settings.api_key or ""
+        self.redactor = Redactor(
+            [key, _url_password(self.base_url)], {key: self.settings.masked_key()}
+        )
         self.backoff_base = backoff_base
         self.backoff_cap = backoff_cap
         self.retry_after_cap = retry_after_cap
@@ -221,7 +489,7 @@ class OpenAIModel:
         self._random = random.Random()
 
     def __repr__(self) -> str:
-        return f"OpenAIModel(model={self.model!r}, base_url={self.base_url!r})"
+        return f"OpenAIModel(model={self.model!r}, base_url={self.url!r})"
 
     # -- the Model protocol ------------------------------------------------------------------
 
@@ -265,12 +533,17 @@ class OpenAIModel:
 
         usage = Usage()
         server_model = ""
+        finish = ["stop"] * n  # cached samples were finished (cut ones are never cached)
+        notes: list[str] = []
         for positions, reply in replies:
             usage += reply.usage
             server_model = server_model or reply.model
-            for position, text in zip(positions, reply.texts, strict=False):
+            notes += reply.notes
+            for position, text, reason in zip(positions, reply.texts, reply.finish, strict=False):
                 texts[position] = text
-                if self.cache is not None:
+                finish[position] = reason
+                # An unfinished sample is not worth keeping: asked again, it may finish.
+                if self.cache is not None and reason not in CUT_REASONS:
                     self.cache.put(keys[position], text)
 
         cost = self.settings.cost(self.model, usage)
@@ -284,6 +557,8 @@ class OpenAIModel:
             model=server_model or self.model,
             cost=cost,
             requests=tally.requests,
+            finish_reasons=tuple(finish),
+            notes=tuple(dict.fromkeys(notes)),
         )
 
     async def aclose(self) -> None:
@@ -306,21 +581,30 @@ class OpenAIModel:
             client = self._client()
             async with self._slot():
                 self.requests += 1
-                page = await client.models.list()
-            names = [m.id for m in page.data]
+                async with asyncio.timeout(self.call_deadline):
+                    page = await client.models.list()
+            names = [m.id for m in page.data if isinstance(m.id, str)]
         except openai.NotFoundError:
             pass  # some servers have no /models; the probe below still tells
+        except TimeoutError:
+            failure = _Failure("timeout", "", retryable=False, deadline=True)
+            raise self._model_error(failure, attempts=1) from None
+        except _BodyTooLarge:
+            failure = _Failure(
+                "too_large", "its list of models is too large to read", retryable=False
+            )
+            raise self._model_error(failure, attempts=1) from None
         except (openai.APIError, ValueError) as err:
             failure = self._classify(err, responded=False)
             raise self._model_error(failure, attempts=1) from None
         if self.model in names or f"{self.model}:latest" in names:
-            return f"Connected to {self.base_url}: model {self.model!r} is available."
+            return f"Connected to {self.url}: model {self.model!r} is available."
         probe = Call(
             "check", (Message("user", "Reply with OK."),), Sampling(temperature=0, max_tokens=1)
         )
         await self._request(probe, [0], None, _Tally())
         listed = f" ({len(names)} models listed)" if names else ""
-        return f"Connected to {self.base_url}: model {self.model!r} answered{listed}."
+        return f"Connected to {self.url}: model {self.model!r} answered{listed}."
 
     # -- one request, with retries -----------------------------------------------------------
 
@@ -331,19 +615,41 @@ class OpenAIModel:
         on_token: TokenCallback | None,
         tally: _Tally,
     ) -> _Reply:
-        """Fetch samples for ``positions`` in one request (retrying); may return fewer."""
+        """Fetch samples for ``positions`` in one request (retrying); may return fewer.
+
+        Every attempt, and every wait before the next, ends by the call's deadline.
+        """
         client = self._client()
+        limits = ReplyLimits.of(call.sampling.max_tokens, len(positions))
+        loop = asyncio.get_running_loop()
         attempt = 0
         while True:
             try:
                 async with self._slot():
+                    if tally.deadline is None:
+                        tally.deadline = loop.time() + self.call_deadline
+                    remaining = tally.deadline - loop.time()
+                    if remaining <= 0:
+                        raise _Failure("timeout", "", retryable=False, deadline=True)
                     self.requests += 1
                     tally.requests += 1
-                    return await self._stream(client, call, positions, on_token)
+                    timer = asyncio.timeout(remaining)
+                    try:
+                        async with timer:
+                            return await self._stream(client, call, positions, on_token, limits)
+                    except TimeoutError:
+                        if not timer.expired():
+                            raise
+                        raise _Failure("timeout", "", retryable=False, deadline=True) from None
             except _Failure as failure:
                 if not failure.retryable or attempt >= self.settings.max_retries:
                     raise self._model_error(failure, attempts=attempt + 1) from None
                 wait = self._backoff(attempt, failure.retry_after)
+                if tally.deadline is not None and loop.time() + wait >= tally.deadline:
+                    # The next try could not even start in time: say what went wrong.
+                    raise self._model_error(
+                        failure, attempts=attempt + 1, out_of_time=True
+                    ) from None
                 attempt += 1
                 self.retries += 1
                 if self.on_retry is not None:
@@ -357,6 +663,7 @@ class OpenAIModel:
         call: Call,
         positions: Sequence[int],
         on_token: TokenCallback | None,
+        limits: ReplyLimits,
     ) -> _Reply:
         """One streamed request; raises :class:`_Failure` for anything short of a full reply."""
         sampling = call.sampling
@@ -367,6 +674,8 @@ class OpenAIModel:
             "top_p": sampling.top_p,
             "stream": True,
             "stream_options": {"include_usage": True},
+            # A compressed stream could inflate past the caps within a single read.
+            "extra_headers": {"Accept-Encoding": "identity"},
         }
         if len(positions) > 1:  # some servers reject n outright; n=1 is their default anyway
             params["n"] = len(positions)
@@ -379,52 +688,24 @@ class OpenAIModel:
             # ignores n would all draw the same sample.
             params["seed"] = self.settings.seed + call.sample_offset + positions[0]
 
-        parts: dict[int, list[str]] = {}
-        finished: set[int] = set()
-        usage: Any = None
-        server_model = ""
+        reading = _Reading(limits, positions, on_token)
         responded = False
-        done = False
         try:
             # The raw event stream, read with json.loads: the client's typed chunk objects cost
             # about 0.3 ms each, which a BoT run (tens of thousands of chunks) cannot afford.
             async with client.chat.completions.with_streaming_response.create(**params) as response:
                 responded = True
-                async for line in response.iter_lines():
-                    if not line.startswith("data:"):
-                        continue
-                    data = line[5:].strip()
-                    if data == "[DONE]" or done:
-                        # Read on to the end of the body, so the connection can be reused.
-                        done = True
-                        continue
-                    chunk = json.loads(data)
-                    if not isinstance(chunk, dict):
-                        raise json.JSONDecodeError("not an object", data, 0)
-                    if chunk.get("error"):
-                        raise _Failure(
-                            "server",
-                            f"the server reported an error mid-reply: {chunk['error']}",
-                            retryable=True,
-                        )
-                    server_model = server_model or str(chunk.get("model") or "")
-                    if chunk.get("usage"):
-                        usage = chunk["usage"]
-                    for choice in chunk.get("choices") or ():
-                        index = choice.get("index")
-                        if not isinstance(index, int) or not 0 <= index < len(positions):
-                            continue
-                        delta = (choice.get("delta") or {}).get("content")
-                        parts.setdefault(index, [])
-                        if delta:
-                            parts[index].append(delta)
-                            if on_token is not None:
-                                on_token(positions[index], delta)
-                        if choice.get("finish_reason"):
-                            finished.add(index)
+                async for data in _events(response.iter_bytes(), limits):
+                    self._take(reading, data)
         except (openai.APIError, json.JSONDecodeError) as err:
             raise self._classify(err, responded) from None
-        except (OSError, AttributeError, TypeError) as err:
+        except _BodyTooLarge as err:
+            if responded:  # a reply that is no event stream, read whole by the cap on bodies
+                raise _Failure("too_large", limits.too_long(str(err)), retryable=False) from None
+            raise _Failure(
+                "server", "its error message was too large to read", retryable=True
+            ) from None
+        except (OSError, UnicodeDecodeError) as err:
             raise _Failure(
                 "bad_response", f"the reply stream broke: {err}", retryable=True
             ) from None
@@ -436,7 +717,8 @@ class OpenAIModel:
                 ) from None
             raise
 
-        unfinished = sorted(set(parts) - finished)
+        parts, finished = reading.parts, reading.finished
+        unfinished = sorted(set(parts) - set(finished))
         if unfinished or not finished:
             raise _Failure(
                 "bad_response",
@@ -444,21 +726,96 @@ class OpenAIModel:
                 retryable=True,
             )
         count = max(finished) + 1
-        if set(range(count)) - finished:  # a gap in the choices: keep only the leading run
-            count = min(set(range(count)) - finished)
-        texts = ["".join(parts[i]) for i in range(count)]
+        if set(range(count)) - set(finished):  # a gap in the choices: keep only the leading run
+            count = min(set(range(count)) - set(finished))
+        texts = [self.redactor.scrub("".join(parts.get(i, ()))) for i in range(count)]
+        reasons = [finished[i] for i in range(count)]
 
-        if isinstance(usage, dict) and (
-            usage.get("prompt_tokens") or usage.get("completion_tokens")
-        ):
-            used = Usage(
-                int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)
-            )
-        else:
+        notes: list[str] = []
+        used, sensible = _usage(reading.usage)
+        if used is None:
+            if not sensible:
+                shown = self.redactor.scrub(_short(json.dumps(reading.usage, default=str), 60))
+                notes.append(
+                    f"the server's token usage {shown} is not a count of tokens; "
+                    "it was ignored and estimated instead"
+                )
             # Servers such as llama.cpp send no usage; an estimate beats counting nothing.
             prompt = sum(rough_tokens(m.content) for m in call.messages)
             used = Usage(prompt, sum(rough_tokens(t) for t in texts))
-        return _Reply(texts, used, server_model)
+        return _Reply(texts, reasons, used, reading.model, notes)
+
+    def _take(self, reading: _Reading, data: str) -> None:
+        """Read one ``data:`` payload of the stream into ``reading``."""
+        chunk = json.loads(data)
+        if not isinstance(chunk, dict):
+            raise _Failure("bad_response", "a chunk was not a JSON object", retryable=True)
+        error = chunk.get("error")
+        if error:
+            raise _Failure(
+                "server",
+                f"it reported an error mid-reply: {self._error_text(error)}",
+                retryable=True,
+            )
+        if not reading.model and isinstance(chunk.get("model"), str):
+            reading.model = self.redactor.scrub(_short(chunk["model"], 100))
+        if chunk.get("usage") is not None:
+            reading.usage = chunk["usage"]
+        choices = chunk.get("choices")
+        if choices is None:
+            return
+        if not isinstance(choices, list):
+            raise _Failure("bad_response", "a chunk's choices were not a list", retryable=True)
+        for choice in choices:
+            if not isinstance(choice, dict):
+                raise _Failure("bad_response", "a choice was not a JSON object", retryable=True)
+            index = choice.get("index")
+            if type(index) is not int or not 0 <= index < len(reading.positions):
+                continue
+            delta = choice.get("delta")
+            if delta is None:
+                delta = {}
+            if not isinstance(delta, dict):
+                raise _Failure("bad_response", "a delta was not a JSON object", retryable=True)
+            content = delta.get("content")
+            if content is not None and not isinstance(content, str):
+                raise _Failure("bad_response", "a delta's content was not text", retryable=True)
+            reason = choice.get("finish_reason")
+            if reason is not None and not isinstance(reason, str):
+                raise _Failure("bad_response", "a finish_reason was not text", retryable=True)
+            parts = reading.parts.setdefault(index, [])
+            if content:
+                self._grow(reading, index, parts, content)
+            if reason:
+                reading.finished[index] = _short(reason, 40)
+                stream = reading.streams.pop(index, None)
+                if stream is not None and reading.on_token is not None:
+                    tail = stream.flush()
+                    if tail:
+                        reading.on_token(reading.positions[index], tail)
+
+    def _grow(self, reading: _Reading, index: int, parts: list[str], content: str) -> None:
+        """Add a delta to choice ``index``, within the reply's limits; stream it on."""
+        limits = reading.limits
+        parts.append(content)
+        reading.chars[index] = reading.chars.get(index, 0) + len(content)
+        if len(parts) > limits.tokens:
+            raise _Failure(
+                "too_large", limits.too_long(f"{limits.tokens:,} tokens"), retryable=False
+            )
+        if reading.chars[index] > limits.chars:
+            raise _Failure(
+                "too_large", limits.too_long(f"{limits.chars:,} characters"), retryable=False
+            )
+        if reading.on_token is None:
+            return
+        if not self.redactor:
+            reading.on_token(reading.positions[index], content)
+            return
+        stream = reading.streams.setdefault(index, _StreamRedactor(self.redactor))
+        shown = stream.feed(content)
+        if shown:
+            reading.on_token(reading.positions[index], shown)
 
     # -- errors ------------------------------------------------------------------------------
 
@@ -475,7 +832,7 @@ class OpenAIModel:
         if isinstance(err, openai.APIConnectionError):
             if responded:  # the connection broke mid-reply
                 return _Failure("bad_response", "the connection dropped mid-reply", retryable=True)
-            return _Failure("unreachable", _cause_text(err), retryable=True)
+            return _Failure("unreachable", self._error_text(_cause_text(err)), retryable=True)
         if isinstance(err, openai.APIStatusError):
             status = err.status_code
             detail = self._server_detail(err)
@@ -494,30 +851,44 @@ class OpenAIModel:
         if isinstance(err, openai.APIResponseValidationError):
             return _Failure("bad_response", "the reply did not match the API", retryable=True)
         # An error event inside the stream (openai.APIError without a status).
-        return _Failure("server", self._scrub(str(err)), retryable=True)
+        return _Failure("server", self._error_text(str(err)), retryable=True)
 
     def _server_detail(self, err: openai.APIStatusError) -> str:
         body = err.body
         message = body.get("message") if isinstance(body, Mapping) else body
-        text = str(message or err.message or "").strip()
-        if len(text) > 240:
-            text = text[:237] + "..."
-        return self._scrub(text)
+        return self._error_text(message or err.message or "")
+
+    def _error_text(self, error: object) -> str:
+        """A server's error (a message, or an object holding one) fit to show: secrets hidden
+        first, then shortened, so no part of a secret survives the cut."""
+        if isinstance(error, Mapping) and isinstance(error.get("message"), str):
+            error = error["message"]
+        text = error if isinstance(error, str) else json.dumps(error, default=str)
+        return _short(self.redactor.scrub(text).strip(), _DETAIL_CHARS)
 
     def _scrub(self, text: str) -> str:
-        """Never pass the API key on, even when a server echoes it."""
-        key = self.settings.api_key
-        return text.replace(key, self.settings.masked_key()) if key else text
+        """Never pass a secret on, even when a server echoes it."""
+        return self.redactor.scrub(text)
 
-    def _model_error(self, failure: _Failure, attempts: int) -> ModelError:
+    def _model_error(
+        self, failure: _Failure, attempts: int, *, out_of_time: bool = False
+    ) -> ModelError:
         """The plain-English error a person sees once ``failure`` is final."""
-        url = self.base_url
-        tries = f" (gave up after {attempts} tries)" if attempts > 1 else ""
+        url = self.url
+        deadline = f"the call's deadline of {self.call_deadline:g} seconds"
+        if out_of_time:
+            tries = f" (gave up after {attempts} tries: another would pass {deadline})"
+        else:
+            tries = f" (gave up after {attempts} tries)" if attempts > 1 else ""
         status = f"HTTP {failure.status}: " if failure.status else ""
         detail = failure.detail
         kind = failure.kind
         if kind == "unreachable":
             text = f"Cannot reach the model server at {url} ({detail}). Is it running?{tries}"
+        elif kind == "timeout" and failure.deadline:
+            text = f"The model server at {url} did not finish the reply within {deadline}."
+            if attempts > 1:
+                text = text[:-1] + f" ({attempts} tries)."
         elif kind == "timeout":
             text = (
                 f"The model server at {url} did not answer within "
@@ -529,6 +900,8 @@ class OpenAIModel:
             text = f"The model server at {url} failed ({status}{detail}){tries}."
         elif kind == "bad_response":
             text = f"The model server at {url} sent a broken reply: {detail}{tries}."
+        elif kind == "too_large":
+            text = f"The model server at {url} sent too much: {detail}."
         elif kind == "unknown_model":
             text = f"The server at {url} has no model named {self.model!r} ({status}{detail})."
             if "model" not in detail.lower():
@@ -544,7 +917,7 @@ class OpenAIModel:
             text += " Set OPENAI_API_KEY, or api_key in the config file."
         else:
             text = f"The server at {url} rejected the request ({status}{detail})."
-        return ModelError(kind, text, retryable=failure.retryable)
+        return ModelError(kind, self.redactor.scrub(text), retryable=failure.retryable)
 
     # -- plumbing ----------------------------------------------------------------------------
 
@@ -569,6 +942,11 @@ class OpenAIModel:
     def _client(self) -> Any:
         slots = self._bound()
         if slots.client is None:
+            problem = base_url_problem(self.base_url)
+            if problem is not None:
+                # Nothing to retry: no request could ever reach such a "server".
+                shown = self.redactor.scrub(repr(self.url))
+                raise ModelError("bad_url", f"The base URL {shown} is not usable: {problem}.")
             key = self.settings.api_key
             if not key and self.base_url == OPENAI_BASE_URL:
                 raise ModelError(
@@ -582,6 +960,7 @@ class OpenAIModel:
                 base_url=self.base_url,
                 timeout=self.settings.timeout,
                 max_retries=0,  # our retry loop is in charge
+                http_client=_capped_http_client(),
             )
         return slots.client
 
@@ -614,10 +993,126 @@ async def _gather_all(jobs: Sequence[Coroutine[Any, Any, _Reply]]) -> list[_Repl
         raise
 
 
-def _cause_text(err: Exception) -> str:
-    cause = err.__cause__
-    text = str(cause or err).strip() or type(cause or err).__name__
-    return text if len(text) <= 160 else text[:157] + "..."
+def _cause_text(err: BaseException) -> str:
+    """What lies under a connection error, in words (the first of a group of errors)."""
+    cause: BaseException = err.__cause__ or err
+    while isinstance(cause, BaseExceptionGroup) and cause.exceptions:
+        cause = cause.exceptions[0]
+    if cause is not err and cause.__cause__ is not None and not str(cause).strip():
+        return _cause_text(cause)
+    text = str(cause).strip() or type(cause).__name__
+    return _short(text, 160)
+
+
+def _short(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+async def _events(blocks: AsyncIterator[bytes], limits: ReplyLimits) -> AsyncIterator[str]:
+    """The ``data:`` payloads of a server-sent event stream, read within ``limits``.
+
+    Lines are split here rather than by the HTTP client, which would hold a line that never
+    ends in memory whole. After ``[DONE]`` a little more is read, so that the connection can
+    be used again, but never much.
+    """
+    buffer = bytearray()
+    received = 0
+    done_at: int | None = None
+    async for block in blocks:
+        received += len(block)
+        if done_at is not None:
+            if received - done_at > 65536:
+                return
+            continue
+        if received > limits.bytes:
+            raise _Failure("too_large", limits.too_long(f"{limits.bytes:,} bytes"), retryable=False)
+        buffer += block
+        start = 0
+        while True:
+            end = buffer.find(b"\n", start)
+            if end < 0:
+                break
+            line = bytes(buffer[start:end]).rstrip(b"\r")
+            start = end + 1
+            if not line.startswith(b"data:"):
+                continue
+            data = line[5:].strip().decode("utf-8", errors="replace")
+            if data == "[DONE]":
+                done_at = received
+                break
+            yield data
+        del buffer[:start]
+        if done_at is not None:
+            buffer.clear()
+        elif len(buffer) > limits.line:
+            raise _Failure(
+                "too_large",
+                limits.too_long(f"{limits.line:,} bytes in one line"),
+                retryable=False,
+            )
+
+
+_USAGE_CEILING = 10**12  # tokens: more than any call has used, and safe as a float
+
+
+def _usage(value: object) -> tuple[Usage | None, bool]:
+    """Token usage as the server reported it (None when it did not), and whether what it
+    reported made sense: counts must be whole, finite, non-negative numbers."""
+    if value is None:
+        return None, True
+    if not isinstance(value, Mapping):
+        return None, False
+    counts = []
+    for name in ("prompt_tokens", "completion_tokens"):
+        count = value.get(name, 0)
+        if count is None:
+            count = 0
+        if isinstance(count, float) and math.isfinite(count) and count.is_integer():
+            count = int(count)
+        if type(count) is not int or not 0 <= count <= _USAGE_CEILING:
+            return None, False
+        counts.append(count)
+    if not any(counts):
+        return None, True
+    return Usage(counts[0], counts[1]), True
+
+
+def _http_library() -> Any:
+    """The httpx the openai client is built on (``httpx``, or ``httpx2`` in newer releases)."""
+    for cls in openai.DefaultAsyncHttpxClient.__mro__:
+        if cls.__name__ == "AsyncClient":
+            return importlib.import_module(cls.__module__.split(".")[0])
+    raise RuntimeError("the openai client's HTTP library was not found")
+
+
+def _capped_http_client() -> Any:
+    """The openai client's own HTTP client, except that bodies it reads whole (an error, a
+    list of models) are capped: a stream of events is read, and capped, by :func:`_events`."""
+    http = _http_library()
+
+    class CappedBody(http.AsyncByteStream):  # type: ignore[misc, name-defined]
+        def __init__(self, inner: Any, cap: int) -> None:
+            self.inner = inner
+            self.cap = cap
+
+        async def __aiter__(self) -> AsyncIterator[bytes]:
+            size = 0
+            async for block in self.inner:
+                size += len(block)
+                if size > self.cap:
+                    raise _BodyTooLarge(f"more than {self.cap} bytes")
+                yield block
+
+        async def aclose(self) -> None:
+            await self.inner.aclose()
+
+    async def cap(response: Any) -> None:
+        if response.headers.get("content-type", "").startswith("text/event-stream"):
+            return
+        limit = _ERROR_BODY_BYTES if response.status_code >= 400 else _BODY_BYTES
+        response.stream = CappedBody(response.stream, limit)
+
+    return openai.DefaultAsyncHttpxClient(event_hooks={"response": [cap]})
 
 
 def _names_missing_model(err: openai.APIStatusError) -> bool:

@@ -21,20 +21,47 @@ Faults, consumed one per chat completion request (``GET /v1/models`` consumes no
 - ``"ignore_n"``: one choice whatever ``n`` asks (llama.cpp does this);
 - ``"unknown_model"``: 404 with code ``model_not_found``;
 - ``"no_usage"``: no usage in the reply.
+
+Hostile faults, the misbehaviours a careless or malicious server shows:
+
+- ``"trickle:<seconds>"``: a stream that never ends: one small delta every that many seconds,
+  well inside any read timeout, and never a finish_reason;
+- ``"flood"``: ignores ``max_tokens`` and streams 4 KiB content deltas until the client hangs
+  up; ``"flood_line"``: one ``data:`` line that never ends (no newline);
+- ``"error_event"``: two deltas, then an SSE ``{"error": {...}}`` event whose message echoes
+  the request's ``Authorization`` header (see :func:`echo_secret`);
+- ``"length"`` / ``"content_filter"``: the reply ends with that finish_reason (its text is
+  what :attr:`FakeServer.reply` wrote: script a half-sentence to look real);
+- ``"ansi"``: reply content holding :data:`ESCAPES`; ``"ansi_error"``: a 500 whose message
+  holds them;
+- ``"bad_chunk:<what>"``: a wrong-typed chunk mid-stream: ``choices_string`` (``choices`` is
+  a string), ``content_number`` (``delta.content`` is a number), ``delta_string``,
+  ``choice_number`` (a choice that is a number), ``chunk_list`` (a chunk that is a list),
+  ``finish_number`` (``finish_reason`` is a number);
+- ``"usage:<what>"``: the usage chunk holds ``nan``, ``infinity``, ``string``, ``negative``,
+  ``huge`` (a 400-digit number), ``fraction`` (2.5) or ``list`` (usage is a list) as token
+  counts;
+- ``"echo_key"`` or ``"echo_key:<status>"``: an error (default 400) whose message echoes the
+  ``Authorization`` header; ``"echo_key_reply"``: a reply whose text echoes it.
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import threading
 import time
+import urllib.parse
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-__all__ = ["FakeServer", "RecordedRequest", "default_reply"]
+__all__ = ["ESCAPES", "FakeServer", "RecordedRequest", "default_reply", "echo_secret"]
+
+ESCAPES = "\x1b]0;pwned\x07\x1b[2J\x9b2J"
+"""Escape sequences that set the window title and clear the screen (ESC and C1 forms)."""
 
 Reply = Callable[[dict[str, Any], int], str]
 UsageRule = Callable[[dict[str, Any], list[str]], tuple[int, int]]
@@ -44,6 +71,19 @@ def default_reply(request: dict[str, Any], choice_index: int) -> str:
     """A deterministic reply: the choice index and the last message, echoed."""
     messages = request.get("messages") or [{"content": ""}]
     return f"echo {choice_index}: {messages[-1].get('content', '')}"
+
+
+def echo_secret(authorization: str) -> str:
+    """What a leaky server says about an ``Authorization`` header: the header itself, and the
+    key in it base64-encoded (alone and as ``Bearer <key>``) and URL-quoted."""
+    key = authorization.removeprefix("Bearer ")
+    b64 = base64.b64encode(key.encode()).decode()
+    header_b64 = base64.b64encode(authorization.encode()).decode()
+    quoted = urllib.parse.quote(key, safe="")
+    return (
+        f"bad header Authorization: {authorization} (base64 {b64}, header {header_b64}, "
+        f"quoted {quoted}, json {json.dumps({'key': key})})"
+    )
 
 
 def character_usage(request: dict[str, Any], texts: list[str]) -> tuple[int, int]:
@@ -96,11 +136,13 @@ class FakeServer:
         self._lock = threading.Lock()
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
+        self.closing = threading.Event()  # ends endless replies (trickle, flood) on close
 
     # -- lifecycle ---------------------------------------------------------------------------
 
     def start(self) -> FakeServer:
         """Bind a free port and serve in a daemon thread."""
+        self.closing.clear()
         handler = type("Handler", (_Handler,), {"fake": self})
         httpd = _Server(("127.0.0.1", 0), handler)
         httpd.daemon_threads = True
@@ -113,6 +155,7 @@ class FakeServer:
 
     def close(self) -> None:
         """Stop serving and release the port."""
+        self.closing.set()
         if self._httpd is not None:
             self._httpd.shutdown()
             self._httpd.server_close()
@@ -283,11 +326,20 @@ class _Handler(BaseHTTPRequestHandler):
             if status == 429:
                 extra["Retry-After"] = fault[4:] if fault.startswith("429:") else "0"
             return self._send_error(status, f"fake error {status}", None, extra)
+        if fault and fault.split(":")[0] == "echo_key":
+            status = int(fault.split(":")[1]) if ":" in fault else 400
+            return self._send_error(status, echo_secret(self.headers.get("Authorization", "")))
+        if fault == "ansi_error":
+            return self._send_error(500, f"overloaded {ESCAPES} try later")
 
         n = int(body.get("n") or 1)
         if fake.ignore_n or fault == "ignore_n":
             n = 1
         texts = [fake.reply(body, i) for i in range(n)]
+        if fault == "ansi":
+            texts = [f"{ESCAPES}{text}{ESCAPES}" for text in texts]
+        elif fault == "echo_key_reply":
+            texts = [echo_secret(self.headers.get("Authorization", "")) for _ in texts]
         prompt, completion = fake.usage(body, texts)
         usage = None
         if fault != "no_usage":
@@ -333,6 +385,9 @@ class _Handler(BaseHTTPRequestHandler):
             choice = {"index": index, "delta": delta, "finish_reason": finish}
             return {**base, "object": "chat.completion.chunk", "choices": [choice]}
 
+        if fault and self._hostile_stream(base, fault):
+            self.close_connection = True
+            return
         size = max(1, self.fake.chunk_size)
         pieces = [[t[k : k + size] for k in range(0, len(t), size)] or [""] for t in texts]
         for i in range(len(texts)):
@@ -354,10 +409,75 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             return
         if fault != "no_finish":
+            reason = fault if fault in ("length", "content_filter") else "stop"
             for i in range(len(texts)):
-                self._event(chunk(i, {}, "stop"))
+                self._event(chunk(i, {}, reason))
         options = body.get("stream_options") or {}
         if usage is not None and options.get("include_usage"):
-            self._event({**base, "object": "chat.completion.chunk", "choices": [], "usage": usage})
+            told: object = usage
+            if fault and fault.startswith("usage:"):
+                told = _BAD_USAGE[fault.split(":", 1)[1]]
+            usage_chunk = {**base, "object": "chat.completion.chunk", "choices": [], "usage": told}
+            # json.dumps writes NaN and Infinity as Python's json reads them (not strict JSON).
+            self._event(json.dumps(usage_chunk))
         self._event("[DONE]")
         self._chunk(b"")
+
+    def _hostile_stream(self, base: dict[str, Any], fault: str) -> bool:
+        """Stream the hostile faults that never make a proper reply; False for the others."""
+        fake = self.fake
+
+        def chunk(delta: object, finish: object = None) -> dict[str, Any]:
+            choice = {"index": 0, "delta": delta, "finish_reason": finish}
+            return {**base, "object": "chat.completion.chunk", "choices": [choice]}
+
+        kind, _, arg = fault.partition(":")
+        if kind == "trickle":
+            pause = float(arg or 1)
+            while not fake.closing.wait(pause):
+                self._event(chunk({"content": "."}))
+        elif kind == "flood":
+            piece = "x" * 4096
+            while not fake.closing.is_set():
+                self._event(chunk({"content": piece}))
+        elif kind == "flood_line":
+            self.wfile.write(b"10000000\r\ndata: ")  # a chunk that promises 256 MiB
+            block = b"x" * 65536
+            while not fake.closing.is_set():
+                self.wfile.write(block)
+        elif kind == "error_event":
+            self._event(chunk({"content": "Let me "}))
+            self._event(chunk({"content": "think. "}))
+            message = echo_secret(self.headers.get("Authorization", ""))
+            self._event({"error": {"message": message, "type": "server_error", "code": 500}})
+            self._event("[DONE]")
+            self._chunk(b"")
+        elif kind == "bad_chunk":
+            self._event(chunk({"content": "fine so far "}))
+            bad: object = {
+                "choices_string": {**base, "choices": "oops"},
+                "content_number": chunk({"content": 42}),
+                "delta_string": chunk("oops"),
+                "choice_number": {**base, "choices": [7]},
+                "chunk_list": [1, 2, 3],
+                "finish_number": chunk({}, 3),
+            }[arg]
+            self._event(json.dumps(bad))
+            self._event(chunk({}, "stop"))
+            self._event("[DONE]")
+            self._chunk(b"")
+        else:
+            return False
+        return True
+
+
+_BAD_USAGE: dict[str, object] = {
+    "nan": {"prompt_tokens": float("nan"), "completion_tokens": 5},
+    "infinity": {"prompt_tokens": 5, "completion_tokens": float("inf")},
+    "string": {"prompt_tokens": "many", "completion_tokens": "5"},
+    "negative": {"prompt_tokens": -5, "completion_tokens": 5},
+    "huge": {"prompt_tokens": 10**400, "completion_tokens": 5},
+    "fraction": {"prompt_tokens": 2.5, "completion_tokens": 5},
+    "list": [1, 2],
+}
+"""Usage a server should never send, by the name the ``usage:`` fault gives it."""

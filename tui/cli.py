@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import math
 import signal
 import sys
 import types
@@ -32,7 +33,7 @@ __all__ = ["main"]
 # Short names for the catalogue's codes (the values live in tui.exitcodes only).
 EXIT_OK, EXIT_UNSOLVED, EXIT_USAGE = ExitCode.OK, ExitCode.NOT_SOLVED, ExitCode.USAGE
 EXIT_SERVER_FAILED = ExitCode.SERVER_FAILED
-CONFIG_ERRORS = frozenset({"unreachable", "unknown_model", "auth", "bad_request"})
+CONFIG_ERRORS = frozenset({"unreachable", "unknown_model", "auth", "bad_request", "bad_url"})
 """Model errors that mean the server cannot be used as configured: usage errors (exit 2). Any
 other error that ends a run means the server failed (exit 3)."""
 PAPER_SUCCESS = {"io": "7.3%", "cot": "4.0%", "cot-sc": "9.0%", "tot": "74%", "bot": "~84%"}
@@ -86,7 +87,19 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
         "--base-url", help="server URL, e.g. http://localhost:11434/v1 (implies --engine openai)"
     )
     g.add_argument("--concurrency", type=int, help="most requests in flight at once")
-    g.add_argument("--timeout", type=float, help="seconds to wait for the server")
+    g.add_argument(
+        "--timeout",
+        type=float,
+        help="seconds to wait for the server to connect or send more of a reply (60); a call "
+        "gives up after (retries + 1) times this, retries and waits included",
+    )
+    g.add_argument(
+        "--deadline",
+        type=float,
+        metavar="SECONDS",
+        help="stop a run still going after this many seconds (bench: each hand's run); "
+        "default: no limit",
+    )
     g.add_argument("--no-cache", action="store_true", help="do not reuse cached replies")
     g.add_argument("--seed", type=int, default=None, help="seed for the run (default 0)")
 
@@ -251,9 +264,26 @@ def _settings(args: argparse.Namespace) -> Settings:
     if args.seed is not None:
         changes["seed"] = args.seed
     try:
-        return settings.replace(**changes)
+        settings = settings.replace(**changes)
     except (SettingsError, ValueError) as exc:
         raise UsageError(str(exc)) from exc
+    if settings.engine == "openai" and settings.base_url:
+        from solver.openai_model import base_url_problem, public_url
+
+        problem = base_url_problem(settings.base_url)
+        if problem is not None:
+            shown = public_url(settings.base_url)
+            raise UsageError(f"the base URL {shown!r} is not usable: {problem}")
+    return settings
+
+
+def _deadline(args: argparse.Namespace) -> float | None:
+    """The run deadline asked for with ``--deadline``, checked."""
+    if args.deadline is None:
+        return None
+    if not 0 < args.deadline < math.inf:
+        raise UsageError("--deadline must be a positive number of seconds")
+    return float(args.deadline)
 
 
 def _method_options(args: argparse.Namespace, name: str) -> dict[str, Any]:
@@ -394,6 +424,9 @@ class EventPrinter:
                 c.print(f"    [yellow]unparsed {escape(purpose)} reply:[/] {escape(reason)}")
             case ev.ErrorRaised(kind=kind, message=message):
                 c.print(f"[red]error ({escape(kind)}):[/] {escape(message)}")
+            case ev.ModelCalled() as called if called.cut or called.notes:
+                for warning in called.warnings():
+                    c.print(f"  [yellow]⚠ {escape(warning)}[/]")
             case ev.RunFinished() as fin:
                 mark = "[green]✓ solved[/]" if fin.solved else "[red]✗ not solved[/]"
                 cost = f"${fin.cost:.4f}" if fin.cost is not None else "unknown"
@@ -424,6 +457,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     hand = _hand(args.puzzle, args.target)
     method = _methods(args, [args.method])[0]
     settings = _settings(args)
+    deadline = _deadline(args)
     seed = settings.seed if settings.seed is not None else 0
     console = Console(highlight=False)
     printer = EventPrinter(console, args.verbose)
@@ -446,7 +480,9 @@ def cmd_solve(args: argparse.Namespace) -> int:
             )
             writer.__enter__()
         try:
-            async for event in run_method(method, Game24Domain(hand), model, seed=seed):
+            async for event in run_method(
+                method, Game24Domain(hand), model, seed=seed, deadline=deadline
+            ):
                 if writer is not None:
                     writer.write(event)
                 if args.json:
@@ -499,14 +535,14 @@ def run_stoppable(main: Coroutine[Any, Any, _T]) -> _T:
         this = asyncio.current_task()
         previous = signal.getsignal(signal.SIGINT)
 
+        if not callable(previous):  # Ctrl-C ignored (or left to the OS) stays that way
+            return await main
+
         def stop(signum: int, frame: types.FrameType | None) -> None:
             for task in asyncio.all_tasks(loop):
                 if task is not this:
                     task.cancel()
-            if callable(previous):
-                previous(signum, frame)
-            else:
-                raise KeyboardInterrupt
+            previous(signum, frame)
 
         try:
             signal.signal(signal.SIGINT, stop)
@@ -558,6 +594,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     methods = _methods(args, [m for m in args.method.split(",") if m.strip()])
     hands = _bench_hands(args)
     settings = _settings(args)
+    deadline = _deadline(args)
     seed = settings.seed if settings.seed is not None else 0
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
@@ -587,6 +624,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
                 seed=seed,
                 jobs=args.jobs,
                 progress=tick,
+                deadline=deadline,
             )
         )
     if args.json:

@@ -11,16 +11,24 @@ from solver.domains import game24 as g24
 from solver.domains.game24 import Game24Domain
 from solver.events import IterationStarted, LeafReached, SolutionFound, ThoughtAdded
 from solver.methods.base import Outcome, RunContext
-from solver.model import Call, Sampling
+from solver.model import CUT_REASONS, Call, Sampling
 
 __all__ = ["IO", "CoT", "CoTConfig", "CoTSC", "CoTSCConfig", "IOConfig", "report_chain"]
 
 
 def report_chain(
-    ctx: RunContext, domain: Game24Domain, tree_id: str, text: str, call_id: int | None
+    ctx: RunContext,
+    domain: Game24Domain,
+    tree_id: str,
+    text: str,
+    call_id: int | None,
+    cut: str | None = None,
 ) -> str | None:
     """Show a sampled chain of steps as one branch of thoughts, verify every arithmetic claim
-    in it, and return the answer it ends with (or None)."""
+    in it, and return the answer it ends with (or None).
+
+    ``cut`` says why the reply is unfinished (``length``, ``content_filter``): its steps are
+    shown, but it gives no answer, whatever its last lines say."""
     state = domain.start()
     parent: str | None = None
     depth = 0
@@ -54,6 +62,10 @@ def report_chain(
             for claim in extract_claims(line):
                 ctx.verified(node, claim)
         parent = node
+    if cut is not None:
+        if parent is not None:
+            ctx.emit(LeafReached(parent, f"the reply was {CUT_REASONS[cut]}: no answer taken"))
+        return None
     answer = g24.parse_answer(text)
     if parent is not None:
         verdict = domain.check(answer)
@@ -100,7 +112,8 @@ class IO:
             domain.context(domain.start()),
         )
         gen, call_id = await ctx.call(call)
-        return Outcome(report_chain(ctx, domain, "s1", gen.text, call_id))
+        answer = report_chain(ctx, domain, "s1", gen.text, call_id, gen.cut(0))
+        return Outcome(answer, "reply cut" if gen.cut(0) else "done")
 
 
 @dataclass(frozen=True)
@@ -169,9 +182,9 @@ class CoTSC:
         first: dict[str, str] = {}
         index = 0
         for gen, call_id in results:
-            for text in gen.texts:
+            for i, text in enumerate(gen.texts):
                 index += 1
-                answer = report_chain(ctx, domain, f"s{index}", text, call_id)
+                answer = report_chain(ctx, domain, f"s{index}", text, call_id, gen.cut(i))
                 if not answer:
                     continue
                 try:

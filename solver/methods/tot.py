@@ -133,6 +133,8 @@ class ToT:
                 domain.context(beam.state),
             )
             gen, call_id = await ctx.call(call)
+            if gen.cut(0):  # an unfinished reply gives no answer (the call event says why)
+                return []
             answer = g24.parse_answer(gen.text)
             if answer is None:
                 ctx.parse_failed("answer", gen.text, "no 'Answer:' line")

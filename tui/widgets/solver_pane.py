@@ -69,6 +69,7 @@ class SolverPane(Vertical):
         self.finished: ev.RunFinished | None = None
         self.error = ""
         self.notice = ""
+        self.warnings: list[str] = []  # unfinished replies and other notes about calls
         self.model_suffix = ""  # " (replay)" while a trace plays
         self.nodes: dict[str, NodeInfo] = {}
         self.calls_by_id: dict[int, ev.ModelCalled] = {}
@@ -105,6 +106,7 @@ class SolverPane(Vertical):
         self.running = True
         self.finished = None
         self.error = self.notice = ""
+        self.warnings.clear()
         self.nodes.clear()
         self.calls_by_id.clear()
         self.counts = dict.fromkeys(self.counts, 0)
@@ -171,6 +173,7 @@ class SolverPane(Vertical):
                 self._experience(e)
             case ev.ModelCalled() as e:
                 self.calls_by_id[e.call_id] = e
+                self.warnings += e.warnings()
             case ev.TokensUsed() as e:
                 if self.error.startswith(_ERROR_TITLES["retrying"]):
                     self.error = ""  # the retry went through
@@ -371,6 +374,9 @@ class SolverPane(Vertical):
             line.append("  stopped", style="yellow")
         if self.notice.startswith("replay"):
             line.append(f"\n{self.notice}", style="italic")
+        if self.warnings:
+            more = f" (and {len(self.warnings) - 1} more)" if len(self.warnings) > 1 else ""
+            line.append(f"\n⚠ {self.warnings[-1]}{more}", style="yellow")
         if self.error:
             line.append(f"\n{self.error}", style="bold red")
         self.query_one("#solver-status", Static).update(line)
@@ -412,7 +418,8 @@ class SolverPane(Vertical):
             )
             log.write(Text(call.prompt or "(prompt not recorded)", style="dim"))
             for i, reply in enumerate(call.replies, 1):
-                log.write(Text(f"── reply {i} ──", style="bold"))
+                what = dict(call.cut).get(i - 1)
+                log.write(Text(f"── reply {i}{f' ({what})' if what else ''} ──", style="bold"))
                 log.write(Text(reply))
         self.query_one("#solver-tabs", TabbedContent).active = "tab-details"
 
