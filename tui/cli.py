@@ -840,10 +840,21 @@ def rechecked(events: Iterable[Event], hand: Any) -> Iterator[Event]:
     import dataclasses
 
     from solver.domains.game24 import Game24Domain
-    from solver.events import ErrorRaised, RunFinished, SolutionFound
+    from solver.events import ClaimVerified, ErrorRaised, RunFinished, SolutionFound
 
     domain = Game24Domain(hand)
     for event in events:
+        if isinstance(event, ClaimVerified):
+            again = _claim_again(event)
+            if (again.status, again.exact) != (event.status, event.exact):
+                yield ErrorRaised(
+                    "trace",
+                    f"the trace marks {event.expression} = {event.claimed} as {event.status}; "
+                    f"checked again exactly, it is {again.status}",
+                    t=event.t,
+                )
+            yield again
+            continue
         if isinstance(event, SolutionFound) and not (check := domain.check(event.answer)).ok:
             yield ErrorRaised(
                 "trace",
@@ -865,6 +876,22 @@ def rechecked(events: Iterable[Event], hand: Any) -> Iterator[Event]:
                 )
             event = dataclasses.replace(event, solved=verdict.ok, verdict=verdict.reason)
         yield event
+
+
+def _claim_again(event: Any) -> Any:
+    """A trace's arithmetic check, made again through ``puzzles.arith``."""
+    import dataclasses
+
+    from puzzles.arith import ArithError, format_number, verify_claim
+
+    try:
+        claim = verify_claim(f"{event.expression} = {event.claimed}")
+    except ArithError as exc:
+        return dataclasses.replace(event, status="invalid", ok=False, exact=None, reason=str(exc))
+    exact = format_number(claim.exact) if claim.exact is not None else None
+    return dataclasses.replace(
+        event, status=str(claim.status), ok=claim.ok, exact=exact, reason=claim.reason
+    )
 
 
 def cmd_app(args: argparse.Namespace) -> int:

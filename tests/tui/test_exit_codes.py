@@ -291,3 +291,32 @@ def test_replay_of_a_trace_without_a_hand_is_a_usage_error(
     bad.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
     code, _, err = run(capsys, "replay", str(bad), "--print")
     assert code == ExitCode.USAGE and "not a Game of 24 hand" in err and "Traceback" not in err
+
+
+def test_replay_checks_arithmetic_claims_again(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, unsolved_trace: Path
+) -> None:
+    lines = unsolved_trace.read_text(encoding="utf-8").splitlines()
+    forged_claim = {
+        "type": "ClaimVerified",
+        "t": 0.0,
+        "node_id": None,
+        "expression": "7 * 8",
+        "claimed": "54",
+        "exact": "54",
+        "status": "exact",
+        "ok": True,
+        "reason": "",
+    }
+    forged = tmp_path / "forged.jsonl"
+    forged.write_text("\n".join([*lines[:-1], json.dumps(forged_claim), lines[-1]]) + "\n")
+    code, out, _ = run(capsys, "replay", str(forged), "--json")
+    assert code == ExitCode.NOT_SOLVED
+    events = [json.loads(line) for line in out.splitlines()]
+    (claim,) = [e for e in events if e["type"] == "ClaimVerified" and e["expression"] == "7 * 8"]
+    assert (claim["status"], claim["exact"], claim["ok"]) == ("wrong", "56", False)
+    notes = [e["message"] for e in events if e["type"] == "ErrorRaised"]
+    assert any("7 * 8 = 54 as exact; checked again exactly, it is wrong" in n for n in notes)
+    # An honest trace replays without a note.
+    code, out, _ = run(capsys, "replay", str(unsolved_trace), "--json")
+    assert code == ExitCode.NOT_SOLVED and '"ErrorRaised"' not in out
