@@ -1,25 +1,68 @@
-"""Reading puzzle files that people bring: one guard for every loader.
+"""Reading files that people bring: one guard for every file ponder reads.
 
-A puzzle file may be missing, a folder, a pipe, huge, binary or in the wrong encoding. Every
-loader reads through :func:`read_puzzle_file`, so each of those gets the same clear
-:class:`PuzzleFileError` that names the file, never a traceback or a hang.
+Puzzle files, the config file, traces and texts to verify may be missing, a folder, a pipe
+or a device (``/dev/zero`` never ends, a FIFO blocks), huge, one endless line, binary, in the
+wrong encoding, nested thousands deep or hold numbers thousands of digits long. Everything
+ponder reads goes through this module, so each of those gets the same clear
+:class:`FileError` naming the file (and the line, where there is one), never a traceback or
+a hang:
+
+* :func:`open_file` / :func:`read_file`: regular files only (opened without blocking and
+  checked on the open handle, so a pipe swapped in after a check cannot hang the read),
+  at most ``max_bytes``;
+* :func:`decode_text`: UTF-8 (a BOM is fine; UTF-16 only where a format allows it), no NUL
+  bytes, and lines of at most ``max_line`` characters;
+* :func:`read_lines`: a file read line by line, each line capped before it is held whole;
+* :func:`parse_json`: JSON nested at most ``max_depth`` deep, numbers of at most
+  :data:`MAX_DIGITS` digits;
+* :func:`check_nesting`: the depth cap for other formats (TOML).
+
+Loaders of each kind add their own checks on top (shape, counts); the limits here are the
+floor every file gets.
 """
 
 from __future__ import annotations
 
+import codecs
+import json
 import os
+import re
 import stat
-from pathlib import Path
+from array import array
+from collections.abc import Iterator
+from itertools import accumulate
+from typing import IO, Any, Literal
 
-__all__ = ["MAX_FILE_BYTES", "PuzzleFileError", "read_puzzle_file", "too_large"]
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_DIGITS",
+    "MAX_FILE_BYTES",
+    "FileError",
+    "PuzzleFileError",
+    "check_nesting",
+    "decode_text",
+    "open_file",
+    "parse_json",
+    "read_file",
+    "read_lines",
+    "read_puzzle_file",
+    "too_large",
+]
 
 MAX_FILE_BYTES = 20 * 1024 * 1024
 """Largest puzzle file read, in bytes (ToT's and GSM8K's files are far smaller)."""
 
+MAX_DEPTH = 64
+"""Deepest nesting of lists and objects read from a file (ponder's own files nest under 8)."""
 
-class PuzzleFileError(ValueError):
-    """A puzzle file that cannot be used; the message names the file, the line or the puzzle
-    when there is one, and the problem."""
+MAX_DIGITS = 100
+"""Most digits in one number read from a file; longer ones are refused rather than converted
+(Python refuses ints over 4,300 digits, and a float overflows at 309)."""
+
+
+class FileError(ValueError):
+    """A file that cannot be used; the message names the file, the line or the puzzle when
+    there is one, and the problem. ``missing`` is true when the file does not exist."""
 
     def __init__(
         self,
@@ -28,6 +71,7 @@ class PuzzleFileError(ValueError):
         line: int | None = None,
         *,
         puzzle: int | None = None,
+        missing: bool = False,
     ) -> None:
         where = os.fspath(path)
         if line is not None:
@@ -39,36 +83,253 @@ class PuzzleFileError(ValueError):
         self.problem = problem
         self.line = line
         self.puzzle = puzzle
+        self.missing = missing
 
 
-def too_large(size: int) -> str:
-    """The problem text for a file over :data:`MAX_FILE_BYTES`."""
-    mb = MAX_FILE_BYTES // (1024 * 1024)
-    return f"is too large ({size / (1024 * 1024):.1f} MB; at most {mb} MB)"
+class PuzzleFileError(FileError):
+    """A puzzle file that cannot be used (see :class:`FileError`)."""
+
+
+def _size(size: int) -> str:
+    if size >= 1024 * 1024:
+        return f"{size / (1024 * 1024):.1f} MB"
+    if size >= 1024:
+        return f"{size / 1024:.1f} KB"
+    return f"{size} bytes"
+
+
+def too_large(size: int, limit: int | None = None) -> str:
+    """The problem text for a file of ``size`` bytes over ``limit`` (default
+    :data:`MAX_FILE_BYTES`)."""
+    limit = MAX_FILE_BYTES if limit is None else limit
+    return f"is too large ({_size(size)}; at most {_size(limit)})"
+
+
+def _cannot_read(exc: OSError) -> str:
+    return f"cannot be read ({exc.strerror or exc})"
+
+
+def open_file(
+    path: str | os.PathLike[str],
+    *,
+    what: str = "file",
+    max_bytes: int | None = None,
+    error: type[FileError] = FileError,
+) -> IO[bytes]:
+    """A regular file of at most ``max_bytes`` (default :data:`MAX_FILE_BYTES`), open for
+    reading in binary; ``error`` for anything else (``what`` names the kind of file).
+
+    The file is opened without blocking and checked on the open handle: a pipe or a device
+    (``/dev/zero``, a FIFO, a terminal) is refused before a byte is read."""
+    limit = MAX_FILE_BYTES if max_bytes is None else max_bytes
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        raise error(path, "no such file", missing=True) from None
+    except IsADirectoryError:
+        raise error(path, f"is a directory, not a {what}") from None
+    except OSError as exc:
+        raise error(path, _cannot_read(exc)) from None
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise error(path, f"is a directory, not a {what}")
+        if not stat.S_ISREG(info.st_mode):
+            # Devices and pipes could block or never end.
+            raise error(path, f"is not a regular file (a pipe or a device), not a {what}")
+        if info.st_size > limit:
+            raise error(path, too_large(info.st_size, limit))
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_file(
+    path: str | os.PathLike[str],
+    *,
+    what: str = "file",
+    max_bytes: int | None = None,
+    error: type[FileError] = FileError,
+) -> bytes:
+    """The bytes of a regular file of at most ``max_bytes`` (see :func:`open_file`)."""
+    limit = MAX_FILE_BYTES if max_bytes is None else max_bytes
+    with open_file(path, what=what, max_bytes=limit, error=error) as handle:
+        try:
+            data = handle.read(limit + 1)
+        except OSError as exc:
+            raise error(path, _cannot_read(exc)) from None
+    if len(data) > limit:  # it grew after the check
+        raise error(path, too_large(len(data), limit))
+    return data
 
 
 def read_puzzle_file(path: str | os.PathLike[str], what: str = "puzzle file") -> bytes:
     """The bytes of a regular file of at most :data:`MAX_FILE_BYTES`, or
     :class:`PuzzleFileError` (``what`` names the kind of file in the message)."""
-    path = Path(path)
+    return read_file(path, what=what, max_bytes=MAX_FILE_BYTES, error=PuzzleFileError)
+
+
+def decode_text(
+    data: bytes,
+    path: str | os.PathLike[str],
+    *,
+    utf16: bool = False,
+    max_line: int | None = None,
+    error: type[FileError] = FileError,
+) -> str:
+    """``data`` as text: UTF-8 with or without a BOM (UTF-16 with a BOM too when ``utf16``),
+    no NUL bytes, no line longer than ``max_line`` characters; ``error`` naming the line
+    otherwise."""
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        if not utf16:
+            raise error(path, "is UTF-16 text; save it as UTF-8")
+        try:
+            text = data.decode("utf-16")
+        except UnicodeDecodeError as exc:
+            raise error(path, f"is not UTF-16 text (bad bytes at offset {exc.start})") from None
+    else:
+        if b"\x00" in data:
+            raise error(path, "looks like a binary file, not text")
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            line = data[: exc.start].count(b"\n") + 1
+            raise error(
+                path, f"is not UTF-8 text (undecodable byte at offset {exc.start})", line
+            ) from None
+    if max_line is not None:
+        _check_line_lengths(text, path, max_line, error)
+    return text
+
+
+def _check_line_lengths(
+    text: str, path: str | os.PathLike[str], max_line: int, error: type[FileError]
+) -> None:
+    if len(text) <= max_line:
+        return
+    start = line = 0
+    while True:
+        end = text.find("\n", start)
+        stop = len(text) if end < 0 else end
+        line += 1
+        if stop - start > max_line:
+            raise error(
+                path, f"has a line of {stop - start:,} characters (at most {max_line:,})", line
+            )
+        if end < 0:
+            return
+        start = end + 1
+
+
+def read_lines(
+    path: str | os.PathLike[str],
+    *,
+    what: str = "file",
+    max_bytes: int | None = None,
+    max_line: int,
+    error: type[FileError] = FileError,
+) -> Iterator[tuple[int, str]]:
+    """(line number, text) for each line of a regular file, read one line at a time: UTF-8,
+    at most ``max_line`` bytes a line (never more is held), at most ``max_bytes`` in all.
+
+    The file is opened and checked at once (``error`` is raised here); close the iterator
+    (or let it end) to close the file."""
+    handle = open_file(path, what=what, max_bytes=max_bytes, error=error)
+    return _lines(handle, path, max_line, error)
+
+
+def _lines(
+    handle: IO[bytes], path: str | os.PathLike[str], max_line: int, error: type[FileError]
+) -> Iterator[tuple[int, str]]:
+    with handle:
+        number = 0
+        while True:
+            number += 1
+            try:
+                raw = handle.readline(max_line + 2)  # room for "\r\n"
+            except OSError as exc:
+                raise error(path, _cannot_read(exc), number) from None
+            if not raw:
+                return
+            if len(raw.rstrip(b"\r\n")) > max_line:
+                raise error(path, f"has a line longer than {max_line:,} bytes", number)
+            if number == 1 and raw.startswith(codecs.BOM_UTF8):
+                raw = raw[len(codecs.BOM_UTF8) :]
+            try:
+                yield number, raw.decode("utf-8")
+            except UnicodeDecodeError:
+                raise error(path, "is not UTF-8 text (bad text encoding)", number) from None
+
+
+# --- nesting and numbers ----------------------------------------------------------------------
+
+# Strings (and TOML comments) are taken out before brackets are counted. Unrolled loops keep
+# the patterns linear on long strings.
+_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_TOML_SKIP = re.compile(
+    r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"[^"\\\n]*(?:\\.[^"\\\n]*)*"|\'[^\'\n]*\'|#[^\n]*'
+)
+_BRACKETS = b"[{]}"
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in _BRACKETS)
+_STEPS = bytes.maketrans(_BRACKETS, b"\x01\x01\xff\xff")  # +1, +1, -1, -1 as signed bytes
+_LONG_NUMBER = re.compile(rf"\d{{{MAX_DIGITS + 1},}}")
+
+
+def nesting_depth(text: str, syntax: Literal["json", "toml"] = "json") -> int:
+    """How deep lists and objects (arrays and tables) nest in ``text``, strings aside."""
+    if text.count("[") + text.count("{") == 0:
+        return 0
+    bare = (_JSON_STRING if syntax == "json" else _TOML_SKIP).sub("", text)
+    steps = bare.encode("utf-8", "surrogatepass").translate(_STEPS, _NOT_BRACKETS)
+    return max(0, max(accumulate(array("b", steps)), default=0))
+
+
+def check_nesting(
+    text: str,
+    path: str | os.PathLike[str],
+    *,
+    syntax: Literal["json", "toml"] = "json",
+    max_depth: int = MAX_DEPTH,
+    line: int | None = None,
+    error: type[FileError] = FileError,
+) -> None:
+    """``error`` when ``text`` nests deeper than ``max_depth`` or holds a number of more than
+    :data:`MAX_DIGITS` digits (strings aside)."""
+    opens = text.count("[") + text.count("{")
+    if opens > max_depth and nesting_depth(text, syntax) > max_depth:
+        raise error(path, f"is nested too deeply (more than {max_depth} levels)", line)
+    if _LONG_NUMBER.search(text):
+        bare = (_JSON_STRING if syntax == "json" else _TOML_SKIP).sub("", text)
+        if _LONG_NUMBER.search(bare):
+            raise error(path, f"holds a number of more than {MAX_DIGITS} digits", line)
+
+
+def parse_json(
+    text: str,
+    path: str | os.PathLike[str],
+    *,
+    max_depth: int = MAX_DEPTH,
+    line: int | None = None,
+    error: type[FileError] = FileError,
+) -> Any:
+    """``text`` parsed as JSON, nested at most ``max_depth`` deep and without overlong numbers,
+    or ``error`` saying why not (with the line and column in ``text``)."""
+    check_nesting(text, path, max_depth=max_depth, line=line, error=error)
     try:
-        info = path.stat()
-    except FileNotFoundError:
-        raise PuzzleFileError(path, "no such file") from None
-    except OSError as exc:
-        raise PuzzleFileError(path, f"cannot be read ({exc.strerror or exc})") from None
-    if stat.S_ISDIR(info.st_mode):
-        raise PuzzleFileError(path, f"is a directory, not a {what}")
-    if not stat.S_ISREG(info.st_mode):
-        # Devices and pipes could block or never end.
-        raise PuzzleFileError(path, "is not a regular file")
-    if info.st_size > MAX_FILE_BYTES:
-        raise PuzzleFileError(path, too_large(info.st_size))
-    try:
-        with path.open("rb") as handle:
-            data = handle.read(MAX_FILE_BYTES + 1)
-    except OSError as exc:
-        raise PuzzleFileError(path, f"cannot be read ({exc.strerror or exc})") from None
-    if len(data) > MAX_FILE_BYTES:  # it grew after stat
-        raise PuzzleFileError(path, too_large(len(data)))
-    return data
+        return json.loads(text, parse_constant=_no_constant)
+    except json.JSONDecodeError as exc:
+        if line is None:
+            where = f" at line {exc.lineno}, column {exc.colno}"
+        else:
+            where = f" at column {exc.colno}"
+        raise error(path, f"is not valid JSON ({exc.msg}{where})", line) from None
+    except RecursionError:  # unreachable under the depth cap; kept as the last guard
+        raise error(path, "is nested too deeply", line) from None
+    except ValueError as exc:
+        raise error(path, f"is not usable JSON ({exc})", line) from None
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number JSON allows")

@@ -17,9 +17,11 @@
   puzzles are refused, since their solution is unreadable without the key. Rebus extras are
   ignored: the solution grid's own letter stands.
 
-:func:`load_crosswords` tells the formats apart by content. Anything wrong with a file —
-missing, a directory, larger than :data:`MAX_FILE_BYTES`, not UTF-8 where JSON is expected,
-bad JSON, the wrong shape, wrong letter counts, clues that match no entry — raises
+:func:`load_crosswords` tells the formats apart by content. Files are read through the file
+guard (:mod:`puzzles.files`). Anything wrong with a file — missing, a directory, a pipe or
+device, larger than :data:`MAX_CROSSWORD_BYTES`, more than :data:`MAX_PUZZLES` puzzles, not
+UTF-8 where JSON is expected, bad JSON, nested too deeply, the wrong shape, wrong letter
+counts, clues that match no entry, an enumeration that is not word lengths — raises
 :class:`PuzzleFileError` naming the file (and the puzzle, for ToT's lists) and the problem.
 Clues missing from an ipuz file load as empty and show up in
 :meth:`~puzzles.crossword.model.Crossword.problems` instead, so ``--check`` can report them.
@@ -29,7 +31,6 @@ from __future__ import annotations
 
 import codecs
 import html
-import json
 import os
 import re
 import struct
@@ -48,10 +49,18 @@ from puzzles.crossword.model import (
     Grid,
     Slot,
 )
-from puzzles.files import MAX_FILE_BYTES, PuzzleFileError, read_puzzle_file
+from puzzles.files import (
+    MAX_FILE_BYTES,
+    PuzzleFileError,
+    decode_text,
+    parse_json,
+    read_file,
+)
 
 __all__ = [
+    "MAX_CROSSWORD_BYTES",
     "MAX_FILE_BYTES",
+    "MAX_PUZZLES",
     "PuzzleFileError",
     "detect_format",
     "load_crosswords",
@@ -67,6 +76,14 @@ __all__ = [
 ]
 
 PUZ_MAGIC = b"ACROSS&DOWN\x00"
+MAX_CROSSWORD_BYTES = 8 * 1024 * 1024
+"""Largest crossword file read, in bytes: room for :data:`MAX_PUZZLES` minis written out
+with indentation; a 64 x 64 ipuz puzzle is well under 1 MB."""
+MAX_PUZZLES = 5_000
+"""Most puzzles in one file (ToT's set has 156); a file of this many loads and checks in
+about a second each, where ten times as many took most of a minute."""
+MAX_ENUMERATION = 40
+"""Longest enumeration (``3,4`` or ``2-5``) read from a clue, in characters."""
 _TOT_CLUES = ("h1", "h2", "h3", "h4", "h5", "v1", "v2", "v3", "v4", "v5")
 
 
@@ -74,35 +91,20 @@ _TOT_CLUES = ("h1", "h2", "h3", "h4", "h5", "v1", "v2", "v3", "v4", "v5")
 
 
 def _read_bytes(path: Path) -> bytes:
-    data = read_puzzle_file(path)
+    data = read_file(path, what="puzzle file", max_bytes=MAX_CROSSWORD_BYTES, error=PuzzleFileError)
     if not data.strip():
         raise PuzzleFileError(path, "is empty")
     return data
 
 
 def _json(path: str | os.PathLike[str], data: bytes) -> Any:
-    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        raise PuzzleFileError(path, "is UTF-16 text; save it as UTF-8")
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise PuzzleFileError(
-            path, f"is not UTF-8 text (undecodable byte at offset {exc.start})"
-        ) from None
+    text = decode_text(data, path, error=PuzzleFileError)
     stripped = text.strip()
-    jsonp = re.fullmatch(r"ipuz\s*\((.*)\)\s*;?", stripped, re.DOTALL)
-    if jsonp:
-        stripped = jsonp.group(1)
-    try:
-        return json.loads(stripped)
-    except json.JSONDecodeError as exc:
-        raise PuzzleFileError(
-            path, f"is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})"
-        ) from None
-    except RecursionError:
-        raise PuzzleFileError(path, "is not usable JSON (nested too deeply)") from None
-    except ValueError as exc:  # e.g. an integer with too many digits
-        raise PuzzleFileError(path, f"is not usable JSON ({exc})") from None
+    if stripped.startswith("ipuz"):
+        jsonp = re.fullmatch(r"ipuz\s*\((.*)\)\s*;?", stripped, re.DOTALL)
+        if jsonp:
+            stripped = jsonp.group(1)
+    return parse_json(stripped, path, error=PuzzleFileError)
 
 
 def detect_format(data: bytes) -> str:
@@ -192,6 +194,10 @@ def parse_tot(data: Any, path: str | os.PathLike[str] = "<data>") -> list[Crossw
         data = [data]
     if not data:
         raise PuzzleFileError(path, "holds no puzzles")
+    if len(data) > MAX_PUZZLES:
+        raise PuzzleFileError(
+            path, f"holds {len(data):,} puzzles; at most {MAX_PUZZLES:,} are read from one file"
+        )
     name = Path(os.fspath(path)).name
     puzzles = []
     for number, entry in enumerate(data, start=1):
@@ -382,7 +388,13 @@ def _ipuz_clue(item: Any, key: str, path: str | os.PathLike[str]) -> tuple[int, 
         raise PuzzleFileError(path, f"a {key} clue has the number {number!r:.20}") from None
     if not isinstance(text, str):
         raise PuzzleFileError(path, f"clue {value} {key} is a {type(text).__name__}, not text")
-    return value, _plain(text), enumeration.strip(), answer.strip()
+    enumeration = enumeration.strip()
+    if len(enumeration) > MAX_ENUMERATION or re.search(r"\d{4}", enumeration):
+        shown = enumeration if len(enumeration) <= 20 else enumeration[:20] + "..."
+        raise PuzzleFileError(
+            path, f"clue {value} {key} has the enumeration {shown!r}, not word lengths"
+        )
+    return value, _plain(text), enumeration, answer.strip()
 
 
 def to_ipuz(crossword: Crossword) -> dict[str, Any]:
