@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from solver.model import Model
-from solver.settings import Settings
+from solver.settings import Settings, mask_url
 
 __all__ = ["describe_engine", "make_model"]
 
@@ -22,6 +22,6 @@ def make_model(settings: Settings, *, seed: int | None = None) -> Model:
 def describe_engine(settings: Settings) -> str:
     """One line for people: ``offline engine`` or ``gpt-4o-mini at http://...``."""
     if settings.engine == "openai":
-        where = settings.base_url or "api.openai.com"
+        where = mask_url(settings.base_url) if settings.base_url else "api.openai.com"
         return f"{settings.model} at {where}"
     return "offline engine"

@@ -2,7 +2,13 @@
 
 Precedence, lowest first: built-in defaults, the TOML file, ``PONDER_*`` variables, and the
 openai package's own ``OPENAI_API_KEY`` / ``OPENAI_BASE_URL``. The API key may be read from the
-file or the environment but is never written back, logged or shown unmasked.
+file or the environment but is never written by ponder, logged or shown unmasked; credentials
+in a base URL (``http://user:pw@host``) are masked wherever a URL is shown (:func:`mask_url`).
+
+The file is read through the file guard (:mod:`puzzles.files`): a regular file of at most
+:data:`MAX_CONFIG_BYTES`, UTF-8, nested at most :data:`MAX_CONFIG_DEPTH` deep. Saving
+(:func:`save_settings`) writes only the fields given to it into the file and keeps everything
+else in it — comments, an ``api_key`` the user wrote there, other keys — byte for byte.
 
 A config file looks like::
 
@@ -23,25 +29,36 @@ import os
 import re
 import tempfile
 import tomllib
-from collections.abc import Mapping
+import urllib.parse
+from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
 import platformdirs
+import tomlkit
+import tomlkit.exceptions
 
+from puzzles.files import FileError, check_nesting, decode_text, read_file
 from solver.model import Usage
 
 __all__ = [
     "DEFAULT_PRICES",
     "ENGINES",
+    "ENV_VARIABLES",
+    "MAX_CONFIG_BYTES",
+    "MAX_CONFIG_DEPTH",
     "Settings",
     "SettingsError",
     "config_path",
     "data_dir",
+    "env_sources",
     "load_settings",
+    "mask_url",
+    "mask_urls",
     "save_settings",
+    "to_toml",
 ]
 
 APP_NAME = "ponder"
@@ -71,8 +88,55 @@ DEFAULT_PRICES: Mapping[str, Price] = MappingProxyType(
 _SNAPSHOT_SUFFIX = re.compile(r"-\d{4}-\d{2}-\d{2}$")
 
 
+MAX_CONFIG_BYTES = 1024 * 1024
+"""Largest config file read, in bytes (a config is a few hundred)."""
+MAX_CONFIG_DEPTH = 16
+"""Deepest nesting of arrays and tables read from a config file (ponder's own nest 2 deep)."""
+
+
 class SettingsError(ValueError):
     """A setting could not be read: the message names the file or variable and the field."""
+
+
+# --- credentials in URLs ----------------------------------------------------------------------
+
+MASK = "****"
+_SECRET_QUERY = re.compile(r"key|token|secret|password|passwd|pwd|sig|auth", re.IGNORECASE)
+_URL = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"<>]+")
+_USERINFO = re.compile(r"(//)[^/?#@\s]*@")
+
+
+def mask_url(url: str) -> str:
+    """``url`` fit to show: a password in it becomes ``****`` (``http://me:****@host/v1``), a
+    user name alone too (it is often a token), and so do query values named like secrets
+    (``?api_key=****``). Never raises; anything unparsable has every ``...@`` masked."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+        netloc = parts.netloc
+        if "@" in netloc:
+            userinfo, _, host = netloc.rpartition("@")
+            user, colon, _ = userinfo.partition(":")
+            netloc = f"{user}:{MASK}@{host}" if colon and user else f"{MASK}@{host}"
+        query = parts.query
+        if query:
+            pairs = urllib.parse.parse_qsl(query, keep_blank_values=True)
+            if any(_SECRET_QUERY.search(name) for name, _ in pairs):
+                query = "&".join(
+                    f"{name}={MASK if _SECRET_QUERY.search(name) else value}"
+                    for name, value in pairs
+                )
+        if (netloc, query) == (parts.netloc, parts.query):
+            return url
+        return urllib.parse.urlunsplit(parts._replace(netloc=netloc, query=query))
+    except ValueError:
+        return _USERINFO.sub(rf"\1{MASK}@", url)
+
+
+def mask_urls(text: str) -> str:
+    """``text`` with every URL in it masked by :func:`mask_url` (for messages and errors)."""
+    if "://" not in text:
+        return text
+    return _URL.sub(lambda m: mask_url(m.group(0)), text)
 
 
 def _frozen_prices(prices: Mapping[str, Price]) -> Mapping[str, Price]:
@@ -128,6 +192,8 @@ class Settings:
             value: Any = getattr(self, f.name)
             if f.name == "api_key":
                 value = self.masked_key() if value else None
+            elif f.name == "base_url" and value:
+                value = mask_url(value)
             elif f.name == "prices":
                 value = dict(value)
             parts.append(f"{f.name}={value!r}")
@@ -281,25 +347,66 @@ def _env_value(name: str, var: str, text: str) -> object:
     return text
 
 
+def _read_config(file: Path) -> str | None:
+    """The text of the config file, or ``None`` when there is none; :class:`SettingsError`
+    for a file the guard refuses (a pipe, a device, too large, not UTF-8, too long a line)."""
+    try:
+        data = read_file(file, what="config file", max_bytes=MAX_CONFIG_BYTES)
+        return decode_text(data, file, max_line=MAX_CONFIG_BYTES)
+    except FileError as err:
+        if err.missing:
+            return None
+        raise SettingsError(str(err)) from None
+
+
+def _parse_config(text: str, file: Path) -> dict[str, Any]:
+    try:
+        check_nesting(text, file, syntax="toml", max_depth=MAX_CONFIG_DEPTH)
+        return tomllib.loads(text)
+    except FileError as err:
+        raise SettingsError(str(err)) from None
+    except tomllib.TOMLDecodeError as err:
+        raise SettingsError(f"{file}: not valid TOML: {err}") from None
+    except RecursionError:  # unreachable under the depth cap; kept as the last guard
+        raise SettingsError(f"{file}: not valid TOML: nested too deeply") from None
+    except ValueError as err:  # e.g. an integer past Python's digit limit
+        raise SettingsError(f"{file}: not valid TOML: {err}") from None
+
+
+ENV_VARIABLES: Mapping[str, str] = MappingProxyType(
+    {
+        "OPENAI_API_KEY": "api_key",
+        "OPENAI_BASE_URL": "base_url",
+        "PONDER_ENGINE": "engine",
+        "PONDER_MODEL": "model",
+        "PONDER_BASE_URL": "base_url",
+        "PONDER_CONCURRENCY": "concurrency",
+        "PONDER_TIMEOUT": "timeout",
+        "PONDER_CACHE": "cache",
+    }
+)
+"""Environment variable -> the field it overrides, in the order they apply (a later one wins:
+the openai package's variables mean here what they mean there, and ``PONDER_BASE_URL`` beats
+``OPENAI_BASE_URL``)."""
+
+
+def env_sources(env: Mapping[str, str] = os.environ) -> dict[str, str]:
+    """Field -> the environment variable that sets it now (the one that wins)."""
+    return {name: var for var, name in ENV_VARIABLES.items() if env.get(var)}
+
+
 def load_settings(
     path: str | os.PathLike[str] | None = None, env: Mapping[str, str] = os.environ
 ) -> Settings:
     """Read settings from ``path`` (default :func:`config_path`), then apply ``env`` overrides.
 
-    A missing file means defaults. Bad TOML, unknown fields, wrong types or out-of-range
-    values raise :class:`SettingsError` naming the file (or variable) and the field.
+    A missing file means defaults. A file the file guard refuses, bad TOML, unknown fields,
+    wrong types or out-of-range values raise :class:`SettingsError` naming the file (or
+    variable) and the field.
     """
     file = Path(path).expanduser() if path is not None else config_path(env)
-    values: dict[str, Any] = {}
-    try:
-        with file.open("rb") as handle:
-            values = tomllib.load(handle)
-    except FileNotFoundError:
-        pass
-    except tomllib.TOMLDecodeError as err:
-        raise SettingsError(f"{file}: not valid TOML: {err}") from None
-    except OSError as err:
-        raise SettingsError(f"{file}: cannot read: {err.strerror or err}") from None
+    text = _read_config(file)
+    values = _parse_config(text, file) if text is not None else {}
 
     unknown = sorted(set(values) - _FIELDS)
     if unknown:
@@ -312,19 +419,7 @@ def load_settings(
         values["prices"] = {**DEFAULT_PRICES, **values["prices"]}
     engine_chosen = "engine" in values
 
-    # Applied in this order, so a later variable wins: the openai package's own variables mean
-    # here what they mean there, and ponder's PONDER_BASE_URL beats OPENAI_BASE_URL.
-    overrides = {
-        "OPENAI_API_KEY": "api_key",
-        "OPENAI_BASE_URL": "base_url",
-        "PONDER_ENGINE": "engine",
-        "PONDER_MODEL": "model",
-        "PONDER_BASE_URL": "base_url",
-        "PONDER_CONCURRENCY": "concurrency",
-        "PONDER_TIMEOUT": "timeout",
-        "PONDER_CACHE": "cache",
-    }
-    for var, name in overrides.items():
+    for var, name in ENV_VARIABLES.items():
         text = env.get(var)
         if not text:
             continue
@@ -340,74 +435,89 @@ def load_settings(
 
 # --- saving -----------------------------------------------------------------------------------
 
-_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+_HEADER = "# ponder settings. ponder never writes the API key here: set OPENAI_API_KEY.\n"
 
 
-def _toml_string(text: str) -> str:
-    out = []
-    for char in text:
-        if char == "\\":
-            out.append("\\\\")
-        elif char == '"':
-            out.append('\\"')
-        elif char < " " or char == "\x7f":
-            out.append(f"\\u{ord(char):04x}")
+def to_toml(changes: Mapping[str, Any], text: str = "", path: str | os.PathLike[str] = "") -> str:
+    """``text`` (a config file's TOML) with ``changes`` applied, and nothing else changed.
+
+    ``changes`` maps a field to its new value; ``None`` removes the field from the file (it
+    goes back to its default). ``prices`` maps a model to ``(prompt, completion)`` USD per 1M
+    tokens, or to ``None`` to remove that model's entry; other models' entries stay. Everything
+    not named — comments, blank lines, an ``api_key`` the user wrote, other keys — is kept byte
+    for byte. The API key itself is never written: :class:`SettingsError` if it is asked for,
+    as for an unknown field or a bad value (``path`` names the file in messages)."""
+    where = os.fspath(path) or "settings"
+    try:
+        doc = tomlkit.parse(text) if text.strip() else tomlkit.parse(_HEADER)
+    except (tomlkit.exceptions.TOMLKitError, ValueError, RecursionError) as err:
+        raise SettingsError(f"{where}: not valid TOML, so not changed: {err}") from None
+    for name, value in changes.items():
+        if name == "api_key":
+            raise SettingsError("ponder never writes the API key to a file; set OPENAI_API_KEY")
+        if name not in _FIELDS:
+            raise SettingsError(f"unknown setting {name!r}")
+        if name == "prices":
+            _apply_prices(doc, value, where)
+            continue
+        _check(name, value, where)
+        if value is None:
+            if name in doc:
+                del doc[name]
         else:
-            out.append(char)
-    return '"' + "".join(out) + '"'
+            doc[name] = value
+    return doc.as_string()
 
 
-def _toml_key(key: str) -> str:
-    return key if _BARE_KEY.fullmatch(key) else _toml_string(key)
+def _apply_prices(doc: tomlkit.TOMLDocument, prices: Any, where: str) -> None:
+    if not isinstance(prices, Mapping):
+        raise SettingsError(f"{where}: prices must be a table of model = [prompt, completion]")
+    table = doc.get("prices")
+    if table is None:
+        if all(price is None for price in prices.values()):
+            return
+        table = tomlkit.table()
+        table.comment("USD per 1M prompt tokens, USD per 1M completion tokens")
+        doc["prices"] = table
+        table = doc["prices"]
+    if not isinstance(table, MutableMapping):
+        raise SettingsError(f"{where}: prices is not a table, so not changed")
+    for model, price in prices.items():
+        if price is None:
+            if model in table:
+                del table[model]
+            continue
+        _check("prices", {model: price}, where)
+        table[str(model)] = [float(price[0]), float(price[1])]
 
 
-def _toml_value(value: object) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return repr(value)  # repr round-trips; validation keeps inf and nan out
-    if isinstance(value, str):
-        return _toml_string(value)
-    if isinstance(value, list | tuple):
-        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
-    raise TypeError(f"cannot write {type(value).__name__} as TOML")
+def save_settings(changes: Mapping[str, Any], path: str | os.PathLike[str] | None = None) -> Path:
+    """Write ``changes`` (see :func:`to_toml`) into the config file at ``path`` (default
+    :func:`config_path`), keeping everything else in it byte for byte; atomically.
 
-
-def to_toml(settings: Settings) -> str:
-    """The TOML text :func:`save_settings` writes: no API key, no unset values, and only the
-    prices that differ from :data:`DEFAULT_PRICES`."""
-    data = settings.public_dict()
-    prices = data.pop("prices")
-    lines = ["# ponder settings. The API key is never stored here: set OPENAI_API_KEY."]
-    for name, value in data.items():
-        if value is not None:  # TOML has no null: leaving a field out means its default
-            lines.append(f"{name} = {_toml_value(value)}")
-    changed = {k: v for k, v in prices.items() if DEFAULT_PRICES.get(k) != tuple(v)}
-    if changed:
-        lines += ["", "[prices]  # USD per 1M prompt tokens, USD per 1M completion tokens"]
-        lines += [f"{_toml_key(k)} = {_toml_value(v)}" for k, v in sorted(changed.items())]
-    return "\n".join(lines) + "\n"
-
-
-def save_settings(settings: Settings, path: str | os.PathLike[str] | None = None) -> Path:
-    """Write ``settings`` to ``path`` (default :func:`config_path`) atomically; never the API key.
-
-    Returns the path written. Write errors raise :class:`SettingsError`.
-    """
+    Only what is named is written: values that came from the environment, the API key and
+    defaults stay out of the file unless named. A file that cannot be read as TOML is left as
+    it is. Returns the path written; :class:`SettingsError` for anything that stops it."""
     file = Path(path).expanduser() if path is not None else config_path()
-    text = to_toml(settings)
+    before = _read_config(file)
+    if before is not None:
+        _parse_config(before, file)  # never rewrite a file ponder cannot read
+    text = to_toml(changes, before or "", file)
+    if text == before:
+        return file
     try:
         file.parent.mkdir(parents=True, exist_ok=True)
+        mode = file.stat().st_mode & 0o777 if before is not None else None
         # Temp file in the same directory, then rename: a crash leaves the old file or the new
         # one, never half of one.
         fd, temp = tempfile.mkstemp(dir=file.parent, prefix=f".{file.name}.", suffix=".tmp")
         try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
                 handle.write(text)
                 handle.flush()
                 os.fsync(handle.fileno())
+            if mode is not None:
+                os.chmod(temp, mode)  # a file the user keeps private (it may hold a key) stays so
             os.replace(temp, file)
         except BaseException:
             Path(temp).unlink(missing_ok=True)

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from solver.engine import describe_engine
 from solver.model import Usage
 from solver.settings import (
     DEFAULT_PRICES,
@@ -17,8 +18,12 @@ from solver.settings import (
     SettingsError,
     config_path,
     data_dir,
+    env_sources,
     load_settings,
+    mask_url,
+    mask_urls,
     save_settings,
+    to_toml,
 )
 
 KEY = "sk-proj-abcdefghijklmnop1234"
@@ -179,30 +184,124 @@ def test_settings_object_validates_too() -> None:
 
 
 def test_save_never_writes_the_key(tmp_path: Path) -> None:
-    settings = Settings(engine="openai", api_key=KEY, model="gpt-4o", seed=3)
-    path = save_settings(settings, tmp_path / "deep" / "config.toml")
+    path = tmp_path / "deep" / "config.toml"
+    with pytest.raises(SettingsError, match="never writes the API key"):
+        save_settings({"api_key": KEY}, path)
+    assert not path.exists()
+    path = save_settings({"engine": "openai", "model": "gpt-4o", "seed": 3}, path)
     text = path.read_text(encoding="utf-8")
-    assert KEY not in text
-    assert "api_key" not in text.replace("# ponder settings. The API key", "")
+    assert KEY not in text and "api_key" not in text.replace("the API key", "")
     loaded = load_settings(path, env={})
-    assert loaded.api_key is None
-    assert loaded == settings.replace(api_key=None)
-    # Atomic write: no temporary files left beside it.
+    assert loaded == Settings(engine="openai", model="gpt-4o", seed=3)
+    # Atomic write: no temporary files left beside it; a new file is private.
     assert [p.name for p in path.parent.iterdir()] == ["config.toml"]
+    assert path.stat().st_mode & 0o077 == 0
 
 
 def test_save_defaults_to_config_path() -> None:
-    path = save_settings(Settings(model="m1"))
+    path = save_settings({"model": "m1"})
     assert path == config_path()
     assert load_settings().model == "m1"
 
 
-def test_save_writes_only_changed_prices(tmp_path: Path) -> None:
-    prices = {**DEFAULT_PRICES, "my model": (1.0, 2.0), "gpt-4o": (9.0, 9.0)}
-    path = save_settings(Settings(prices=prices), tmp_path / "c.toml")
-    data = tomllib.loads(path.read_text(encoding="utf-8"))
-    assert data["prices"] == {"my model": [1.0, 2.0], "gpt-4o": [9.0, 9.0]}
-    assert load_settings(path, env={}).prices == Settings(prices=prices).prices
+USER_CONFIG = """\
+# My ponder config -- hand written, keep my notes!
+api_key = "sk-mine-0123456789abcdef"   # yes, I keep my key here
+engine = "openai"
+model = "llama3.1"  # the small one
+base_url = "http://localhost:11434/v1"
+
+timeout = 30.0
+cache = false
+
+[prices]  # what my box costs
+"llama3.1" = [0, 0]   # free
+"qwen2" = [0.1, 0.2]
+"""
+
+
+def test_save_keeps_the_file_byte_for_byte_except_the_changed_field(tmp_path: Path) -> None:
+    path = write(tmp_path / "config.toml", USER_CONFIG)
+    path.chmod(0o600)
+    save_settings({"model": "qwen2"}, path)
+    assert path.read_text(encoding="utf-8") == USER_CONFIG.replace(
+        'model = "llama3.1"  #', 'model = "qwen2"  #'
+    )
+    assert path.stat().st_mode & 0o777 == 0o600  # a file holding a key stays private
+    loaded = load_settings(path, env={})
+    assert loaded.api_key == "sk-mine-0123456789abcdef"  # later runs still authenticate
+    assert (loaded.model, loaded.timeout, loaded.cache) == ("qwen2", 30.0, False)
+
+
+def test_save_changes_one_price_and_adds_new_fields_beside_the_others(tmp_path: Path) -> None:
+    path = write(tmp_path / "config.toml", USER_CONFIG)
+    save_settings({"concurrency": 4, "prices": {"qwen2": (1.0, 2.0), "new": (3, 4)}}, path)
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith(USER_CONFIG.split("[prices]")[0].rstrip("\n"))
+    assert '"llama3.1" = [0, 0]   # free\n' in text
+    assert "concurrency = 4\n" in text.split("[prices]")[0]
+    loaded = load_settings(path, env={})
+    assert loaded.concurrency == 4
+    assert loaded.price_for("qwen2") == (1.0, 2.0) and loaded.price_for("new") == (3.0, 4.0)
+    assert loaded.price_for("llama3.1") == (0.0, 0.0)
+
+
+def test_save_removes_only_what_it_is_told_to(tmp_path: Path) -> None:
+    path = write(tmp_path / "config.toml", USER_CONFIG)
+    save_settings({"base_url": None, "prices": {"qwen2": None, "absent": None}}, path)
+    text = path.read_text(encoding="utf-8")
+    expected = USER_CONFIG.replace('base_url = "http://localhost:11434/v1"\n', "").replace(
+        '"qwen2" = [0.1, 0.2]\n', ""
+    )
+    assert text == expected
+
+
+def test_save_with_nothing_to_change_leaves_the_file_alone(tmp_path: Path) -> None:
+    path = write(tmp_path / "config.toml", USER_CONFIG)
+    before = path.stat().st_mtime_ns
+    save_settings({"model": "llama3.1"}, path)
+    assert path.read_text(encoding="utf-8") == USER_CONFIG
+    save_settings({}, path)
+    assert path.stat().st_mtime_ns == before
+
+
+def test_save_keeps_windows_line_ends(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    crlf = USER_CONFIG.replace("\n", "\r\n").encode("utf-8")
+    path.write_bytes(crlf)
+    save_settings({"cache": True}, path)
+    assert path.read_bytes() == crlf.replace(b"cache = false", b"cache = true")
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [("model = \n# my notes\n", "not valid TOML"), ("a = [" * 40 + "]" * 40, "nested")],
+)
+def test_save_never_rewrites_a_file_it_cannot_read(tmp_path: Path, text: str, message: str) -> None:
+    path = write(tmp_path / "config.toml", text)
+    with pytest.raises(SettingsError, match=message):
+        save_settings({"model": "m"}, path)
+    assert path.read_text(encoding="utf-8") == text
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [{"concurrency": 0}, {"engine": "gpt"}, {"prices": {"m": (1,)}}, {"modle": "typo"}],
+)
+def test_save_refuses_bad_values_and_writes_nothing(
+    tmp_path: Path, changes: dict[str, object]
+) -> None:
+    path = write(tmp_path / "config.toml", USER_CONFIG)
+    with pytest.raises(SettingsError):
+        save_settings(changes, path)
+    assert path.read_text(encoding="utf-8") == USER_CONFIG
+
+
+def test_to_toml_of_an_empty_file_starts_with_a_note_and_no_key() -> None:
+    text = to_toml({"model": "m", "prices": {"my model": (1.0, 2.0)}})
+    assert text.startswith("# ponder settings.")
+    data = tomllib.loads(text)
+    assert data == {"model": "m", "prices": {"my model": [1.0, 2.0]}}
 
 
 def test_repr_masks_the_key() -> None:
@@ -214,6 +313,41 @@ def test_repr_masks_the_key() -> None:
     assert Settings().masked_key() == ""
     assert Settings(api_key="short").masked_key() == "****"
     assert "api_key" not in Settings(api_key=KEY).public_dict()
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("http://user:pw@host:8000/v1", "http://user:****@host:8000/v1"),
+        ("https://sk-token@host/v1", "https://****@host/v1"),
+        ("https://:pw@host/v1", "https://****@host/v1"),
+        ("http://host/v1?api_key=abc&x=1", "http://host/v1?api_key=****&x=1"),
+        ("http://localhost:11434/v1", "http://localhost:11434/v1"),
+        ("http://[::1/v1@x", "http://[::1/v1@x"),  # unparsable, no credentials: as it was
+        ("http://a:b@[::1", "http://****@[::1"),  # unparsable: every ...@ masked
+    ],
+)
+def test_mask_url(url: str, shown: str) -> None:
+    assert mask_url(url) == shown
+
+
+def test_credentials_in_urls_are_masked_in_repr_messages_and_status_lines() -> None:
+    settings = Settings(engine="openai", base_url="http://me:s3cret@gpu:8000/v1")
+    assert "s3cret" not in repr(settings) and "me:****@gpu" in repr(settings)
+    assert "s3cret" not in describe_engine(settings)
+    text = "cannot reach http://me:s3cret@gpu:8000/v1/models (refused); try https://x@y/"
+    assert mask_urls(text) == (
+        "cannot reach http://me:****@gpu:8000/v1/models (refused); try https://****@y/"
+    )
+
+
+def test_env_sources_name_the_winning_variable() -> None:
+    env = {
+        "OPENAI_BASE_URL": "http://a/v1",
+        "PONDER_BASE_URL": "http://b/v1",
+        "PONDER_TIMEOUT": "3",
+    }
+    assert env_sources(env) == {"base_url": "PONDER_BASE_URL", "timeout": "PONDER_TIMEOUT"}
 
 
 def test_prices_and_cost() -> None:
@@ -239,9 +373,9 @@ names = st.text(min_size=1, max_size=40).filter(lambda s: s.strip() != "")
 
 @given(model=names, url=names, price_name=names)
 def test_written_toml_reads_back_the_same(model: str, url: str, price_name: str) -> None:
-    settings = Settings(model=model, base_url=url, prices={price_name: (0.25, 1.5)})
+    changes = {"model": model, "base_url": url, "prices": {price_name: (0.25, 1.5)}}
     with tempfile.TemporaryDirectory() as folder:
-        path = save_settings(settings, Path(folder) / "config.toml")
+        path = save_settings(changes, Path(folder) / "config.toml")
         loaded = load_settings(path, env={})
     assert loaded.model == model
     assert loaded.base_url == url

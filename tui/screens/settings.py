@@ -1,8 +1,14 @@
-"""Settings: engine, server, model, prices, concurrency; saved to the TOML config."""
+"""Settings: engine, server, model, prices, concurrency; saved to the TOML config.
+
+Save writes only the fields changed on this screen into the config file and keeps everything
+else in it byte for byte (:func:`solver.settings.save_settings`): values that came from the
+environment, and an ``api_key`` the user keeps in the file, stay where they are. Credentials
+in the base URL are shown masked; a field still holding the mask is not saved.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 
 from rich.text import Text
 from textual import on, work
@@ -13,11 +19,17 @@ from textual.widgets import Button, Footer, Header, Input, Select, Static
 
 from puzzles.text import visible
 from solver.model import ModelError
-from solver.settings import Settings, SettingsError, config_path, save_settings
+from solver.settings import (
+    MASK,
+    Settings,
+    SettingsError,
+    config_path,
+    env_sources,
+    mask_url,
+    mask_urls,
+    save_settings,
+)
 from tui.screens.base import PonderScreen
-
-if TYPE_CHECKING:
-    pass
 
 __all__ = ["SettingsScreen"]
 
@@ -33,10 +45,30 @@ class SettingsScreen(PonderScreen):
     def __init__(self, settings: Settings) -> None:
         super().__init__()
         self.settings = settings
+        self.shown: dict[str, str] = {}
+        """What each field showed when the screen opened (or was last saved): Save writes
+        only the fields that differ from it."""
+        self._remember(settings)
+
+    def _remember(self, s: Settings) -> None:
+        price_in, price_out = self._price_text(s, s.model)
+        self.shown = {
+            "engine": s.engine,
+            "base-url": mask_url(s.base_url) if s.base_url else "",
+            "model": s.model,
+            "price-in": price_in,
+            "price-out": price_out,
+            "concurrency": str(s.concurrency),
+        }
+
+    @staticmethod
+    def _price_text(s: Settings, model: str) -> tuple[str, str]:
+        price = s.price_for(model)
+        return ("", "") if price is None else (f"{price[0]:g}", f"{price[1]:g}")
 
     def compose(self) -> ComposeResult:
         s = self.settings
-        price = s.price_for(s.model)
+        shown = self.shown
         yield Header()
         with VerticalScroll(id="settings"):
             yield Static(Text("Settings", style="bold"), classes="dialog-title")
@@ -54,7 +86,7 @@ class SettingsScreen(PonderScreen):
             with Horizontal(classes="field"):
                 yield Static("Base URL", classes="field-label")
                 yield Input(
-                    s.base_url or "", placeholder="https://api.openai.com/v1", id="base-url"
+                    shown["base-url"], placeholder="https://api.openai.com/v1", id="base-url"
                 )
             with Horizontal(classes="field"):
                 yield Static("Model", classes="field-label")
@@ -65,7 +97,7 @@ class SettingsScreen(PonderScreen):
             with Horizontal(classes="field"):
                 yield Static("$ / 1M prompt", classes="field-label")
                 yield Input(
-                    "" if price is None else f"{price[0]:g}",
+                    shown["price-in"],
                     id="price-in",
                     placeholder="unknown",
                     type="number",
@@ -73,7 +105,7 @@ class SettingsScreen(PonderScreen):
             with Horizontal(classes="field"):
                 yield Static("$ / 1M output", classes="field-label")
                 yield Input(
-                    "" if price is None else f"{price[1]:g}",
+                    shown["price-out"],
                     id="price-out",
                     placeholder="unknown",
                     type="number",
@@ -81,6 +113,9 @@ class SettingsScreen(PonderScreen):
             with Horizontal(classes="field"):
                 yield Static("Concurrency", classes="field-label")
                 yield Input(str(s.concurrency), id="concurrency", type="integer")
+            note = Static(self._env_text(), id="settings-env")
+            note.display = bool(note.content)  # the note takes no line when there is none
+            yield note
             yield Static(id="settings-message")
             with Horizontal(classes="buttons"):
                 yield Button("Save", id="save", variant="primary")
@@ -102,53 +137,101 @@ class SettingsScreen(PonderScreen):
         # Messages quote servers and the config file: shown as text, escapes made visible.
         self.query_one("#settings-message", Static).update(Text(visible(text), style=style))
 
-    def read_form(self) -> Settings:
-        """The settings as the form shows them; :class:`SettingsError` if a field is bad."""
-        engine = self.query_one("#engine", Select).value
-        base_url = self.query_one("#base-url", Input).value.strip() or None
-        model = self.query_one("#model", Input).value.strip()
+    def _env_text(self) -> Text:
+        labels = {"engine": "engine", "base_url": "base URL", "model": "model"}
+        labels["concurrency"] = "concurrency"
+        found = [f"{labels[f]} ({var})" for f, var in env_sources().items() if f in labels]
+        if not found:
+            return Text("")
+        return Text(
+            f"From the environment, and saved only if you change them: {', '.join(found)}. "
+            "The environment wins over the file at start.",
+            style="dim",
+        )
+
+    def _value(self, field: str) -> str:
+        if field == "engine":
+            return str(self.query_one("#engine", Select).value)
+        return self.query_one(f"#{field}", Input).value.strip()
+
+    @on(Input.Changed, "#model")
+    def _model_changed(self, event: Input.Changed) -> None:
+        """Prices belong to a model: show the new model's (and count them as unchanged)."""
+        price_in, price_out = self._price_text(self.settings, event.value.strip())
+        if self._value("price-in") == self.shown["price-in"]:
+            self.query_one("#price-in", Input).value = price_in
+        if self._value("price-out") == self.shown["price-out"]:
+            self.query_one("#price-out", Input).value = price_out
+        self.shown["price-in"], self.shown["price-out"] = price_in, price_out
+
+    def read_form(self) -> tuple[Settings, dict[str, Any]]:
+        """The settings as the form shows them, and the changes to save (only the fields
+        that differ from what the screen showed); :class:`SettingsError` if a field is bad."""
+        changed = {f for f in self.shown if self._value(f) != self.shown[f].strip()}
+        changes: dict[str, Any] = {}
+        if "engine" in changed:
+            changes["engine"] = self._value("engine")
+        if "base-url" in changed:
+            base_url = self._value("base-url")
+            if MASK in base_url:
+                raise SettingsError(
+                    f"the base URL still holds {MASK} where its credentials were hidden; "
+                    "type it in full, or without them"
+                )
+            changes["base_url"] = base_url or None
+        model = self._value("model")
         if not model:
             raise SettingsError("the model name cannot be empty")
-        try:
-            concurrency = int(self.query_one("#concurrency", Input).value.strip())
-        except ValueError:
-            raise SettingsError("concurrency must be a whole number") from None
-        prices = dict(self.settings.prices)
-        raw_in = self.query_one("#price-in", Input).value.strip()
-        raw_out = self.query_one("#price-out", Input).value.strip()
-        if raw_in or raw_out:
+        if "model" in changed:
+            changes["model"] = model
+        if "concurrency" in changed:
             try:
-                prices[model] = (float(raw_in or 0), float(raw_out or 0))
+                changes["concurrency"] = int(self._value("concurrency"))
             except ValueError:
-                raise SettingsError("prices must be numbers (USD per million tokens)") from None
-        elif model in prices:
-            del prices[model]
-        return self.settings.replace(
-            engine=str(engine),
-            base_url=base_url,
-            model=model,
-            concurrency=concurrency,
-            prices=prices,
-        )
+                raise SettingsError("concurrency must be a whole number") from None
+        if changed & {"price-in", "price-out"}:
+            raw_in, raw_out = self._value("price-in"), self._value("price-out")
+            if raw_in or raw_out:
+                try:
+                    price: tuple[float, float] | None = (float(raw_in or 0), float(raw_out or 0))
+                except ValueError:
+                    raise SettingsError("prices must be numbers (USD per million tokens)") from None
+            else:
+                price = None  # cleared: the file's entry goes (a built-in price stays)
+            changes["prices"] = {model: price}
+        runtime = {k: v for k, v in changes.items() if k != "prices"}
+        if "prices" in changes:
+            prices = dict(self.settings.prices)
+            if changes["prices"][model] is None:
+                prices.pop(model, None)
+            else:
+                prices[model] = changes["prices"][model]
+            runtime["prices"] = prices
+        return self.settings.replace(**runtime), changes
 
     @on(Button.Pressed, "#save")
     def save(self) -> None:
         try:
-            settings = self.read_form()
-            path = save_settings(settings)
+            settings, changes = self.read_form()
+            if not changes:
+                self.say("Nothing changed; the config file is as it was.")
+                return
+            path = save_settings(changes)
         except (SettingsError, OSError) as exc:
-            self.say(f"Not saved: {exc}", "bold red")
+            self.say(f"Not saved: {mask_urls(str(exc))}", "bold red")
             return
         self.settings = settings
+        self._remember(settings)
         self.ponder.apply_settings(settings)
-        self.say(f"Saved to {path}.", "green")
+        names = ", ".join(name.replace("_", " ") for name in changes)
+        self.say(f"Saved {names} to {path}.", "green")
 
     @on(Button.Pressed, "#test")
     def action_test(self) -> None:
         try:
-            settings = self.read_form()
+            settings, _ = self.read_form()
         except SettingsError as exc:
-            self.say(str(exc), "bold red")
+            self.say(mask_urls(str(exc)), "bold red")
             return
         if settings.engine != "openai":
             self.say("The offline engine needs no connection.", "green")
@@ -162,9 +245,9 @@ class SettingsScreen(PonderScreen):
 
         model = OpenAIModel(settings.replace(max_retries=0))
         try:
-            self.say(await model.check_connection(), "green")
+            self.say(mask_urls(await model.check_connection()), "green")
         except ModelError as exc:
-            self.say(f"{exc.kind.replace('_', ' ')}: {exc.message}", "bold red")
+            self.say(mask_urls(f"{exc.kind.replace('_', ' ')}: {exc.message}"), "bold red")
         finally:
             await model.aclose()
 

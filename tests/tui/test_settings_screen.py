@@ -1,0 +1,127 @@
+"""The settings screen: Save writes only what was changed there and keeps the rest of the
+config file byte for byte; credentials in the base URL are never shown."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.widgets import Input, Static
+
+from solver.settings import config_path, load_settings
+from tui.app import PonderApp, make_app
+from tui.screens.settings import SettingsScreen
+
+USER_CONFIG = """\
+# hand written: keep my notes
+api_key = "sk-mine-0123456789abcdef"   # my key lives here
+model = "llama3.1"  # the small one
+concurrency = 2
+
+[prices]  # my box is free
+"llama3.1" = [0, 0]
+"""
+
+URL_WITH_PASSWORD = "http://alice:s3cret-pw@gpu-box:8000/v1"
+
+
+def app_for(tmp_path: Path) -> PonderApp:
+    return make_app(load_settings(), store_path=tmp_path / "results.sqlite3", seed=1)
+
+
+async def open_settings(app: PonderApp, pilot: object) -> SettingsScreen:
+    await pilot.press("s")  # type: ignore[attr-defined]
+    await pilot.pause()  # type: ignore[attr-defined]
+    assert isinstance(app.screen, SettingsScreen)
+    return app.screen
+
+
+def message(screen: SettingsScreen) -> str:
+    return str(screen.query_one("#settings-message", Static).render())
+
+
+@pytest.fixture
+def env_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Values that come from the environment only, as a user's shell would set them."""
+    monkeypatch.setenv("OPENAI_BASE_URL", URL_WITH_PASSWORD)
+    monkeypatch.setenv("PONDER_TIMEOUT", "7.5")
+
+
+async def test_save_keeps_the_users_key_comments_and_other_keys(
+    tmp_path: Path, env_only: None
+) -> None:
+    path = config_path()
+    path.parent.mkdir(parents=True)
+    path.write_text(USER_CONFIG, encoding="utf-8")
+    app = app_for(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_settings(app, pilot)
+        screen.query_one("#concurrency", Input).value = "4"
+        await pilot.click("#save")
+        await pilot.pause()
+        assert "Saved concurrency" in message(screen)
+    text = path.read_text(encoding="utf-8")
+    assert text == USER_CONFIG.replace("concurrency = 2", "concurrency = 4")
+    # Nothing from the environment landed in the file; the key is still there.
+    assert "s3cret" not in text and "gpu-box" not in text and "7.5" not in text
+    assert load_settings(config_path(), env={}).api_key == "sk-mine-0123456789abcdef"
+    # The running app took the change, and kept the environment's values.
+    assert app.settings.concurrency == 4
+    assert app.settings.base_url == URL_WITH_PASSWORD and app.settings.timeout == 7.5
+
+
+async def test_the_base_url_is_shown_masked_and_never_saved_masked(
+    tmp_path: Path, env_only: None
+) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_settings(app, pilot)
+        field = screen.query_one("#base-url", Input)
+        assert field.value == "http://alice:****@gpu-box:8000/v1"
+        assert "s3cret" not in app.export_screenshot()
+        assert "OPENAI_BASE_URL" in str(screen.query_one("#settings-env", Static).render())
+        # Saving another field leaves the URL (and its password) out of the file.
+        screen.query_one("#model", Input).value = "qwen2"
+        await pilot.click("#save")
+        await pilot.pause()
+        assert "Saved model" in message(screen)
+        assert "s3cret" not in config_path().read_text(encoding="utf-8")
+        assert "base_url" not in config_path().read_text(encoding="utf-8")
+        # An edited URL that still holds the mask is refused, not written with "****".
+        field.value = "http://alice:****@gpu-box:9000/v1"
+        await pilot.pause(0.3)  # a button ignores clicks while it shows the last one
+        await pilot.click("#save")
+        await pilot.pause()
+        assert "Not saved" in message(screen) and "****" in message(screen)
+        assert "9000" not in config_path().read_text(encoding="utf-8")
+        assert "s3cret" not in app.export_screenshot()
+
+
+async def test_an_unchanged_screen_saves_nothing(tmp_path: Path, env_only: None) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_settings(app, pilot)
+        await pilot.click("#save")
+        await pilot.pause()
+        assert "Nothing changed" in message(screen)
+    assert not config_path().exists()
+
+
+async def test_a_new_models_price_is_saved_for_that_model_only(tmp_path: Path) -> None:
+    path = config_path()
+    path.parent.mkdir(parents=True)
+    path.write_text(USER_CONFIG, encoding="utf-8")
+    app = app_for(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_settings(app, pilot)
+        screen.query_one("#model", Input).value = "gpt-4o"
+        await pilot.pause()
+        # The price fields follow the model; unchanged, they are not saved.
+        assert screen.query_one("#price-in", Input).value == "2.5"
+        screen.query_one("#price-out", Input).value = "12"
+        await pilot.click("#save")
+        await pilot.pause()
+    saved = load_settings(config_path(), env={})
+    assert saved.model == "gpt-4o" and saved.price_for("gpt-4o") == (2.5, 12.0)
+    assert saved.price_for("llama3.1") == (0.0, 0.0)
+    assert '"llama3.1" = [0, 0]\n' in path.read_text(encoding="utf-8")
