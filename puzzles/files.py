@@ -29,7 +29,7 @@ import os
 import re
 import stat
 from array import array
-from collections.abc import Iterator
+from collections.abc import Generator
 from itertools import accumulate
 from typing import IO, Any, Literal
 
@@ -230,7 +230,7 @@ def read_lines(
     max_bytes: int | None = None,
     max_line: int,
     error: type[FileError] = FileError,
-) -> Iterator[tuple[int, str]]:
+) -> Generator[tuple[int, str], None, None]:
     """(line number, text) for each line of a regular file, read one line at a time: UTF-8,
     at most ``max_line`` bytes a line (never more is held), at most ``max_bytes`` in all.
 
@@ -242,7 +242,7 @@ def read_lines(
 
 def _lines(
     handle: IO[bytes], path: str | os.PathLike[str], max_line: int, error: type[FileError]
-) -> Iterator[tuple[int, str]]:
+) -> Generator[tuple[int, str], None, None]:
     with handle:
         number = 0
         while True:

@@ -162,7 +162,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--method", default="bot", help=f"one of {', '.join(METHOD_NAMES)} (bot)")
     p.add_argument("--target", type=int, default=24, help="the number to make (24)")
     p.add_argument("--json", action="store_true", help="one JSON event per line")
-    p.add_argument("--trace", metavar="FILE", help="also write the run as a trace file")
+    p.add_argument(
+        "--trace",
+        metavar="FILE",
+        help="also write the run as a trace file; a trace that cannot be written (a full "
+        "disk) stops the run with a message and exit code 2",
+    )
     p.add_argument(
         "-v", "--verbose", action="store_true", help="print every thought and arithmetic check"
     )
@@ -467,19 +472,19 @@ def cmd_solve(args: argparse.Namespace) -> int:
         finish: RunFinished | None = None
         error_kind = ""
         writer = None
-        if args.trace:
-            writer = TraceWriter(
-                args.trace,
-                {
-                    "method": method.name,
-                    "puzzle": str(hand),
-                    "target": hand.target,
-                    "kind": "game24",
-                    "model": model.name,
-                },
-            )
-            writer.__enter__()
         try:
+            if args.trace:
+                writer = TraceWriter(
+                    args.trace,
+                    {
+                        "method": method.name,
+                        "puzzle": str(hand),
+                        "target": hand.target,
+                        "kind": "game24",
+                        "model": model.name,
+                    },
+                )
+                writer.__enter__()  # TraceError (a usage error) if it cannot be written
             async for event in run_method(
                 method, Game24Domain(hand), model, seed=seed, deadline=deadline
             ):
