@@ -1107,7 +1107,7 @@ def _capped_http_client() -> Any:
             await self.inner.aclose()
 
     async def cap(response: Any) -> None:
-        if response.headers.get("content-type", "").startswith("text/event-stream"):
+        if response.headers.get("content-type", "").lower().startswith("text/event-stream"):
             return
         limit = _ERROR_BODY_BYTES if response.status_code >= 400 else _BODY_BYTES
         response.stream = CappedBody(response.stream, limit)

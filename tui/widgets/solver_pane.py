@@ -435,6 +435,9 @@ _ERROR_TITLES = {
     "rate_limited": "rate limited",
     "auth": "not authorised",
     "timeout": "server timed out",
+    "too_large": "reply too large",
+    "bad_url": "bad base URL",
+    "deadline": "deadline passed",
     "internal": "internal error",
     "retrying": "retrying",
 }
