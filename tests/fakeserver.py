@@ -42,7 +42,8 @@ Hostile faults, the misbehaviours a careless or malicious server shows:
   ``huge`` (a 400-digit number), ``fraction`` (2.5) or ``list`` (usage is a list) as token
   counts;
 - ``"echo_key"`` or ``"echo_key:<status>"``: an error (default 400) whose message echoes the
-  ``Authorization`` header; ``"echo_key_reply"``: a reply whose text echoes it.
+  ``Authorization`` header; ``"echo_key_reply"``: a reply whose text echoes it;
+- ``"huge_error"``: a 500 whose body is 4 MiB.
 """
 
 from __future__ import annotations
@@ -331,6 +332,8 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send_error(status, echo_secret(self.headers.get("Authorization", "")))
         if fault == "ansi_error":
             return self._send_error(500, f"overloaded {ESCAPES} try later")
+        if fault == "huge_error":
+            return self._send_error(500, "overloaded " + "x" * (4 << 20))
 
         n = int(body.get("n") or 1)
         if fake.ignore_n or fault == "ignore_n":

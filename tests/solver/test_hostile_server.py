@@ -316,6 +316,17 @@ async def test_a_long_honest_reply_is_not_a_flood(
     assert generation.texts == (text,) * 3
 
 
+async def test_a_huge_error_body_is_not_read_whole(
+    fake_server: FakeServer, make: Callable[..., OpenAIModel]
+) -> None:
+    fake_server.faults.extend(["huge_error"] * 2)
+    with pytest.raises(ModelError) as info:
+        await make().generate(call())
+    assert info.value.kind == "server"
+    assert "too large to read" in info.value.message
+    assert len(info.value.message) < 400
+
+
 def test_reply_limits_follow_max_tokens() -> None:
     limits = ReplyLimits.of(1000, 2)
     assert limits.tokens == 2064

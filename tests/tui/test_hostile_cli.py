@@ -14,7 +14,7 @@ from textual.widgets import RichLog, Static
 from puzzles.game24 import Hand
 from solver.model import ScriptedModel
 from solver.settings import Settings
-from tests.fakeserver import FakeServer
+from tests.fakeserver import ESCAPES, FakeServer
 from tests.solver.test_hostile_server import ANSWER, CANARY, ECHOING_FAULTS, leaks
 from tui.app import make_app
 from tui.cli import main
@@ -178,6 +178,19 @@ def test_wrong_typed_chunks_are_retried_not_internal_errors(
     [called] = [e for e in events if e["type"] == "ModelCalled"]
     assert "token usage" in called["notes"][0]
     assert len(server.chat_requests) == 2
+
+
+def test_escape_sequences_from_a_server_are_shown_as_text(
+    server: FakeServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server.faults.append("ansi")
+    main(solve(server, "-v"))
+    server.faults.extend(["ansi_error"] * 2)
+    main(solve(server, "--no-cache"))
+    out, err = capsys.readouterr()
+    assert "\\x1b]0;pwned" in out and "overloaded" in out  # shown, as escapes
+    raw = {c for c in out + err if c in ESCAPES and not c.isprintable()}
+    assert raw == set()
 
 
 @pytest.mark.parametrize("url", ["http://[bad", "localhost:11434/v1", "http://a b/v1"])
