@@ -866,10 +866,6 @@ class OpenAIModel:
         text = error if isinstance(error, str) else json.dumps(error, default=str)
         return _short(self.redactor.scrub(text).strip(), _DETAIL_CHARS)
 
-    def _scrub(self, text: str) -> str:
-        """Never pass a secret on, even when a server echoes it."""
-        return self.redactor.scrub(text)
-
     def _model_error(
         self, failure: _Failure, attempts: int, *, out_of_time: bool = False
     ) -> ModelError:
