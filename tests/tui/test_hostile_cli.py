@@ -232,3 +232,33 @@ async def test_the_solver_pane_shows_an_unfinished_reply(tmp_path: Path) -> None
         await pilot.pause(0.1)
         details = "\n".join(line.text for line in pane.query_one("#details", RichLog).lines)
         assert "reply 1 (cut off at the token limit)" in details
+
+
+@pytest.mark.parametrize("fault", ["error_event", "echo_key", "echo_key_reply"])
+async def test_the_solver_pane_never_shows_the_key(tmp_path: Path, fault: str) -> None:
+    with FakeServer() as fake:
+        fake.faults.extend([fault] * 2)
+        settings = Settings(
+            engine="openai", base_url=fake.url, model="fake-model", api_key=CANARY, max_retries=1
+        )
+        app = make_app(settings, store_path=tmp_path / "r.sqlite3")
+        app.method_name = "io"
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = Game24Screen(Hand.parse("4 7 8 8"), "easy")
+            await app.push_screen(screen)
+            pane = screen.query_one(SolverPane)
+            await pilot.press("s")
+            for _ in range(200):
+                if pane.finished is not None:
+                    break
+                await pilot.pause(0.05)
+            assert pane.finished is not None
+            for node in list(pane.nodes):
+                pane.show_details(node)
+            await pilot.pause(0.1)
+            shown = [str(pane.query_one("#solver-status", Static).render())]
+            shown += [line.text for log in pane.query(RichLog) for line in log.lines]
+            shown.append(app.export_screenshot())
+            shown += [n.message for n in app._notifications]
+    assert fake.chat_requests[0].headers["authorization"] == f"Bearer {CANARY}"
+    assert leaks("\n".join(shown)) == []
