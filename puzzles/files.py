@@ -41,6 +41,7 @@ __all__ = [
     "PuzzleFileError",
     "check_nesting",
     "decode_text",
+    "nesting_depth",
     "open_file",
     "parse_json",
     "read_file",

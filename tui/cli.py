@@ -588,7 +588,13 @@ def _bench_hands(args: argparse.Namespace) -> list[Any]:
 
 def cmd_bench(args: argparse.Namespace) -> int:
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
     from rich.table import Table
     from rich.text import Text
 
@@ -609,6 +615,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
+        TimeRemainingColumn(),  # a long bench says how long it has left
         console=err,
         disable=args.json or not err.is_terminal,
         transient=True,
