@@ -505,12 +505,15 @@ def save_settings(changes: Mapping[str, Any], path: str | os.PathLike[str] | Non
     text = to_toml(changes, before or "", file)
     if text == before:
         return file
+    # A config kept elsewhere and linked here (a dotfiles folder) is written where it lives,
+    # and the link stays.
+    target = Path(os.path.realpath(file))
     try:
-        file.parent.mkdir(parents=True, exist_ok=True)
-        mode = file.stat().st_mode & 0o777 if before is not None else None
+        target.parent.mkdir(parents=True, exist_ok=True)
+        mode = target.stat().st_mode & 0o777 if before is not None else None
         # Temp file in the same directory, then rename: a crash leaves the old file or the new
         # one, never half of one.
-        fd, temp = tempfile.mkstemp(dir=file.parent, prefix=f".{file.name}.", suffix=".tmp")
+        fd, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
         try:
             with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
                 handle.write(text)
@@ -518,7 +521,7 @@ def save_settings(changes: Mapping[str, Any], path: str | os.PathLike[str] | Non
                 os.fsync(handle.fileno())
             if mode is not None:
                 os.chmod(temp, mode)  # a file the user keeps private (it may hold a key) stays so
-            os.replace(temp, file)
+            os.replace(temp, target)
         except BaseException:
             Path(temp).unlink(missing_ok=True)
             raise

@@ -265,6 +265,16 @@ def test_save_with_nothing_to_change_leaves_the_file_alone(tmp_path: Path) -> No
     assert path.stat().st_mtime_ns == before
 
 
+def test_save_writes_through_a_link_and_keeps_it(tmp_path: Path) -> None:
+    real = write(tmp_path / "dotfiles" / "ponder.toml", USER_CONFIG)
+    link = tmp_path / "config" / "config.toml"
+    link.parent.mkdir()
+    link.symlink_to(real)
+    save_settings({"cache": True}, link)
+    assert link.is_symlink()
+    assert real.read_text(encoding="utf-8") == USER_CONFIG.replace("cache = false", "cache = true")
+
+
 def test_save_keeps_windows_line_ends(tmp_path: Path) -> None:
     path = tmp_path / "config.toml"
     crlf = USER_CONFIG.replace("\n", "\r\n").encode("utf-8")
