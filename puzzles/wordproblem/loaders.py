@@ -29,7 +29,6 @@ raises :class:`PuzzleFileError` naming the file, the line and the problem.
 
 from __future__ import annotations
 
-import codecs
 import json
 import os
 import re
@@ -37,7 +36,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from puzzles.files import MAX_FILE_BYTES, PuzzleFileError, read_puzzle_file
+from puzzles.files import MAX_FILE_BYTES, PuzzleFileError, decode_text, read_puzzle_file
 from puzzles.wordproblem.answers import AnswerError, read_answer
 from puzzles.wordproblem.model import Solution, WordProblem
 
@@ -64,18 +63,7 @@ _TAG_NAMES = {"q": "q", "question": "q", "a": "a", "answer": "a", "s": "s", "ste
 
 
 def _read_text(path: Path) -> str:
-    data = read_puzzle_file(path, "problem file")
-    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        raise PuzzleFileError(path, "is UTF-16 text; save it as UTF-8")
-    if b"\x00" in data:
-        raise PuzzleFileError(path, "looks like a binary file, not text")
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise PuzzleFileError(
-            path, f"is not UTF-8 text (undecodable byte at offset {exc.start})", line
-        ) from None
+    return decode_text(read_puzzle_file(path, "problem file"), path, error=PuzzleFileError)
 
 
 def parse_gsm8k_answer(text: str) -> tuple[Solution, str]:
