@@ -97,6 +97,22 @@ async def test_the_base_url_is_shown_masked_and_never_saved_masked(
         assert "s3cret" not in app.export_screenshot()
 
 
+async def test_a_url_typed_with_credentials_is_saved_as_typed_and_then_shown_masked(
+    tmp_path: Path,
+) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_settings(app, pilot)
+        field = screen.query_one("#base-url", Input)
+        field.value = "http://bob:typed-pw@box:8000/v1"
+        await pilot.click("#save")
+        await pilot.pause()
+        assert "Saved base url" in message(screen)
+        assert field.value == "http://bob:****@box:8000/v1"
+        assert "typed-pw" not in app.export_screenshot()
+    assert load_settings(config_path(), env={}).base_url == "http://bob:typed-pw@box:8000/v1"
+
+
 async def test_an_unchanged_screen_saves_nothing(tmp_path: Path, env_only: None) -> None:
     app = app_for(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:

@@ -222,6 +222,8 @@ class SettingsScreen(PonderScreen):
             return
         self.settings = settings
         self._remember(settings)
+        # A URL typed with credentials is saved as typed (the user's choice) but shown masked.
+        self.query_one("#base-url", Input).value = self.shown["base-url"]
         self.ponder.apply_settings(settings)
         names = ", ".join(name.replace("_", " ") for name in changes)
         self.say(f"Saved {names} to {path}.", "green")
