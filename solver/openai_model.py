@@ -48,7 +48,7 @@ from solver.model import (
     Usage,
     rough_tokens,
 )
-from solver.settings import Settings
+from solver.settings import Settings, mask_url
 
 __all__ = [
     "OPENAI_BASE_URL",
@@ -58,7 +58,6 @@ __all__ = [
     "ResponseCache",
     "RetryCallback",
     "base_url_problem",
-    "public_url",
 ]
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
@@ -214,20 +213,6 @@ def base_url_problem(url: str) -> str | None:
     if not parts.hostname:
         return "it names no host"
     return None
-
-
-def public_url(url: str) -> str:
-    """``url`` fit to show: a password in it replaced by ``****``."""
-    try:
-        parts = urllib.parse.urlsplit(url)
-        password = parts.password
-    except ValueError:
-        return url
-    if not password:
-        return url
-    user = parts.username or ""
-    host = parts.netloc.rsplit("@", 1)[-1]
-    return urllib.parse.urlunsplit(parts._replace(netloc=f"{user}:****@{host}"))
 
 
 def _url_password(url: str) -> str:
@@ -457,7 +442,7 @@ class OpenAIModel:
         self.name = self.settings.model
         self.model = self.settings.model
         self.base_url = (self.settings.base_url or OPENAI_BASE_URL).rstrip("/")
-        self.url = public_url(self.base_url)
+        self.url = mask_url(self.base_url)
         """The base URL fit to show (a password in it masked)."""
         if call_deadline is None:
             call_deadline = self.settings.timeout * (self.settings.max_retries + 1)

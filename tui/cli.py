@@ -241,7 +241,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _settings(args: argparse.Namespace) -> Settings:
-    from solver.settings import SettingsError, load_settings
+    from solver.settings import SettingsError, load_settings, mask_url
 
     try:
         settings = load_settings()
@@ -273,11 +273,11 @@ def _settings(args: argparse.Namespace) -> Settings:
     except (SettingsError, ValueError) as exc:
         raise UsageError(str(exc)) from exc
     if settings.engine == "openai" and settings.base_url:
-        from solver.openai_model import base_url_problem, public_url
+        from solver.openai_model import base_url_problem
 
         problem = base_url_problem(settings.base_url)
         if problem is not None:
-            shown = public_url(settings.base_url)
+            shown = mask_url(settings.base_url)
             raise UsageError(f"the base URL {shown!r} is not usable: {problem}")
     return settings
 

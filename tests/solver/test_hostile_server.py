@@ -23,9 +23,8 @@ from solver.openai_model import (
     ReplyLimits,
     _StreamRedactor,
     base_url_problem,
-    public_url,
 )
-from solver.settings import Settings
+from solver.settings import Settings, mask_url
 from tests import fakeserver
 from tests.fakeserver import FakeServer, echo_secret
 
@@ -495,7 +494,7 @@ def test_base_url_problems(url: str, why: str) -> None:
 def test_good_base_urls() -> None:
     for url in ("http://localhost:11434/v1", "https://api.openai.com/v1", "http://[::1]:8080"):
         assert base_url_problem(url) is None
-    assert public_url("http://u:secret@h/v1") == "http://u:****@h/v1"
+    assert mask_url("http://u:secret@h/v1") == "http://u:****@h/v1"
 
 
 async def test_a_bad_base_url_fails_at_once_without_retries() -> None:
