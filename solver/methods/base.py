@@ -148,8 +148,10 @@ class RunContext:
             gen = await self.model.generate(call)
         except ModelError:
             # A failed call may still be billed (a cut stream, a reply over the cap): the
-            # run's cost is unknown from here on, never a reassuring $0.
+            # run's cost is unknown from here on, never a reassuring $0. It was made, so it
+            # counts among the run's calls.
             self.cost_known = False
+            self.calls += 1
             raise
         _rounds.set(_rounds.get() + 1)
         self.rounds = max(self.rounds, _rounds.get())

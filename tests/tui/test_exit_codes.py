@@ -99,6 +99,7 @@ def test_a_server_that_fails_exits_3_with_cost_unknown(
         )  # fmt: skip
     assert code == ExitCode.SERVER_FAILED == 3
     assert "✗ not solved" in out and "cost unknown" in out and "$0.0000" not in out
+    assert "calls 1 ·" in out  # the failed call was made: it is counted, never "calls 0"
 
 
 def test_failed_run_json_has_null_cost(
