@@ -80,8 +80,8 @@ MAX_CROSSWORD_BYTES = 8 * 1024 * 1024
 """Largest crossword file read, in bytes: room for :data:`MAX_PUZZLES` minis written out
 with indentation; a 64 x 64 ipuz puzzle is well under 1 MB."""
 MAX_PUZZLES = 5_000
-"""Most puzzles in one file (ToT's set has 156); a file of this many loads and checks in
-about a second each, where ten times as many took most of a minute."""
+"""Most puzzles in one file (ToT's set has 156): a full file loads in about 1 s and checks in
+under 3 s, where fifty times as many took most of a minute and 1.4 GB."""
 MAX_ENUMERATION = 40
 """Longest enumeration (``3,4`` or ``2-5``) read from a clue, in characters."""
 _TOT_CLUES = ("h1", "h2", "h3", "h4", "h5", "v1", "v2", "v3", "v4", "v5")

@@ -545,9 +545,9 @@ def test_wrong_encoding(tmp_path: Path) -> None:
 
 
 def test_huge_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import puzzles.files
+    import puzzles.game24.loaders
 
-    monkeypatch.setattr(puzzles.files, "MAX_FILE_BYTES", 1000)
+    monkeypatch.setattr(puzzles.game24.loaders, "MAX_HANDS_BYTES", 1000)
     path = tmp_path / "huge.txt"
     path.write_text("4 7 8 8\n" * 200, encoding="utf-8")
     assert "too large" in str(_error(path))
