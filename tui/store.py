@@ -697,7 +697,7 @@ class ResultStore:
                     continue
                 with open(side, encoding="utf-8") as handle:
                     results = [_from_json(json.loads(line)) for line in handle if line.strip()]
-            except (OSError, ValueError, TypeError, KeyError):
+            except (OSError, ValueError, TypeError, KeyError, RecursionError):
                 continue
             self._sources_read.add(side)
             with self._queue_lock:

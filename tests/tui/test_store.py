@@ -679,13 +679,14 @@ def test_close_with_nothing_waiting_writes_no_side_file(store: ResultStore, db_p
     assert not list(db_path.parent.glob("*.pending-*"))
 
 
-def test_a_damaged_side_file_is_left_alone(db_path: Path) -> None:
+@pytest.mark.parametrize("damage", ['{"kind": "game24"\n', "[" * 100_000 + "\n"])
+def test_a_damaged_side_file_is_left_alone(db_path: Path, damage: str) -> None:
     ResultStore(db_path).open().close()
     side = db_path.with_name(db_path.name + ".pending-damaged.jsonl")
-    side.write_text('{"kind": "game24"\n')
+    side.write_text(damage)
     with ResultStore(db_path) as store:
         assert store.pending == () and store.flush().saved == 0
-    assert side.read_text() == '{"kind": "game24"\n'
+    assert side.read_text() == damage
 
 
 BAD_ROWS = {
