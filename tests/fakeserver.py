@@ -13,6 +13,8 @@ request at a time with :attr:`FakeServer.faults`, and read back what was asked i
 Faults, consumed one per chat completion request (``GET /v1/models`` consumes none):
 
 - ``"429"`` or ``"429:<seconds>"``: rate limited, with ``Retry-After`` (default 0);
+  ``"429ms:<milliseconds>"``: with ``retry-after-ms`` instead; ``"429date:<unix time>"``:
+  with ``Retry-After`` as an HTTP date (whole seconds, so the test picks the instant);
 - ``"500"`` or any other three-digit status: that status with an OpenAI-style error body;
 - ``"slow:<seconds>"``: wait that long before answering;
 - ``"cut"``: stream some chunks, then drop the connection (no finish_reason, no ``[DONE]``);
@@ -49,6 +51,7 @@ Hostile faults, the misbehaviours a careless or malicious server shows:
 from __future__ import annotations
 
 import base64
+import email.utils
 import json
 import sys
 import threading
@@ -103,6 +106,8 @@ class RecordedRequest:
     headers: dict[str, str]
     json: dict[str, Any] = field(default_factory=dict)
     fault: str | None = None
+    time: float = 0.0
+    """When it arrived (``time.monotonic()``): tests measure the waits between requests."""
 
 
 class FakeServer:
@@ -281,7 +286,8 @@ class _Handler(BaseHTTPRequestHandler):
     # -- routes ------------------------------------------------------------------------------
 
     def do_GET(self) -> None:
-        self.fake._record(RecordedRequest("GET", self.path, self._headers()), consume_fault=False)
+        record = RecordedRequest("GET", self.path, self._headers(), time=time.monotonic())
+        self.fake._record(record, consume_fault=False)
         if not self._authorised():
             self._send_error(401, "Incorrect API key provided.", "invalid_api_key")
         elif self.path.rstrip("/") == "/v1/models":
@@ -292,13 +298,14 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_error(404, f"no route {self.path}")
 
     def do_POST(self) -> None:
+        received = time.monotonic()
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length)
         try:
             body = json.loads(raw or b"{}")
         except ValueError:
             body = {}
-        record = RecordedRequest("POST", self.path, self._headers(), body)
+        record = RecordedRequest("POST", self.path, self._headers(), body, time=received)
         chat = self.path.rstrip("/") == "/v1/chat/completions"
         self.fake._record(record, consume_fault=chat)
         self.fake._enter()
@@ -331,9 +338,7 @@ class _Handler(BaseHTTPRequestHandler):
             )
         if fault and fault[:3].isdigit():
             status = int(fault[:3])
-            extra = {}
-            if status == 429:
-                extra["Retry-After"] = fault[4:] if fault.startswith("429:") else "0"
+            extra = _retry_after_headers(fault) if status == 429 else {}
             return self._send_error(status, f"fake error {status}", None, extra)
         if fault and fault.split(":")[0] == "echo_key":
             status = int(fault.split(":")[1]) if ":" in fault else 400
@@ -480,6 +485,16 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             return False
         return True
+
+
+def _retry_after_headers(fault: str) -> dict[str, str]:
+    """The headers a ``429`` fault sends to say how long to wait (see the module's notes)."""
+    kind, _, arg = fault.partition(":")
+    if kind == "429ms":
+        return {"retry-after-ms": arg}
+    if kind == "429date":
+        return {"Retry-After": email.utils.formatdate(float(arg), usegmt=True)}
+    return {"Retry-After": arg or "0"}
 
 
 _BAD_USAGE: dict[str, object] = {

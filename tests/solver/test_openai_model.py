@@ -211,18 +211,8 @@ async def test_missing_usage_is_estimated(
 # -- retries -------------------------------------------------------------------------------------
 
 
-async def test_rate_limit_waits_as_told_then_succeeds(
-    fake_server: FakeServer, make: Callable[..., OpenAIModel]
-) -> None:
-    retries: list[tuple[str, int, float]] = []
-    fake_server.faults.extend(["429", "429:30"])
-    model = make(on_retry=lambda *info: retries.append(info), retry_after_cap=0.05)
-    generation = await model.generate(call())
-    assert generation.text == "echo 0: What is 4 * 6?"
-    assert generation.requests == 3
-    # Retry-After: 0 is honoured as no wait; 30 seconds is capped.
-    assert retries == [("rate_limited", 1, 0.0), ("rate_limited", 2, 0.05)]
-    assert model.retries == 2
+# How long a retry waits (Retry-After in seconds, milliseconds and as a date, the cap), measured
+# between the requests the server received: tests/solver/test_retries.py.
 
 
 @pytest.mark.parametrize("fault", ["500", "503", "cut", "no_finish", "malformed"])
