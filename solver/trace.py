@@ -14,8 +14,10 @@ most 100 digits. It validates every line and names the file and line of anything
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import stat
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -79,6 +81,12 @@ class TraceWriter:
             raise self._error(exc) from None
 
     def __enter__(self) -> TraceWriter:
+        with contextlib.suppress(OSError):
+            if stat.S_ISFIFO(self.path.stat().st_mode):
+                # Opening a pipe for writing waits for a reader, perhaps forever.
+                raise TraceError(
+                    f"cannot write trace {self.path}: it is a named pipe; give a regular file"
+                )
         try:
             # Lone surrogates (from a server's "\ud800") are written as JSON escapes.
             self._file = self.path.open(

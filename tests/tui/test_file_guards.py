@@ -175,6 +175,13 @@ def test_a_trace_that_cannot_be_written_stops_the_run(capsys: pytest.CaptureFixt
     assert_clear(code, err, "cannot write trace /dev/full", "No space left", "stopped")
 
 
+def test_a_trace_into_a_named_pipe_is_refused_not_waited_on(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    done = run_child("solve", "24", "4 7 8 8", "--method", "io", "--trace", str(fifo))
+    assert_clear(done.returncode, done.stderr, "cannot write trace", "named pipe")
+
+
 def test_a_disk_that_fills_mid_run_stops_it_at_that_line(tmp_path: Path) -> None:
     path = tmp_path / "run.jsonl"
     done = run_child(
