@@ -3,7 +3,6 @@ newer files, and several stores on one file."""
 
 from __future__ import annotations
 
-import os
 import sqlite3
 import subprocess
 import sys
@@ -510,22 +509,21 @@ def test_an_unusable_folder_raises_and_recovery_falls_back_to_memory(tmp_path: P
     assert blocker.read_text() == "a file where the data folder should be"
 
 
-@pytest.mark.skipif(
-    sys.platform == "win32" or os.geteuid() == 0, reason="needs POSIX permissions, not root"
-)
-def test_a_read_only_folder_raises_and_recovery_falls_back_to_memory(tmp_path: Path) -> None:
-    folder = tmp_path / "locked"
-    folder.mkdir()
-    folder.chmod(0o500)
-    try:
-        path = folder / FILE_NAME
-        with pytest.raises(StoreError, match=str(path)):
-            ResultStore(path).open()
-        store, message = ResultStore.open_or_recover(path)
-        assert store.in_memory and message is not None
-        store.close()
-    finally:
-        folder.chmod(0o700)
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux's /proc")
+def test_a_read_only_folder_raises_and_recovery_falls_back_to_memory() -> None:
+    # A folder that exists but where no file can be made, whoever asks: chmod does not stop
+    # root (tests run as root in containers), but /proc refuses new files to everyone.
+    folder = Path("/proc")
+    path = folder / FILE_NAME
+    assert folder.is_dir() and not path.exists()
+    with pytest.raises(StoreError, match=str(path)):
+        ResultStore(path).open()
+    store, message = ResultStore.open_or_recover(path)
+    assert store.in_memory and message is not None and str(path) in message
+    store.record(result())
+    assert store.stats().played == 1
+    store.close()
+    assert not path.exists()
 
 
 # --- several stores on one file ---------------------------------------------------------------
