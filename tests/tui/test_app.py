@@ -10,6 +10,7 @@ from textual.widgets import Input, RichLog, Static, TabbedContent, Tree
 from puzzles.game24 import Hand
 from solver.domains.game24 import Game24Domain
 from solver.methods import make_method, run_method
+from solver.model import Call, Generation, TokenCallback
 from solver.offline import OfflineModel
 from solver.settings import Settings, load_settings
 from solver.trace import TraceWriter, read_trace
@@ -241,16 +242,45 @@ async def test_replay_plays_a_trace_into_the_panes(tmp_path: Path) -> None:
         assert pane.nodes and pane.model.endswith("(replay)")
 
 
+class GatedModel:
+    """The offline player behind a gate the test opens: until then every call waits, so the
+    solver is mid-call and cannot finish, however long anything takes."""
+
+    def __init__(self) -> None:
+        self.name = "gated"
+        self.gate = asyncio.Event()
+        self.started = 0
+        self.inner = OfflineModel(delay=0.01)
+
+    async def generate(self, call: Call, on_token: TokenCallback | None = None) -> Generation:
+        self.started += 1
+        await self.gate.wait()
+        return await self.inner.generate(call, on_token)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
 async def test_typing_never_waits_for_a_running_solver(tmp_path: Path) -> None:
-    app = app_for(tmp_path)
+    model = GatedModel()
+    app = make_app(Settings(), model=lambda: model, store_path=tmp_path / "r.sqlite3")
     async with app.run_test(size=(120, 40)) as pilot:
-        await open_hand(app, pilot, "4 7 8 8")
-        await pilot.press("s")
-        await pilot.press("e")
-        started = asyncio.get_running_loop().time()
-        await pilot.press(*"(7-8/8)*4")
-        assert app.focused is not None and app.focused.value == "(7-8/8)*4"  # type: ignore[attr-defined]
-        assert asyncio.get_running_loop().time() - started < 5
+        screen = await open_hand(app, pilot, "4 7 8 8")
+        pane = screen.query_one(SolverPane)
+        box = screen.query_one("#expression", Input)
+        try:
+            await pilot.press("s")
+            await wait_for(pilot, lambda: model.started > 0)
+            await pilot.press("e", *"(7-8/8)*4")
+            # Every key reached the expression box, in order, none lost and none taken by
+            # the cards, while the solver was held mid-call: no key waited for it.
+            assert app.focused is box and box.value == "(7-8/8)*4"
+            assert screen.first is None and not screen.board.steps
+            assert pane.running and pane.finished is None
+        finally:
+            model.gate.set()
+        await pilot.press("enter")
+        assert "Solved" in text_of(screen, "#message")
 
 
 async def test_a_hand_that_needs_fractions_is_won_by_keys(tmp_path: Path) -> None:
