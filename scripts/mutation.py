@@ -1,0 +1,119 @@
+"""Mutation testing of the reasoning: run mutmut and print the score per file.
+
+    .venv/bin/pip install mutmut==3.8.1
+    .venv/bin/python scripts/mutation.py                     # every configured file (long)
+    .venv/bin/python scripts/mutation.py solver/methods/tot.py solver/model.py
+    .venv/bin/python scripts/mutation.py --report             # the last results only
+    .venv/bin/python scripts/mutation.py --survivors solver/methods/tot.py
+
+What is mutated and which tests run is set in pyproject.toml under ``[tool.mutmut]``. mutmut
+copies the project into ``mutants/`` (git-ignored) and remembers results there, so a second
+run only checks what changed. It is not part of CI: on two cores the whole set takes about an
+hour. The score is the share of checked mutants that the tests detect (killed, timed out, or
+refused by the type check); a surviving mutant is a change to the code that no test notices.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+MUTANTS = ROOT / "mutants"
+
+# mutmut's exit codes for a mutant's test run (mutmut.stats), folded into what matters here.
+# Detected: killed (1, 3, crashes), timed out (36, 24, -24, 152, 255), refused by the type check.
+DETECTED = frozenset({1, 3, -9, -11, 36, 24, -24, 152, 255, 37})
+NOT_DETECTED = {0: "survived", 5: "no tests", 33: "no tests", 35: "suspicious"}
+
+
+def _module(path: str) -> str:
+    """``solver/methods/tot.py`` -> ``solver.methods.tot``."""
+    return path.removesuffix(".py").replace("/", ".").removesuffix(".__init__")
+
+
+def _results() -> dict[str, dict[str, int | None]]:
+    """Exit code by mutant name, per source file (relative to the project)."""
+    out: dict[str, dict[str, int | None]] = {}
+    for meta in sorted(MUTANTS.rglob("*.py.meta")):
+        source = meta.relative_to(MUTANTS).as_posix().removesuffix(".meta")
+        try:
+            data = json.loads(meta.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        codes = data.get("exit_code_by_key", {})
+        if codes:
+            out[source] = codes
+    return out
+
+
+def report(only: list[str]) -> int:
+    results = _results()
+    if not results:
+        print("no mutation results yet: run this script without --report first")
+        return 1
+    rows = []
+    total = Counter[str]()
+    for source, codes in results.items():
+        if only and source not in only:
+            continue
+        tally = Counter[str]()
+        for code in codes.values():
+            if code is None:
+                tally["not checked"] += 1
+            elif code in DETECTED:
+                tally["detected"] += 1
+            else:
+                tally[NOT_DETECTED.get(code, "suspicious")] += 1
+        checked = tally["detected"] + tally["survived"] + tally["no tests"] + tally["suspicious"]
+        total.update(tally)
+        rows.append((source, checked, tally))
+    print(f"{'file':<34} {'checked':>7} {'detected':>8} {'survived':>8} {'no test':>7} score")
+    for source, checked, tally in rows:
+        score = f"{100 * tally['detected'] / checked:5.1f} %" if checked else "    -"
+        unchecked = f"  ({tally['not checked']} not checked)" if tally["not checked"] else ""
+        print(
+            f"{source:<34} {checked:>7} {tally['detected']:>8} {tally['survived']:>8} "
+            f"{tally['no tests']:>7} {score}{unchecked}"
+        )
+    checked = total["detected"] + total["survived"] + total["no tests"] + total["suspicious"]
+    if checked:
+        print(f"{'all':<34} {checked:>7} {total['detected']:>8} {total['survived']:>8} "
+              f"{total['no tests']:>7} {100 * total['detected'] / checked:5.1f} %")  # fmt: skip
+    return 0
+
+
+def survivors(source: str) -> int:
+    codes = _results().get(source, {})
+    names = [name for name, code in sorted(codes.items()) if code in NOT_DETECTED]
+    for name in names:
+        print(name)
+    print(f"{len(names)} undetected; see one with: .venv/bin/mutmut show NAME", file=sys.stderr)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("files", nargs="*", help="source files to mutate (default: all set up)")
+    parser.add_argument("--report", action="store_true", help="print the last results only")
+    parser.add_argument("--survivors", metavar="FILE", help="list a file's undetected mutants")
+    parser.add_argument("--jobs", type=int, default=2, help="mutants tested at once (2)")
+    args = parser.parse_args(argv)
+    if args.survivors:
+        return survivors(args.survivors)
+    if not args.report:
+        patterns = [f"{_module(f)}.*" for f in args.files]
+        command = [str(Path(sys.executable).parent / "mutmut"), "run", "--max-children",
+                   str(args.jobs), *patterns]  # fmt: skip
+        done = subprocess.run(command, cwd=ROOT, stdout=subprocess.DEVNULL)
+        if done.returncode != 0:
+            print(f"mutmut exited {done.returncode}", file=sys.stderr)
+    return report(args.files)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
