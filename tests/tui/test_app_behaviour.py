@@ -376,8 +376,8 @@ async def test_space_pauses_a_replay_and_resumes_it(applied: list[ev.Event]) -> 
 
 
 async def test_brackets_change_a_replays_speed_and_its_pace(applied: list[ev.Event]) -> None:
-    # One event a second at speed 1: the whole replay at that pace would take ~a minute.
-    replay = await replay_of("4 7 8 8", spacing=1.0)
+    # Two events a second at speed 1: the whole replay at that pace would take over 20 s.
+    replay = await replay_of("4 7 8 8", spacing=0.5)
     assert len(replay.events) > 40
     app = make_app(Settings(), replay=replay, use_store=False)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -390,8 +390,8 @@ async def test_brackets_change_a_replays_speed_and_its_pace(applied: list[ev.Eve
         assert replay.speed == 0.5 and "playing at 0.5x" in pane.notice
         await pilot.press(*["right_square_bracket"] * 10)
         assert replay.speed == 64.0  # the fastest there is
-        # At 64x the events come 1/64 s apart: all of them well inside the wait below.
-        await wait_for(pilot, lambda: pane.finished is not None, timeout=15)
+        # At 64x the events come 1/128 s apart: all of them well inside the wait below.
+        await wait_for(pilot, lambda: pane.finished is not None, timeout=10)
         assert len(applied) == len(replay.events)
         await pilot.press(*["left_square_bracket"] * 12)
         assert replay.speed == 0.125  # the slowest there is
