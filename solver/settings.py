@@ -174,6 +174,10 @@ class Settings:
     max_retries: int = 4
     """Retries after a rate limit, a server error, a timeout or a dropped stream."""
 
+    deadline: float | None = None
+    """Seconds a whole solver run may take before it is stopped (``None``: no limit beyond
+    each call's own); ``--deadline`` overrides it for one command."""
+
     cache: bool = True
     """Keep replies in a response cache, so a repeated call (same prompt, sampling and sample
     index) costs nothing."""
@@ -276,6 +280,9 @@ def _check(name: str, value: object, source: str) -> None:
     elif name == "timeout":
         if not _is_number(value) or not (0 < value < math.inf):  # type: ignore[operator]
             raise bad("a positive number of seconds")
+    elif name == "deadline":
+        if value is not None and (not _is_number(value) or not (0 < value < math.inf)):  # type: ignore[operator]
+            raise bad("a positive number of seconds")
     elif name == "max_retries":
         if not _is_int(value) or value < 0:  # type: ignore[operator]
             raise bad("a whole number of at least 0")
@@ -331,7 +338,7 @@ def _env_value(name: str, var: str, text: str) -> object:
     try:
         if name == "concurrency":
             return int(text)
-        if name == "timeout":
+        if name in ("timeout", "deadline"):
             return float(text)
         if name == "cache":
             lowered = text.strip().lower()
@@ -339,7 +346,11 @@ def _env_value(name: str, var: str, text: str) -> object:
                 return lowered in _TRUE
             raise ValueError(text)
     except ValueError:
-        kind = {"concurrency": "a whole number", "timeout": "a number of seconds"}
+        kind = {
+            "concurrency": "a whole number",
+            "timeout": "a number of seconds",
+            "deadline": "a number of seconds",
+        }
         raise SettingsError(
             f"environment variable {var}: {name} must be {kind.get(name, 'true or false')}, "
             f"got {text!r}"
@@ -382,6 +393,7 @@ ENV_VARIABLES: Mapping[str, str] = MappingProxyType(
         "PONDER_BASE_URL": "base_url",
         "PONDER_CONCURRENCY": "concurrency",
         "PONDER_TIMEOUT": "timeout",
+        "PONDER_DEADLINE": "deadline",
         "PONDER_CACHE": "cache",
     }
 )

@@ -282,10 +282,11 @@ def _settings(args: argparse.Namespace) -> Settings:
     return settings
 
 
-def _deadline(args: argparse.Namespace) -> float | None:
-    """The run deadline asked for with ``--deadline``, checked."""
+def _deadline(args: argparse.Namespace, settings: Settings) -> float | None:
+    """The run deadline asked for with ``--deadline`` (else the settings' ``deadline``),
+    checked."""
     if args.deadline is None:
-        return None
+        return settings.deadline
     if not 0 < args.deadline < math.inf:
         raise UsageError("--deadline must be a positive number of seconds")
     return float(args.deadline)
@@ -462,7 +463,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     hand = _hand(args.puzzle, args.target)
     method = _methods(args, [args.method])[0]
     settings = _settings(args)
-    deadline = _deadline(args)
+    deadline = _deadline(args, settings)
     seed = settings.seed if settings.seed is not None else 0
     console = Console(highlight=False)
     printer = EventPrinter(console, args.verbose)
@@ -605,7 +606,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     methods = _methods(args, [m for m in args.method.split(",") if m.strip()])
     hands = _bench_hands(args)
     settings = _settings(args)
-    deadline = _deadline(args)
+    deadline = _deadline(args, settings)
     seed = settings.seed if settings.seed is not None else 0
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")

@@ -169,7 +169,8 @@ def test_wrong_values_name_file_and_field(tmp_path: Path, text: str, field: str)
 @pytest.mark.parametrize(
     ("var", "value"),
     [("PONDER_CONCURRENCY", "-3"), ("PONDER_CONCURRENCY", "many"), ("PONDER_TIMEOUT", "x"),
-     ("PONDER_CACHE", "perhaps"), ("PONDER_ENGINE", "gpt")],
+     ("PONDER_CACHE", "perhaps"), ("PONDER_ENGINE", "gpt"), ("PONDER_DEADLINE", "0"),
+     ("PONDER_DEADLINE", "soon"), ("PONDER_DEADLINE", "inf")],
 )  # fmt: skip
 def test_bad_environment_names_the_variable(tmp_path: Path, var: str, value: str) -> None:
     with pytest.raises(SettingsError, match=var):
@@ -390,3 +391,14 @@ def test_written_toml_reads_back_the_same(model: str, url: str, price_name: str)
     assert loaded.model == model
     assert loaded.base_url == url
     assert loaded.price_for(price_name) == (0.25, 1.5)
+
+
+def test_a_run_deadline_comes_from_the_file_or_the_environment(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text("deadline = 30\n")
+    assert load_settings(config, env={}).deadline == 30
+    assert load_settings(config, env={"PONDER_DEADLINE": "2.5"}).deadline == 2.5
+    assert load_settings(tmp_path / "none.toml", env={}).deadline is None
+    config.write_text("deadline = -1\n")
+    with pytest.raises(SettingsError, match="deadline"):
+        load_settings(config, env={})

@@ -97,6 +97,18 @@ def test_a_trickling_server_is_stopped_at_the_run_deadline(
     assert code == ExitCode.SERVER_FAILED
 
 
+def test_the_run_deadline_can_come_from_the_settings(
+    server: FakeServer, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PONDER_DEADLINE", "1")
+    server.faults.extend(["trickle:0.2"] * 4)
+    start = time.perf_counter()
+    code = main(solve(server, "--timeout", "1"))
+    elapsed = time.perf_counter() - start
+    assert elapsed < 2.5 and code == ExitCode.SERVER_FAILED
+    assert "deadline of 1 seconds" in " ".join(capsys.readouterr().out.split())
+
+
 def test_a_trickling_server_is_stopped_at_the_call_deadline(
     server: FakeServer, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -395,7 +395,13 @@ class Game24Screen(PonderScreen):
         app = self.ponder
         model = app.make_model(on_retry=self._retrying)
         try:
-            async for event in run_method(method, Game24Domain(self.hand), model, seed=app.seed()):
+            async for event in run_method(
+                method,
+                Game24Domain(self.hand),
+                model,
+                seed=app.seed(),
+                deadline=app.settings.deadline,
+            ):
                 self._pending.append(event)
         finally:
             await model.aclose()
