@@ -288,7 +288,8 @@ class BoT:
             "bot_step",
             domain.messages(g24.bot_step_prompt(domain.hand, exp_text, scored), g24.BOT_SYSTEM),
             Sampling(tree.temperature, tree.top_p, cfg.children, cfg.max_tokens),
-            domain.context(node.state, experience=structured, chain=[n.line for n in chain]),
+            # A copy: the list grows after this iteration, and a call is what was asked.
+            domain.context(node.state, experience=list(structured), chain=[n.line for n in chain]),
             # Trees share prompts at the root: each tree asks for its own samples, so neither
             # the response cache nor a seeded engine hands two trees the same thoughts.
             sample_offset=(tree.index - 1) * cfg.children,
