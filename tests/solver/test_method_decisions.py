@@ -207,6 +207,28 @@ async def test_tot_answer_is_the_best_valued_beam_when_it_uses_all_numbers() -> 
     assert fin.answer == "(3 * 4 + 1) * 2"
 
 
+@pytest.mark.parametrize("stop_early", [False, True])
+async def test_tot_stop_early_answers_with_a_verified_beam(stop_early: bool) -> None:
+    # The third beam's answer is right. ToT's rule answers with the first beam that uses
+    # every number (wrong here); stopping early ends on the verified one instead.
+    def replies(call: Call) -> Iterable[str] | str:
+        if call.purpose == "answer" and call.context["steps"][0] == "3 * 4 = 12":
+            return "Answer: (3 * 4 / 1) * 2 = 24"
+        if call.purpose == "judge":
+            return VALUES[22.0 if call.context["answer"] == "(3 * 4 / 1) * 2" else 41.0]
+        return tot_answer_replies(call)
+
+    fin, _ = await solve(
+        ToT(ToTConfig(breadth=3, stop_early=stop_early)),
+        Game24Domain(Hand.parse("1 2 3 4")),
+        ScriptedModel(replies),
+    )
+    if stop_early:
+        assert fin.answer == "(3 * 4 / 1) * 2" and fin.solved and fin.reason == "solved early"
+    else:
+        assert fin.answer == "(4 - 1) * 2 + 3" and not fin.solved and fin.reason == "done"
+
+
 # ------------------------------------------------------------------ BoT: aggregation
 
 
