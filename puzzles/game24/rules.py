@@ -240,8 +240,14 @@ def check_answer(hand: Hand, text: str) -> Verdict:
         parts = []
         if missing:
             parts.append("does not use " + format_numbers(sorted(missing.elements())))
-        if extra:
-            parts.append("uses " + format_numbers(sorted(extra.elements())) + " not in the hand")
+        for value in sorted(extra):
+            # A card of the hand used again is "twice", not "not in the hand".
+            times = got[value]
+            if value in want:
+                count = {2: "twice", 3: "three times"}.get(times, f"{times} times")
+                parts.append(f"uses {format_number(value)} {count}")
+            else:
+                parts.append(f"uses {format_number(value)}, which is not in the hand")
         return Verdict(False, "; ".join(parts) + f" (the hand is {hand})", tree.value, expr_text)
     if tree.value != hand.target:
         return Verdict(
