@@ -45,8 +45,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
 from itertools import combinations_with_replacement
+from pathlib import Path
 
-from puzzles.arith import format_number
+from puzzles.arith import format_number, format_operand
 from puzzles.game24.rules import DEFAULT_TARGET, Hand, Step, apply
 from puzzles.game24.solve import Solution, solve
 
@@ -130,15 +131,13 @@ def _level(score: float) -> str:
     return LEVELS[-1]
 
 
-def rate(hand: Hand) -> Entry:
-    """Solve ``hand`` and rate it; works for any hand, in the catalogue or not."""
-    found = solve(hand)
+def _rated(
+    hand: Hand, solutions: int, whole: int, needs_product: bool, largest: Fraction | None
+) -> Entry:
+    """The entry for a hand from the solver's findings: the score is worked out here."""
     has_one = 1 in hand.numbers
-    if not found:
+    if solutions == 0 or largest is None:
         return Entry(hand, False, 0, 0, False, False, None, has_one, math.inf, UNSOLVABLE)
-    whole = [s for s in found if not s.fractional]
-    largest = min(s.peak for s in (whole or found))
-    needs_product = not any(_needs_no_product(s) for s in found)
     scale = Fraction(max(abs(hand.target), 1))
     doublings = math.log2(max(largest, scale) / scale)
     score = (
@@ -147,14 +146,14 @@ def rate(hand: Hand) -> Entry:
         + _DOUBLING * doublings
         + _PRODUCT * needs_product
         + _NO_ONE * (not has_one)
-        - _ROUTES * math.log2(1 + len(whole or found))
+        - _ROUTES * math.log2(1 + (whole or solutions))
     )
     score = round(max(score, 0.0), 3)
     return Entry(
         hand=hand,
         solvable=True,
-        solutions=len(found),
-        whole_solutions=len(whole),
+        solutions=solutions,
+        whole_solutions=whole,
         needs_fractions=not whole,
         needs_product=needs_product,
         max_intermediate=largest,
@@ -164,10 +163,63 @@ def rate(hand: Hand) -> Entry:
     )
 
 
+def rate(hand: Hand) -> Entry:
+    """Solve ``hand`` and rate it; works for any hand, in the catalogue or not."""
+    found = solve(hand)
+    if not found:
+        return _rated(hand, 0, 0, False, None)
+    whole = [s for s in found if not s.fractional]
+    largest = min(s.peak for s in (whole or found))
+    needs_product = not any(_needs_no_product(s) for s in found)
+    return _rated(hand, len(found), len(whole), needs_product, largest)
+
+
+TABLE = Path(__file__).with_name("catalogue.csv")
+"""The solver's findings for every catalogue hand, shipped so the catalogue loads at once;
+``python -m puzzles.game24.catalogue`` writes it again, and a test checks it against the
+exact solver."""
+_TABLE_HEADER = "cards,solutions,whole_solutions,needs_product,max_intermediate"
+
+
+def _hands() -> list[Hand]:
+    cards = range(LOWEST_CARD, HIGHEST_CARD + 1)
+    return [Hand(c) for c in combinations_with_replacement(cards, CARDS_PER_HAND)]
+
+
+def table_text(entries: list[Entry]) -> str:
+    """The shipped table's text for ``entries`` (see :data:`TABLE`)."""
+    rows = [_TABLE_HEADER]
+    for e in entries:
+        largest = "" if e.max_intermediate is None else format_number(e.max_intermediate)
+        cards = " ".join(str(n) for n in e.hand.numbers)
+        rows.append(f"{cards},{e.solutions},{e.whole_solutions},{int(e.needs_product)},{largest}")
+    return "\n".join(rows) + "\n"
+
+
+def _from_table(text: str) -> tuple[Entry, ...] | None:
+    """The entries read back from the table, or None if it does not fit the catalogue."""
+    lines = text.splitlines()
+    hands = _hands()
+    if not lines or lines[0] != _TABLE_HEADER or len(lines) != len(hands) + 1:
+        return None
+    out = []
+    for hand, line in zip(hands, lines[1:], strict=True):
+        cards, solutions, whole, product, largest = line.split(",")
+        if cards != " ".join(str(n) for n in hand.numbers):
+            return None
+        value = Fraction(largest) if largest else None
+        out.append(_rated(hand, int(solutions), int(whole), product == "1", value))
+    return tuple(out)
+
+
 @cache
 def _entries() -> tuple[Entry, ...]:
-    cards = range(LOWEST_CARD, HIGHEST_CARD + 1)
-    return tuple(rate(Hand(c)) for c in combinations_with_replacement(cards, CARDS_PER_HAND))
+    try:
+        shipped = _from_table(TABLE.read_text(encoding="ascii"))
+    except (OSError, ValueError):
+        shipped = None
+    # Without the table (or with a damaged one) the solver builds it: slower, same result.
+    return shipped if shipped is not None else tuple(rate(hand) for hand in _hands())
 
 
 @cache
@@ -178,7 +230,7 @@ def _by_key() -> dict[str, Entry]:
 def catalogue() -> list[Entry]:
     """All 1,820 hands of four cards 1-13 with target 24, in order of their sorted cards.
 
-    Built on first use (about a second) and kept for the life of the process."""
+    Read from the shipped table on first use and kept for the life of the process."""
     return list(_entries())
 
 
@@ -211,14 +263,10 @@ def hardest(n: int) -> list[Hand]:
     return [e.hand for e in solvable[: max(n, 0)]]
 
 
-def _operand(value: Fraction) -> str:
-    text = format_number(value)
-    return f"({text})" if value.denominator != 1 or value < 0 else text
-
-
 def _describe(step: Step) -> str:
     """``8 / (1/3) = 24``: fractions bracketed so the step reads one way only."""
-    return f"{_operand(step.a)} {step.op} {_operand(step.b)} = {format_number(step.result)}"
+    a, b = format_operand(step.a), format_operand(step.b)
+    return f"{a} {step.op} {b} = {format_number(step.result)}"
 
 
 def hints(hand: Hand) -> list[str]:
@@ -242,3 +290,9 @@ def hints(hand: Hand) -> list[str]:
     state = apply(hand.start(), first.a, first.op, first.b)
     step = f"Try {_describe(first)} (left: {state.left()})."
     return [nudge, step, f"{best.expression} = {hand.target}"]
+
+
+if __name__ == "__main__":
+    # Write the shipped table again from the exact solver.
+    TABLE.write_text(table_text([rate(hand) for hand in _hands()]), encoding="ascii")
+    print(f"{TABLE}: {len(_hands())} hands")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import importlib
 import itertools
 import math
 import os
@@ -610,3 +611,31 @@ def test_bad_rows_outside_the_range_are_not_read(tmp_path: Path) -> None:
 def test_bad_target_is_refused_before_reading(tmp_path: Path) -> None:
     with pytest.raises(HandError):
         load_hands(tmp_path / "nope.txt", target=10**9)
+
+
+def test_the_shipped_catalogue_table_is_what_the_exact_solver_finds() -> None:
+    catalogue_module = importlib.import_module("puzzles.game24.catalogue")
+
+    built = [catalogue_module.rate(e.hand) for e in catalogue()]
+    text = catalogue_module.TABLE.read_text(encoding="ascii")
+    assert text == catalogue_module.table_text(built)
+    assert catalogue() == built  # every field, difficulty and level included
+
+
+def test_a_damaged_catalogue_table_falls_back_to_the_solver(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    catalogue_module = importlib.import_module("puzzles.game24.catalogue")
+
+    good = catalogue()
+    for damage in ["", "cards,solutions\n1 1 1 1,0\n", catalogue_module.TABLE.read_text()[:-40]]:
+        table = tmp_path / "catalogue.csv"
+        table.write_text(damage, encoding="ascii")
+        monkeypatch.setattr(catalogue_module, "TABLE", table)
+        catalogue_module._entries.cache_clear()
+        catalogue_module._by_key.cache_clear()
+        try:
+            assert catalogue() == good
+        finally:
+            catalogue_module._entries.cache_clear()
+            catalogue_module._by_key.cache_clear()
