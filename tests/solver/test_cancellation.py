@@ -203,12 +203,19 @@ def test_ctrl_c_in_the_cli_starts_no_call_after_it(
 
     model = CountingModel(delay=0.0, on_start=interrupt)
     use_model(monkeypatch, model)
-    code = cli.main(["solve", "24", "4 7 8 8", "--method", "bot", "--trees", "200", "--json"])
+    # Ctrl-C handled as in a terminal, even where the test runner ignores SIGINT (mutmut's
+    # workers do; the CLI rightly leaves an ignored Ctrl-C ignored).
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        code = cli.main(["solve", "24", "4 7 8 8", "--method", "bot", "--trees", "200", "--json"])
+        restored = signal.getsignal(signal.SIGINT)
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert code == ExitCode.INTERRUPTED
     assert capsys.readouterr().err == "ponder: stopped\n"
     assert model.started_after_stop == 0
     assert model.finished < 300  # the calls under way were cut, not waited for
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert restored is signal.default_int_handler  # the CLI put back the handler it found
 
 
 def test_the_cli_deadline_starts_no_call_after_it(

@@ -1,0 +1,461 @@
+"""The methods' promises pinned field by field (what mutation testing of solver/methods found
+unguarded): the events each method emits and their fields, the calls it makes and their
+sampling, the paper's rules for values, scores, leaves and answers.
+
+Scripted replies only; every test is fast and offline. Helpers come from
+``test_method_decisions``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any, TypeVar
+
+import pytest
+
+from puzzles.game24 import Hand
+from solver.domains.game24 import Game24Domain
+from solver.events import (
+    ClaimVerified,
+    ErrorRaised,
+    Event,
+    IterationStarted,
+    LeafReached,
+    ModelCalled,
+    ParseFailed,
+    RunFinished,
+    SolutionFound,
+    ThoughtAdded,
+    ThoughtPruned,
+    ThoughtScored,
+    TokensUsed,
+)
+from solver.methods import solve
+from solver.methods.base import RunContext
+from solver.methods.baselines import IO, CoT, CoTConfig, CoTSC, CoTSCConfig, IOConfig
+from solver.methods.tot import ToT, ToTConfig, _Beam
+from solver.model import Call, ModelError, Sampling, ScriptedModel
+from tests.solver.test_method_decisions import numbers_of
+
+E = TypeVar("E", bound=Event)
+
+HAND = "4 7 8 8"
+
+
+def of(events: Sequence[Event], cls: type[E]) -> list[E]:
+    return [e for e in events if isinstance(e, cls)]
+
+
+def check_stream(events: Sequence[Event]) -> dict[str, ThoughtAdded]:
+    """What every run promises about its events, whatever the method: node ids are unique,
+    a parent was added before its child, in the same tree, one level up; every node's call
+    is a call made before it; events about nodes name nodes that exist; the finish counts
+    every call and token. Returns the nodes by id."""
+    nodes: dict[str, ThoughtAdded] = {}
+    calls: dict[int, ModelCalled] = {}
+    for e in events:
+        if isinstance(e, ModelCalled):
+            assert e.call_id == len(calls) + 1
+            calls[e.call_id] = e
+        elif isinstance(e, ThoughtAdded):
+            assert e.node_id and e.node_id not in nodes
+            assert isinstance(e.tree_id, str) and e.tree_id
+            if e.parent_id is None:
+                assert e.depth == 1, e
+            else:
+                parent = nodes[e.parent_id]
+                assert parent.tree_id == e.tree_id and e.depth == parent.depth + 1, e
+            assert e.call_id in calls, e
+            nodes[e.node_id] = e
+        elif isinstance(e, ClaimVerified) and e.node_id is not None:
+            assert e.node_id in nodes
+        elif hasattr(e, "node_id"):
+            assert e.node_id in nodes, e
+    fin = events[-1]
+    assert isinstance(fin, RunFinished)
+    assert fin.calls == len(calls)
+    last = of(events, TokensUsed)
+    if last:
+        assert (fin.calls, fin.prompt_tokens, fin.completion_tokens) == (
+            last[-1].calls,
+            last[-1].prompt_tokens,
+            last[-1].completion_tokens,
+        )
+        assert fin.prompt_tokens > 0 and fin.completion_tokens > 0
+    return nodes
+
+
+def added(events: Sequence[Event]) -> list[tuple[Any, ...]]:
+    return [
+        (e.tree_id, e.node_id, e.parent_id, e.text, e.depth, e.state, e.call_id)
+        for e in of(events, ThoughtAdded)
+    ]
+
+
+# ------------------------------------------------------------------ IO and CoT: one chain
+
+CHAIN = (
+    "Let me think.\n"
+    "8 / 8 = 1 (left: 1 4 7)\n"
+    "\n"
+    "7 - 1 = 6 (left: 4 6)\n"
+    "4 * 6 = 24 (left: 24)\n"
+    "Answer: (7 - 8 / 8) * 4 = 24\n"
+)
+
+
+@pytest.mark.parametrize(("cls", "purpose"), [(IO, "io"), (CoT, "cot")])
+async def test_io_and_cot_show_the_chain_as_one_branch(cls: type[IO], purpose: str) -> None:
+    model = ScriptedModel([CHAIN])
+    fin, events = await solve(cls(), Game24Domain(Hand.parse(HAND)), model)
+    check_stream(events)
+    (call,) = model.calls
+    assert call.purpose == purpose
+    assert call.sampling == Sampling(0.7, 1.0, 1, 1000)
+    assert of(events, IterationStarted) == [IterationStarted(1, 1, purpose, t=events[1].t)]
+    assert added(events) == [
+        ("s1", "n1", None, "8 / 8 = 1 (left: 1 4 7)", 1, "4 7 1", 1),
+        ("s1", "n2", "n1", "7 - 1 = 6 (left: 4 6)", 2, "4 6", 1),
+        ("s1", "n3", "n2", "4 * 6 = 24 (left: 24)", 3, "24", 1),
+        ("s1", "n4", "n3", "Answer: (7 - 8 / 8) * 4 = 24", 4, "", 1),
+    ]
+    claims = of(events, ClaimVerified)
+    assert [(c.node_id, c.ok) for c in claims] == [
+        ("n1", True),
+        ("n2", True),
+        ("n3", True),
+        ("n4", True),
+    ]
+    assert [(e.node_id, e.answer) for e in of(events, SolutionFound)] == [("n4", "(7 - 8 / 8) * 4")]
+    assert not of(events, LeafReached) and not of(events, ParseFailed)
+    assert fin.answer == "(7 - 8 / 8) * 4" and fin.solved and fin.reason == "done"
+    assert fin.calls == 1
+
+
+async def test_io_config_is_kept_and_defaults_when_absent() -> None:
+    assert IO().config == IOConfig() and CoT().config == CoTConfig()
+    assert IO(IOConfig(temperature=0.1)).config.temperature == 0.1
+    assert CoT(CoTConfig(max_tokens=7)).config.max_tokens == 7
+    model = ScriptedModel([CHAIN])
+    await solve(IO(IOConfig(0.2, 50)), Game24Domain(Hand.parse(HAND)), model)
+    assert model.calls[0].sampling == Sampling(0.2, 1.0, 1, 50)
+
+
+async def test_a_wrong_step_is_shown_and_the_chain_goes_on_from_the_last_good_state() -> None:
+    text = (
+        "9 + 9 = 18 (left: 4 7 18)\n"  # not on the table: no state
+        "8 / 8 = 1 (left: 1 4 7)\n"
+        "Answer: 4 * 7 - 8 / 8 = 27\n"
+    )
+    fin, events = await solve(IO(), Game24Domain(Hand.parse(HAND)), ScriptedModel([text]))
+    check_stream(events)
+    assert added(events) == [
+        ("s1", "n1", None, "9 + 9 = 18 (left: 4 7 18)", 1, "", 1),
+        ("s1", "n2", "n1", "8 / 8 = 1 (left: 1 4 7)", 2, "4 7 1", 1),
+        ("s1", "n3", "n2", "Answer: 4 * 7 - 8 / 8 = 27", 3, "", 1),
+    ]
+    (leaf,) = of(events, LeafReached)
+    assert leaf.node_id == "n3" and leaf.reason == fin.verdict and "27" in leaf.reason
+    assert not of(events, SolutionFound)
+    assert fin.answer == "4 * 7 - 8 / 8" and not fin.solved
+
+
+async def test_only_the_first_forty_lines_become_thoughts() -> None:
+    text = "chatter\n" * 40 + "Answer: (7 - 8 / 8) * 4 = 24\n"
+    fin, events = await solve(IO(), Game24Domain(Hand.parse(HAND)), ScriptedModel([text]))
+    assert not of(events, ThoughtAdded)
+    assert not of(events, SolutionFound) and not of(events, LeafReached)
+    assert fin.answer == "(7 - 8 / 8) * 4" and fin.solved  # the answer still counts
+
+
+async def test_a_long_answer_line_is_shown_cut_to_200_characters() -> None:
+    line = "Answer: (7 - 8 / 8) * 4 = 24 " + "because " * 40
+    fin, events = await solve(IO(), Game24Domain(Hand.parse(HAND)), ScriptedModel([line]))
+    (node,) = of(events, ThoughtAdded)
+    assert node.text == line.strip()[:200] and len(node.text) == 200
+    assert fin.solved
+
+
+async def test_a_reply_without_an_answer_is_a_parse_failure_at_its_last_thought() -> None:
+    text = "8 / 8 = 1 (left: 1 4 7)\nI give up."
+    fin, events = await solve(IO(), Game24Domain(Hand.parse(HAND)), ScriptedModel([text]))
+    assert of(events, ParseFailed) == [
+        ParseFailed("answer", text, "no 'Answer:' line", t=of(events, ParseFailed)[0].t)
+    ]
+    assert [(e.node_id, e.reason) for e in of(events, LeafReached)] == [("n1", "no answer")]
+    assert fin.answer is None and fin.reason == "done"
+
+
+async def test_a_cut_reply_shows_its_steps_and_gives_no_answer() -> None:
+    text = "8 / 8 = 1 (left: 1 4 7)\n7 - 1 = 6 (left: 4 6)\nAnswer: (7 - 8 / 8) * 4 = 24"
+    model = ScriptedModel([text], finish_reason="length")
+    fin, events = await solve(IO(), Game24Domain(Hand.parse(HAND)), model)
+    assert [a[1:5] for a in added(events)] == [
+        ("n1", None, "8 / 8 = 1 (left: 1 4 7)", 1),
+        ("n2", "n1", "7 - 1 = 6 (left: 4 6)", 2),
+    ]
+    assert [(e.node_id, e.reason) for e in of(events, LeafReached)] == [
+        ("n2", "the reply was cut off at the token limit: no answer taken")
+    ]
+    assert not of(events, SolutionFound) and not of(events, ParseFailed)
+    assert fin.answer is None and fin.reason == "reply cut"
+    # Cut before any step: nothing to mark.
+    model = ScriptedModel(["I will start with 8 / 8"], finish_reason="length")
+    fin, events = await solve(IO(), Game24Domain(Hand.parse(HAND)), model)
+    assert not of(events, LeafReached) and fin.reason == "reply cut"
+
+
+# ------------------------------------------------------------------ CoT-SC
+
+
+async def test_cot_sc_batches_samples_and_shows_each_as_its_own_branch() -> None:
+    samples = [
+        "I cannot do this.",  # no answer: skipped, the rest still vote
+        "Answer: 4 * 8 - 7 - 8 +",  # unreadable: skipped, the rest still vote
+        "8 / 8 = 1 (left: 1 4 7)\nAnswer: (7 - 8 / 8) * 4 = 24",
+        "Answer: 4 + 7 + 8 + 8 = 27",
+        "Answer: (7 - 8/8) * 4 = 24",
+    ]
+
+    def replies(call: Call) -> Iterable[str]:
+        return samples[call.sample_offset : call.sample_offset + call.sampling.n]
+
+    model = ScriptedModel(replies)
+    fin, events = await solve(
+        CoTSC(CoTSCConfig(samples=5, batch=2, temperature=0.5, max_tokens=300)),
+        Game24Domain(Hand.parse(HAND)),
+        model,
+    )
+    nodes = check_stream(events)
+    assert [(c.purpose, c.sample_offset, c.sampling) for c in model.calls] == [
+        ("cot", 0, Sampling(0.5, 1.0, 2, 300)),
+        ("cot", 2, Sampling(0.5, 1.0, 2, 300)),
+        ("cot", 4, Sampling(0.5, 1.0, 1, 300)),
+    ]
+    assert of(events, IterationStarted) == [
+        IterationStarted(1, 1, "5 samples", t=of(events, IterationStarted)[0].t)
+    ]
+    assert [(n.tree_id, n.parent_id, n.depth, n.call_id) for n in nodes.values()] == [
+        ("s2", None, 1, 1),
+        ("s3", None, 1, 2),
+        ("s3", "n2", 2, 2),
+        ("s4", None, 1, 2),
+        ("s5", None, 1, 3),
+    ]
+    # Two of the three readable answers are one expression: the majority, its first wording.
+    assert fin.answer == "(7 - 8 / 8) * 4" and fin.solved
+    assert fin.calls == 3
+
+
+async def test_cot_sc_without_any_answer_answers_nothing() -> None:
+    fin, _ = await solve(
+        CoTSC(CoTSCConfig(samples=3, batch=3)),
+        Game24Domain(Hand.parse(HAND)),
+        ScriptedModel(["no idea"]),
+    )
+    assert fin.answer is None and fin.reason == "done"
+    assert CoTSC().config == CoTSCConfig()
+
+
+# ------------------------------------------------------------------ ToT
+
+# Hand 2 3 4 (two equations, then the answer), breadth 2, two value samples. Two of the first
+# step's states tie (1.001 each): the earlier proposed is kept.
+TOT_SMALL = {
+    "2 3 4": "2 * 3 = 6 (left: 4 6)\n3 + 4 = 7 (left: 2 7)\n4 * 3 = 12 (left: 2 12)\n"
+    "2 + 4 = 6 (left: 3 6)",
+    "4 6": "4 * 6 = 24 (left: 24)\n6 - 4 = 2 (left: 2)",
+    "2 7": "7 - 2 = 5 (left: 5)",
+}
+TOT_SMALL_VALUES = {
+    "4 6": ("sure", "likely"),  # 21
+    "2 7": ("likely", "impossible"),  # 1.001
+    "2 12": ("impossible", "impossible"),  # 0.002
+    "3 6": ("impossible", "maybe?"),  # "maybe" reads as likely: 1.001
+    "2": ("likely", "nonsense"),  # an unreadable sample counts 0: 1
+    "5": ("impossible", "impossible"),
+    "24": ("sure", "sure"),
+}
+
+
+def tot_small_replies(call: Call) -> Iterable[str] | str:
+    if call.purpose == "propose":
+        return TOT_SMALL[numbers_of(call)]
+    if call.purpose == "value":
+        return TOT_SMALL_VALUES[numbers_of(call)]
+    if call.purpose == "answer":  # both final beams start with 2 * 3: the same answer
+        assert call.context["steps"][0] == "2 * 3 = 6"
+        return "Answer: 2 * 3 * 4 = 24"
+    if call.purpose == "judge":
+        assert call.messages[-1].content.endswith("Answer: 2 * 3 * 4\nJudge:")
+        return ("impossible", "likely")
+    raise AssertionError(call.purpose)
+
+
+async def test_tot_events_pin_the_search_step_by_step() -> None:
+    model = ScriptedModel(tot_small_replies)
+    fin, events = await solve(
+        ToT(ToTConfig(breadth=2, value_samples=2)), Game24Domain(Hand.parse("2 3 4")), model
+    )
+    check_stream(events)
+    assert [(e.iteration, e.total, e.label) for e in of(events, IterationStarted)] == [
+        (1, 3, "step 1"),
+        (2, 3, "step 2"),
+        (3, 3, "step 3"),
+    ]
+    assert added(events) == [
+        ("tot", "n1", None, "2 * 3 = 6 (left: 4 6)", 1, "4 6", 1),
+        ("tot", "n2", None, "3 + 4 = 7 (left: 2 7)", 1, "2 7", 1),
+        ("tot", "n3", None, "4 * 3 = 12 (left: 2 12)", 1, "2 12", 1),
+        ("tot", "n4", None, "2 + 4 = 6 (left: 3 6)", 1, "3 6", 1),
+        ("tot", "n5", "n1", "4 * 6 = 24 (left: 24)", 2, "24", 6),
+        ("tot", "n6", "n1", "6 - 4 = 2 (left: 2)", 2, "2", 6),
+        ("tot", "n7", "n2", "7 - 2 = 5 (left: 5)", 2, "5", 7),
+        ("tot", "n8", "n5", "Answer: 2 * 3 * 4", 3, "", 11),
+        ("tot", "n9", "n6", "Answer: 2 * 3 * 4", 3, "", 12),
+    ]
+    # Values: 20 / 1 / 0.001 summed over the samples; the judge's value is shared by the two
+    # equal answers (one call: the second has no call of its own).
+    assert [
+        (e.node_id, e.score, e.edge_score, e.samples, e.call_id) for e in of(events, ThoughtScored)
+    ] == [
+        ("n1", 21.0, None, ("sure", "likely"), 2),
+        ("n2", 1.001, None, ("likely", "impossible"), 3),
+        ("n3", 0.002, None, ("impossible", "impossible"), 4),
+        ("n4", 1.001, None, ("impossible", "likely"), 5),
+        ("n5", 40.0, None, ("sure", "sure"), 8),
+        ("n6", 1.0, None, ("likely", "?"), 9),
+        ("n7", 0.002, None, ("impossible", "impossible"), 10),
+        ("n8", 1.001, None, ("impossible", "likely"), 13),
+        ("n9", 1.001, None, ("impossible", "likely"), None),
+    ]
+    assert [(e.node_id, e.reason) for e in of(events, ThoughtPruned)] == [
+        ("n4", "value 1.001 below the kept 1.001"),
+        ("n3", "value 0.002 below the kept 1.001"),
+        ("n7", "value 0.002 below the kept 1"),
+    ]
+    assert [(e.purpose, e.text, e.reason) for e in of(events, ParseFailed)] == [
+        ("value", "nonsense", "no sure / likely / impossible")
+    ]
+    assert [(e.node_id, e.answer) for e in of(events, SolutionFound)] == [
+        ("n8", "2 * 3 * 4"),
+        ("n9", "2 * 3 * 4"),
+    ]
+    assert [(c.purpose, c.sampling) for c in model.calls] == [
+        ("propose", Sampling(0.7, 1.0, 1, 1000)),
+        *[("value", Sampling(0.7, 1.0, 2, 1000))] * 4,
+        *[("propose", Sampling(0.7, 1.0, 1, 1000))] * 2,
+        *[("value", Sampling(0.7, 1.0, 2, 1000))] * 3,
+        *[("answer", Sampling(0.7, 1.0, 1, 1000))] * 2,
+        ("judge", Sampling(0.7, 1.0, 2, 1000)),
+    ]
+    assert fin.answer == "2 * 3 * 4" and fin.solved and fin.reason == "done"
+    assert fin.calls == 13 and fin.rounds == 6
+
+
+async def test_tot_judges_a_wrong_answer_a_leaf_and_checks_the_evaluators_arithmetic() -> None:
+    def replies(call: Call) -> Iterable[str] | str:
+        if call.purpose == "propose":
+            return {"2 3 4": "2 + 3 = 5 (left: 4 5)", "4 5": "4 * 5 = 20 (left: 20)"}[
+                numbers_of(call)
+            ]
+        if call.purpose == "value":
+            return "4 * 5 = 20, 5 - 4 = 1\nimpossible"
+        if call.purpose == "answer":
+            return "Answer: (2 + 3) * 4 = 20"
+        return "The answer is 20, not 24\nimpossible"
+
+    weights = {"impossible": 0.12345}  # the config's weights, rounded to 3 places when shown
+    fin, events = await solve(
+        ToT(ToTConfig(breadth=1, value_samples=1, weights=weights)),
+        Game24Domain(Hand.parse("2 3 4")),
+        ScriptedModel(replies),
+    )
+    check_stream(events)
+    assert [(e.node_id, e.score) for e in of(events, ThoughtScored)] == [
+        ("n1", 0.123),
+        ("n2", 0.123),
+        ("n3", 0.123),
+    ]
+    # The value replies' trial arithmetic is checked and tied to the valued state.
+    claims = [(c.node_id, c.expression, c.ok) for c in of(events, ClaimVerified)]
+    assert ("n1", "4 * 5", True) in claims and ("n1", "5 - 4", True) in claims
+    assert [(e.node_id, e.reason) for e in of(events, LeafReached)] == [("n3", fin.verdict)]
+    assert "20" in fin.verdict and not of(events, SolutionFound)
+    assert fin.answer == "(2 + 3) * 4" and not fin.solved
+
+
+async def test_tot_value_prompt_names_the_target_and_the_numbers_left() -> None:
+    def replies(call: Call) -> Iterable[str] | str:
+        if call.purpose == "propose":
+            return "2 + 3 = 5 (left: 4 5)"
+        return "likely"
+
+    model = ScriptedModel(replies)
+    await solve(ToT(ToTConfig(steps=1)), Game24Domain(Hand.parse("2 3 4", target=9)), model)
+    (value,) = [c for c in model.calls if c.purpose == "value"]
+    prompt = value.messages[-1].content
+    assert "can reach 9 " in prompt and prompt.endswith("\n4 5\n")
+
+
+async def test_tot_a_failed_value_call_ends_the_run_with_the_models_error() -> None:
+    class Failing(ScriptedModel):
+        async def generate(self, call: Call, on_token: Any = None) -> Any:
+            if call.purpose == "value":
+                self.calls.append(call)
+                raise ModelError("rate_limited", "slow down")
+            return await super().generate(call, on_token)
+
+    # Two proposals leave the same numbers: both wait on one value call, which fails.
+    model = Failing(["3 + 4 = 7 (left: 2 7)\n4 + 3 = 7 (left: 2 7)"])
+    fin, events = await solve(ToT(), Game24Domain(Hand.parse("2 3 4")), model)
+    assert [(e.kind, e.message) for e in of(events, ErrorRaised)] == [("rate_limited", "slow down")]
+    assert fin.reason == "error" and fin.answer is None
+    assert len([c for c in model.calls if c.purpose == "value"]) == 1
+
+
+async def test_tot_breadth_zero_keeps_nothing() -> None:
+    fin, events = await solve(
+        ToT(ToTConfig(breadth=0, value_samples=1)),
+        Game24Domain(Hand.parse("2 3 4")),
+        ScriptedModel(["2 + 3 = 5 (left: 4 5)", "likely"]),
+    )
+    assert [e.reason for e in of(events, ThoughtPruned)] == ["value 1 below the kept 0"]
+    assert fin.answer is None and fin.calls == 2
+
+
+def test_tot_final_answer_skips_beams_without_a_readable_answer() -> None:
+    domain = Game24Domain(Hand.parse("2 3 4"))
+    state = domain.start()
+    beams = [
+        _Beam("a", state, ()),  # no answer
+        _Beam("b", state, (), "2 * 3 +"),  # unreadable
+        _Beam("c", state, (), "2 * 3"),  # misses a number
+        _Beam("d", state, (), "(2 + 3) * 4"),  # every number: the answer
+        _Beam("e", state, (), "2 * 3 * 4"),
+    ]
+    assert ToT()._final(domain, beams) == "(2 + 3) * 4"
+    # No beam uses every number: the first with an answer.
+    assert ToT()._final(domain, [beams[0], beams[2], beams[1]]) == "2 * 3"
+    assert ToT()._final(domain, [beams[0]]) is None
+
+
+async def test_tot_a_duplicate_candidate_scores_zero_without_a_call() -> None:
+    domain = Game24Domain(Hand.parse("2 3 4"))
+    events: list[Event] = []
+    model = ScriptedModel(["sure"])
+    ctx = RunContext(model, events.append)
+    state = domain.start()
+    after = state  # the state does not matter here, only the lines and the answer
+    first = _Beam("n1", after, ("2 + 3 = 5 (left: 4 5)",))
+    twin = _Beam("n2", after, ("2 + 3 = 5 (left: 4 5)",))
+    other = _Beam("n3", after, ("2 + 3 = 5 (left: 4 5)",), "(2 + 3) * 4")
+    third = _Beam("n4", after, ("2 + 3 = 5 (left: 4 5)",), "2 * 3 * 4")
+    await ToT(ToTConfig(value_samples=1))._value_all(domain, ctx, [first, twin, other, third], {})
+    scored = [(e.node_id, e.score, e.samples) for e in of(events, ThoughtScored)]
+    assert ("n2", 0.0, ("duplicate",)) in scored
+    assert twin.value == 0.0 and first.value == 20.0
+    # Answers on equal lines are different candidates, each judged.
+    assert other.value == third.value == 20.0
+    assert len(model.calls) == 3
+    assert [e.node_id for e in of(events, ThoughtScored)].count("n2") == 1
