@@ -16,9 +16,11 @@ import pytest
 from puzzles.game24 import Hand
 from solver.domains.game24 import Game24Domain
 from solver.events import (
+    ChainAggregated,
     ClaimVerified,
     ErrorRaised,
     Event,
+    ExperienceAdded,
     IterationStarted,
     LeafReached,
     ModelCalled,
@@ -29,13 +31,15 @@ from solver.events import (
     ThoughtPruned,
     ThoughtScored,
     TokensUsed,
+    TreeStarted,
 )
 from solver.methods import solve
 from solver.methods.base import RunContext
 from solver.methods.baselines import IO, CoT, CoTConfig, CoTSC, CoTSCConfig, IOConfig
+from solver.methods.bot import BoT, BoTConfig
 from solver.methods.tot import ToT, ToTConfig, _Beam
 from solver.model import Call, ModelError, Sampling, ScriptedModel
-from tests.solver.test_method_decisions import numbers_of
+from tests.solver.test_method_decisions import FEEDBACK, bot_text, numbers_of, step_key
 
 E = TypeVar("E", bound=Event)
 
@@ -459,3 +463,146 @@ async def test_tot_a_duplicate_candidate_scores_zero_without_a_call() -> None:
     assert other.value == third.value == 20.0
     assert len(model.calls) == 3
     assert [e.node_id for e in of(events, ThoughtScored)].count("n2") == 1
+
+
+# ------------------------------------------------------------------ BoT
+
+
+def bot_step(
+    state: str, a: str, op: str, b: str, c: str, rest: str, after: str, score: float | None
+) -> str:
+    """One BoT step reply; without ``score``, no ``Evaluation score`` (0.5 is used)."""
+    text = bot_text(state, a, op, b, c, rest, after, score or 0.0)
+    return text if score is not None else text.rsplit(", Evaluation score", 1)[0]
+
+
+# Hand 2 3 4 (depth 2), two trees of two children a node, grown layer by layer.
+# Tree 1: 2 * 3 (0.9, edge 0.8), then 4 * 6 = 24 (0.7, 1.0) and 6 - 4 (no scores: 0.5, 0.5);
+#         9 + 9 is invalid (a leaf with edge 0, no evaluation call).
+# Tree 2: 2 + 3 (0.1, 0.2) is hopeless; 3 + 4 (0.3, 0.3) sits on the band's edge and grows;
+#         its two replies are the same step (one child), 2 * 7 (0.8, 0.8) at the depth limit.
+BOT_STEPS = {
+    (1, "2 3 4"): [
+        bot_step("2 3 4", "2", "*", "3", "6", "4", "4 6", 0.9),
+        bot_step("2 3 4", "9", "+", "9", "18", "2 3 4", "2 3 4 18", 0.9),
+    ],
+    (1, "4 6"): [
+        bot_step("4 6", "4", "*", "6", "24", "none", "24", 0.7),
+        bot_step("4 6", "6", "-", "4", "2", "none", "2", None),
+    ],
+    (2, "2 3 4"): [
+        bot_step("2 3 4", "2", "+", "3", "5", "4", "4 5", 0.1),
+        bot_step("2 3 4", "3", "+", "4", "7", "2", "2 7", 0.3),
+    ],
+    (2, "2 7"): [bot_step("2 7", "2", "*", "7", "14", "none", "14", 0.8)] * 2,
+}
+BOT_EDGES = {
+    "2 * 3 = 6": "Evaluation score: 0.8",
+    "4 * 6 = 24": "Evaluation score: 1.0",
+    "6 - 4 = 2": "looks fine",
+    "2 + 3 = 5": "Evaluation score: 0.2",
+    "3 + 4 = 7": "Evaluation score: 0.3",
+    "2 * 7 = 14": "Evaluation score: 0.8",
+}
+
+
+def bot_replies(call: Call) -> Iterable[str] | str:
+    if call.purpose == "bot_step":
+        return BOT_STEPS[(call.sample_offset // 2 + 1, numbers_of(call))]
+    if call.purpose == "bot_evaluate":
+        return BOT_EDGES[step_key(call.context["step"])]
+    return FEEDBACK
+
+
+async def test_bot_events_pin_trees_scores_leaves_and_the_experience() -> None:
+    model = ScriptedModel(bot_replies)
+    cfg = BoTConfig(
+        iterations=1, trees=2, growth=("layer",), temperatures=(0.4, 1.1), top_ps=(0.3, 0.9)
+    )
+    fin, events = await solve(BoT(cfg), Game24Domain(Hand.parse("2 3 4")), model, seed=5)
+    check_stream(events)
+    assert [(e.iteration, e.total, e.label) for e in of(events, IterationStarted)] == [
+        (1, 1, "iteration 1")
+    ]
+    trees = of(events, TreeStarted)
+    assert [(t.tree_id, t.strategy) for t in trees] == [("i1.t1", "layer"), ("i1.t2", "layer")]
+    assert all(t.temperature in cfg.temperatures and t.top_p in cfg.top_ps for t in trees)
+    for call in model.calls:
+        if call.purpose == "bot_step":  # each tree's own sampling, its own samples
+            tree = trees[call.sample_offset // 2]
+            assert call.sampling == Sampling(tree.temperature, tree.top_p, 2, 500)
+        elif call.purpose == "bot_evaluate":
+            assert call.sampling == Sampling(0.2, 0.2, 1, 500) and call.sample_offset == 0
+        else:
+            assert call.sampling == Sampling(0.3, 1.0, 1, 500)
+    assert [(c.purpose, c.sample_offset) for c in model.calls if c.purpose == "bot_step"] == [
+        ("bot_step", 0),
+        ("bot_step", 2),
+        ("bot_step", 0),
+        ("bot_step", 2),
+    ]
+    invalid = "Current set: 2 3 4, Two numbers selected: 9 9, Operation: +, New number "
+    assert [(a[0], a[1], a[2], a[3][:60], a[4], a[5], a[6]) for a in added(events)] == [
+        ("i1.t1", "i1.t1.n1", None, "2 * 3 = 6 (left: 4 6)", 1, "4 6", 1),
+        ("i1.t1", "i1.t1.n2", None, invalid[:60], 1, "", 1),
+        ("i1.t2", "i1.t2.n3", None, "2 + 3 = 5 (left: 4 5)", 1, "4 5", 2),
+        ("i1.t2", "i1.t2.n4", None, "3 + 4 = 7 (left: 2 7)", 1, "2 7", 2),
+        ("i1.t1", "i1.t1.n5", "i1.t1.n1", "4 * 6 = 24 (left: 24)", 2, "24", 6),
+        ("i1.t1", "i1.t1.n6", "i1.t1.n1", "6 - 4 = 2 (left: 2)", 2, "2", 6),
+        ("i1.t2", "i1.t2.n7", "i1.t2.n4", "2 * 7 = 14 (left: 14)", 2, "14", 7),
+    ]
+    scored = of(events, ThoughtScored)
+    assert [(e.node_id, e.score, e.edge_score, e.samples, e.call_id) for e in scored] == [
+        ("i1.t1.n1", 0.9, 0.8, (), 3),
+        ("i1.t1.n2", 0.9, 0.0, (), None),  # invalid: no evaluation call, edge 0
+        ("i1.t2.n3", 0.1, 0.2, (), 4),
+        ("i1.t2.n4", 0.3, 0.3, (), 5),
+        ("i1.t1.n5", 0.7, 1.0, (), 8),
+        ("i1.t1.n6", 0.5, 0.5, (), 9),
+        ("i1.t2.n7", 0.8, 0.8, (), 10),
+    ]
+    assert [(e.node_id, e.reason) for e in of(events, LeafReached)] == [
+        ("i1.t1.n2", "invalid step: 9 is not among 2 3 4"),
+        ("i1.t2.n3", "hopeless (0.1, 0.2)"),
+        ("i1.t1.n6", "depth limit"),
+        ("i1.t2.n7", "depth limit"),
+    ]
+    assert [(e.node_id, e.answer) for e in of(events, SolutionFound)] == [
+        ("i1.t1.n5", "4 * 2 * 3 = 24")
+    ]
+    assert [(e.purpose, e.reason) for e in of(events, ParseFailed)] == [
+        ("bot_step", "no evaluation score; using 0.5"),
+        ("bot_evaluate", "no evaluation score; using 0.5"),
+    ]
+    # The evaluation call sees the chain so far with its edge scores, and the step.
+    evaluate = [c for c in model.calls if c.purpose == "bot_evaluate"]
+    assert evaluate[3].context["step"] == "4 * 6 = 24 (left: 24)"
+    assert "New set: 4 6, Evaluation score: 0.8" in evaluate[3].messages[-1].content
+    assert "New number calculated: 24" in evaluate[3].messages[-1].content
+    (agg,) = of(events, ChainAggregated)
+    assert (agg.iteration, agg.strategy, agg.node_ids, agg.steps, agg.score) == (
+        1,
+        "best_first",
+        ("i1.t1.n1", "i1.t1.n5"),
+        ("2 * 3 = 6 (left: 4 6)", "4 * 6 = 24 (left: 24)"),
+        3.4,
+    )
+    (feedback,) = [c for c in model.calls if c.purpose == "bot_feedback"]
+    assert feedback.context["chain"] == list(agg.steps)
+    assert feedback.context["valid"] == [True, True]
+    assert feedback.context["numbers"] == ["24"]
+    assert "Two numbers selected: 4 6, Operation: *" in feedback.messages[-1].content
+    (exp,) = of(events, ExperienceAdded)
+    assert exp == ExperienceAdded(
+        1,
+        agg.steps,
+        "not yet.",
+        ("try again", ""),
+        0.3,
+        "reaches 24 exactly",
+        True,
+        ("reject", ""),
+        t=exp.t,
+    )
+    assert fin.answer == "4 * 2 * 3 = 24" and fin.solved and fin.reason == "done"
+    assert fin.calls == 11
