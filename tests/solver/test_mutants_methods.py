@@ -39,7 +39,15 @@ from solver.methods.baselines import IO, CoT, CoTConfig, CoTSC, CoTSCConfig, IOC
 from solver.methods.bot import BoT, BoTConfig
 from solver.methods.tot import ToT, ToTConfig, _Beam
 from solver.model import Call, ModelError, Sampling, ScriptedModel
-from tests.solver.test_method_decisions import FEEDBACK, bot_text, numbers_of, step_key
+from tests.solver.test_method_decisions import (
+    ADVICE,
+    FEEDBACK,
+    FIRST_FEEDBACK,
+    bot_text,
+    iterations_replies,
+    numbers_of,
+    step_key,
+)
 
 E = TypeVar("E", bound=Event)
 
@@ -606,3 +614,137 @@ async def test_bot_events_pin_trees_scores_leaves_and_the_experience() -> None:
     )
     assert fin.answer == "4 * 2 * 3 = 24" and fin.solved and fin.reason == "done"
     assert fin.calls == 11
+
+
+async def test_bot_iterations_carry_every_entry_and_skip_an_iteration_without_chains() -> None:
+    # Iteration 1: every step reply is unreadable (no chain, no analysis, no entry).
+    # Iterations 2 and 3 find 2 * 3, 4 * 6; iteration 3's prompt carries iteration 2's entry.
+    def replies(call: Call) -> Iterable[str] | str:
+        if call.purpose == "bot_step":
+            if len(model.calls) == 1:  # the first call of all
+                return "I am not sure what to do."
+            return BOT_STEPS[(1, numbers_of(call))][0]
+        if call.purpose == "bot_evaluate":
+            return BOT_EDGES[step_key(call.context["step"])]
+        return FIRST_FEEDBACK
+
+    model = ScriptedModel(replies)
+    fin, events = await solve(
+        BoT(BoTConfig(iterations=3, trees=1, children=1)), Game24Domain(Hand.parse("2 3 4")), model
+    )
+    check_stream(events)
+    assert [(e.iteration, e.total, e.label) for e in of(events, IterationStarted)] == [
+        (1, 3, "iteration 1"),
+        (2, 3, "iteration 2"),
+        (3, 3, "iteration 3"),
+    ]
+    assert [t.tree_id for t in of(events, TreeStarted)] == ["i1.t1", "i2.t1", "i3.t1"]
+    assert [(e.purpose, e.reason) for e in of(events, ParseFailed)] == [
+        ("bot_step", "no step found")
+    ]
+    assert [e.iteration for e in of(events, ChainAggregated)] == [2, 3]
+    assert [e.iteration for e in of(events, ExperienceAdded)] == [2, 3]
+    steps = [c for c in model.calls if c.purpose == "bot_step" and not c.context["chain"]]
+    assert len(steps) == 3
+    entry = "2. Reasoning chain and comments\n---\nStep 1: Step 1, Current set: 2 3 4"
+    assert "#####\n\n#####" in steps[1].messages[-1].content  # no experience yet
+    assert entry in steps[2].messages[-1].content
+    assert [len(c.context["experience"]) for c in steps] == [0, 0, 1]
+    assert steps[2].context["experience"][0] == {
+        "chain": ["2 * 3 = 6 (left: 4 6)", "4 * 6 = 24 (left: 24)"],
+        "verdicts": ["recommend", "recommend"],
+        "advice": list(ADVICE),
+        "confidence": 0.9,
+    }
+    assert fin.answer == "4 * 2 * 3 = 24" and fin.solved
+
+
+async def test_bot_entries_are_joined_by_a_hash_line() -> None:
+    model = ScriptedModel(iterations_replies)
+    await solve(
+        BoT(BoTConfig(iterations=3, trees=1, children=1)), Game24Domain(Hand.parse("2 3 4")), model
+    )
+    roots = [c for c in model.calls if c.purpose == "bot_step" and not c.context["chain"]]
+    prompt = roots[2].messages[-1].content
+    first = prompt.index("1. Reasoning chain and comments")
+    second = prompt.index("2. Reasoning chain and comments")
+    assert first < second and prompt[second - 3 : second] == "\n#\n"
+    assert prompt.count("\n#\n") == 1
+
+
+async def test_bot_leaf_wise_growth_expands_the_best_node_of_the_deepest_layer_first() -> None:
+    # From the root: 2 + 3 (0.5, 0.5) then 3 + 4 (0.9, 0.9): the second is grown first, its
+    # children at the depth limit, then the first.
+    steps = {
+        "2 3 4": [
+            bot_step("2 3 4", "2", "+", "3", "5", "4", "4 5", 0.5),
+            bot_step("2 3 4", "3", "+", "4", "7", "2", "2 7", 0.9),
+        ],
+        "2 7": [
+            bot_step("2 7", "2", "*", "7", "14", "none", "14", 0.5),
+            bot_step("2 7", "7", "-", "2", "5", "none", "5", 0.5),
+        ],
+        "4 5": [
+            bot_step("4 5", "4", "*", "5", "20", "none", "20", 0.5),
+            bot_step("4 5", "5", "-", "4", "1", "none", "1", 0.5),
+        ],
+    }
+    edges = {"2 + 3 = 5": 0.5, "3 + 4 = 7": 0.9}
+
+    def replies(call: Call) -> Iterable[str] | str:
+        if call.purpose == "bot_step":
+            return steps[numbers_of(call)]
+        if call.purpose == "bot_evaluate":
+            return f"Evaluation score: {edges.get(step_key(call.context['step']), 0.5)}"
+        return FEEDBACK
+
+    model = ScriptedModel(replies)
+    _, events = await solve(
+        BoT(BoTConfig(iterations=1, trees=1, growth=("leaf",))),
+        Game24Domain(Hand.parse("2 3 4")),
+        model,
+    )
+    assert [t.strategy for t in of(events, TreeStarted)] == ["leaf"]
+    grown = [numbers_of(c) for c in model.calls if c.purpose == "bot_step"]
+    assert grown == ["2 3 4", "2 7", "4 5"]
+    assert len(of(events, ThoughtAdded)) == 6
+    # Best chain: 3 + 4 (1.8) and either child (1.0): the first of the two.
+    (agg,) = of(events, ChainAggregated)
+    assert [step_key(s) for s in agg.steps] == ["3 + 4 = 7", "2 * 7 = 14"]
+    assert agg.score == 2.8
+
+
+@pytest.mark.parametrize("confident_leaf", [False, True])
+async def test_bot_confident_leaves_only_when_asked_and_strictly_above_the_band(
+    confident_leaf: bool,
+) -> None:
+    steps = {
+        "2 3 4": [
+            bot_step("2 3 4", "2", "*", "3", "6", "4", "4 6", 0.9),  # 0.9, 0.9: confident
+            bot_step("2 3 4", "3", "+", "4", "7", "2", "2 7", 0.8),  # 0.8, 0.9: on the edge
+        ],
+        "4 6": [bot_step("4 6", "6", "-", "4", "2", "none", "2", 0.5)],
+        "2 7": [bot_step("2 7", "7", "-", "2", "5", "none", "5", 0.5)],
+    }
+
+    def replies(call: Call) -> Iterable[str] | str:
+        if call.purpose == "bot_step":
+            return steps[numbers_of(call)]
+        if call.purpose == "bot_evaluate":
+            return "Evaluation score: 0.9"
+        return FEEDBACK
+
+    model = ScriptedModel(replies)
+    _, events = await solve(
+        BoT(BoTConfig(iterations=1, trees=1, growth=("layer",), confident_leaf=confident_leaf)),
+        Game24Domain(Hand.parse("2 3 4")),
+        model,
+    )
+    leaves = [(e.node_id, e.reason) for e in of(events, LeafReached)]
+    grown = sorted(numbers_of(c) for c in model.calls if c.purpose == "bot_step")
+    if confident_leaf:
+        assert ("i1.t1.n1", "confident (0.9, 0.9)") in leaves
+        assert grown == ["2 3 4", "2 7"]
+    else:
+        assert all("confident" not in r for _, r in leaves)
+        assert grown == ["2 3 4", "2 7", "4 6"]
