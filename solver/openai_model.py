@@ -571,6 +571,10 @@ class OpenAIModel:
             names = [m.id for m in page.data if isinstance(m.id, str)]
         except openai.NotFoundError:
             pass  # some servers have no /models; the probe below still tells
+        except (AttributeError, TypeError):
+            # A reply that is no list of models (a bare list, text, "data" that is no list):
+            # the client fails to read it; the probe below still tells.
+            pass
         except TimeoutError:
             failure = _Failure("timeout", "", retryable=False, deadline=True)
             raise self._model_error(failure, attempts=1) from None
