@@ -9,11 +9,12 @@ Scripted replies only; every test is fast and offline. Helpers come from
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from fractions import Fraction
 from typing import Any, TypeVar
 
 import pytest
 
-from puzzles.game24 import Hand
+from puzzles.game24 import Hand, State, apply
 from solver.domains.game24 import Game24Domain
 from solver.events import (
     ChainAggregated,
@@ -36,7 +37,7 @@ from solver.events import (
 from solver.methods import solve
 from solver.methods.base import RunContext
 from solver.methods.baselines import IO, CoT, CoTConfig, CoTSC, CoTSCConfig, IOConfig
-from solver.methods.bot import BoT, BoTConfig
+from solver.methods.bot import BoT, BoTConfig, Node, similarity
 from solver.methods.tot import ToT, ToTConfig, _Beam
 from solver.model import Call, ModelError, Sampling, ScriptedModel
 from tests.solver.test_method_decisions import (
@@ -748,3 +749,67 @@ async def test_bot_confident_leaves_only_when_asked_and_strictly_above_the_band(
     else:
         assert all("confident" not in r for _, r in leaves)
         assert grown == ["2 3 4", "2 7", "4 6"]
+
+
+def chain_node(tree: str, parent: Node | None, state: State, line: str, valid: bool = True) -> Node:
+    depth = parent.depth + 1 if parent else 1
+    return Node(f"{tree}.{depth}", parent, state, depth, line=line, valid=valid)
+
+
+def test_bot_replays_a_chain_exactly_and_says_how_it_ends() -> None:
+    domain = Game24Domain(Hand.parse("2 3 4"))
+    start = domain.start()
+    root = Node("root", None, start, 0)
+    times = apply(start, Fraction(2), "*", Fraction(3))  # 4 6
+    plus = apply(start, Fraction(2), "+", Fraction(3))  # 4 5
+    a = chain_node("a", root, times, "2 * 3 = 6")
+    win = chain_node("a", a, apply(times, Fraction(4), "*", Fraction(6)), "4 * 6 = 24")
+    short = chain_node("a", a, apply(times, Fraction(6), "-", Fraction(4)), "6 - 4 = 2")
+    b = chain_node("b", root, plus, "2 + 3 = 5")
+    b_next = chain_node("b", b, apply(plus, Fraction(4), "*", Fraction(5)), "4 * 5 = 20")
+    bot = BoT()
+    state, verdict, ok = bot._check_chain(domain, [a, win])
+    assert (verdict, ok) == ("reaches 24 exactly", True) and state is not None
+    assert state.numbers == (Fraction(24),)
+    assert bot._check_chain(domain, [a, short])[1:] == ("ends at 2, not 24", False)
+    assert bot._check_chain(domain, [a])[1:] == ("stops with 4 6 left", False)
+    # Stitched from two trees: 4 * 5 cannot follow 2 * 3.
+    state, verdict, ok = bot._check_chain(domain, [a, b_next])
+    assert state is None and not ok and verdict.startswith("step 2 does not follow: ")
+    bad = chain_node("c", root, start, "9 + 9 = 18", valid=False)
+    assert bot._check_chain(domain, [a, bad]) == (None, "step 2 is invalid", False)
+    assert bot._check_chain(domain, [root]) == (None, "step 1 is empty", False)
+
+
+def test_bot_greedy_stops_when_no_step_is_like_the_last_one() -> None:
+    domain = Game24Domain(Hand.parse("2 3 4"))
+    start = domain.start()
+    root = Node("root", None, start, 0)
+    s1 = apply(start, Fraction(2), "*", Fraction(3))
+    s2 = apply(start, Fraction(3), "+", Fraction(4))
+    a = Node("a1", root, s1, 1, line="2 * 3 = 6 (left: 4 6)", score=0.9, edge=0.9)
+    a2 = Node("a2", a, apply(s1, Fraction(4), "*", Fraction(6)), 2, line="4 * 6 = 24 (left: 24)")
+    b = Node("b1", root, s2, 1, line="3 + 4 = 7 (left: 2 7)", score=0.1, edge=0.1)
+    b2 = Node("b2", b, apply(s2, Fraction(2), "*", Fraction(7)), 2, line="2 * 7 = 14 (left: 14)")
+    bot = BoT(BoTConfig(aggregation="greedy"))
+    assert [n.id for n in bot._greedy([[b, b2], [a, a2]], 2)] == ["a1", "a2"]
+    # Only steps more similar than the threshold continue: at 1.0 none is.
+    strict = BoT(BoTConfig(aggregation="greedy", similarity=1.0))
+    assert [n.id for n in strict._greedy([[b, b2], [a, a2]], 2)] == ["a1"]
+    # One step deep: nothing to stitch.
+    assert [n.id for n in bot._greedy([[b, b2], [a, a2]], 1)] == ["a1"]
+    # Of several continuations, the one with the best edge.
+    a2_low = Node("a2low", a, a2.state, 2, line=a2.line, edge=0.1)
+    a2_high = Node("a2high", a, a2.state, 2, line=a2.line, edge=0.7)
+    chains = [[a, a2_low], [a, a2_high], [a, a2_low]]
+    assert [n.id for n in bot._greedy(chains, 2)] == ["a1", "a2high"]
+
+
+def test_similarity_counts_shared_numbers_and_operators() -> None:
+    assert similarity("2 * 3 = 6 (left: 4 6)", "2 * 3 = 6 (left: 4 6)") == 1.0
+    # 2 * 3 = 6 | 4 6  against  2 + 3 = 5 | 4 5: 2, 3, 4 shared of six tokens each.
+    assert similarity("2 * 3 = 6 (left: 4 6)", "2 + 3 = 5 (left: 4 5)") == pytest.approx(3 / 6)
+    assert similarity("", "2 * 3 = 6") == 0.0 and similarity("2 * 3 = 6", "no numbers") == 0.0
+    # Sizes differ: divided by the larger.
+    assert similarity("2 * 3 = 6 (left: 4 6)", "2 + 2 = 4 (left: 3 4 4)") == pytest.approx(3 / 7)
+    assert similarity("2 + 2 = 4 (left: 3 4 4)", "2 * 3 = 6 (left: 4 6)") == pytest.approx(3 / 7)
