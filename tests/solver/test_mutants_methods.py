@@ -9,6 +9,7 @@ Scripted replies only; every test is fast and offline. Helpers come from
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any, TypeVar
 
@@ -39,7 +40,7 @@ from solver.methods.base import RunContext
 from solver.methods.baselines import IO, CoT, CoTConfig, CoTSC, CoTSCConfig, IOConfig
 from solver.methods.bot import BoT, BoTConfig, Node, similarity
 from solver.methods.tot import ToT, ToTConfig, _Beam
-from solver.model import Call, ModelError, Sampling, ScriptedModel
+from solver.model import Call, Generation, ModelError, Sampling, ScriptedModel
 from tests.solver.test_method_decisions import (
     ADVICE,
     FEEDBACK,
@@ -813,3 +814,88 @@ def test_similarity_counts_shared_numbers_and_operators() -> None:
     # Sizes differ: divided by the larger.
     assert similarity("2 * 3 = 6 (left: 4 6)", "2 + 2 = 4 (left: 3 4 4)") == pytest.approx(3 / 7)
     assert similarity("2 + 2 = 4 (left: 3 4 4)", "2 * 3 = 6 (left: 4 6)") == pytest.approx(3 / 7)
+
+
+async def test_cot_sc_a_sample_without_a_readable_answer_does_not_stop_its_batch() -> None:
+    # Batches of three. 27 comes first twice; 24 three times, twice right after a sample that
+    # gives no vote (unreadable, or no answer) in the same batch: every vote counts, 24 wins.
+    right, wrong = "Answer: (7 - 8 / 8) * 4 = 24", "Answer: 4 + 7 + 8 + 8 = 27"
+    samples = [wrong, "Answer: 4 * 8 - 7 - 8 +", right, wrong, "no idea", right, right]
+
+    def replies(call: Call) -> Iterable[str]:
+        return samples[call.sample_offset : call.sample_offset + call.sampling.n]
+
+    fin, _ = await solve(
+        CoTSC(CoTSCConfig(samples=7, batch=3)),
+        Game24Domain(Hand.parse(HAND)),
+        ScriptedModel(replies),
+    )
+    assert fin.answer == "(7 - 8 / 8) * 4" and fin.solved
+
+
+async def test_tot_shows_unreadable_proposals_and_answers_as_parse_failures() -> None:
+    def replies(call: Call) -> Iterable[str] | str:
+        if call.purpose == "propose":
+            return {
+                "2 3 4": "2 * 3 = 6 (left: 4 6)\n9 * 9 = 81 (left: 2 3 4 81)",
+                "4 6": "Let me think about this.",
+                "2 3": "2 * 3 = 6 (left: 6)",
+            }[numbers_of(call)]
+        if call.purpose == "value":
+            return "likely"
+        return "I think it is 24."
+
+    model = ScriptedModel(replies)
+    fin, events = await solve(
+        ToT(ToTConfig(breadth=1, value_samples=1, steps=3)),
+        Game24Domain(Hand.parse("2 3 4")),
+        model,
+    )
+    assert [a[3:6] for a in added(events)] == [
+        ("2 * 3 = 6 (left: 4 6)", 1, "4 6"),
+        ("9 * 9 = 81 (left: 2 3 4 81)", 1, ""),  # not on the table: shown, no state, pruned
+    ]
+    assert [(e.node_id, e.reason[:13]) for e in of(events, ThoughtPruned)] == [
+        ("n2", "invalid step:")
+    ]
+    assert [(e.purpose, e.text, e.reason) for e in of(events, ParseFailed)] == [
+        ("propose", "Let me think about this.", "no step of the form 'a op b = c'")
+    ]
+    assert fin.answer is None
+    # The answer step: the prompt carries the beam's steps; a reply without 'Answer:' fails.
+    model = ScriptedModel(replies)
+    fin, events = await solve(
+        ToT(ToTConfig(breadth=1, value_samples=1)),
+        Game24Domain(Hand.parse("2 3")),
+        model,
+    )
+    (answer,) = [c for c in model.calls if c.purpose == "answer"]
+    assert "2 * 3 = 6 (left: 6)" in answer.messages[-1].content
+    assert [(e.purpose, e.text, e.reason) for e in of(events, ParseFailed)] == [
+        ("answer", "I think it is 24.", "no 'Answer:' line")
+    ]
+    assert fin.answer is None
+
+
+async def test_tot_takes_no_answer_from_a_cut_reply() -> None:
+    class CutAnswers(ScriptedModel):
+        async def generate(self, call: Call, on_token: Any = None) -> Generation:
+            gen = await super().generate(call, on_token)
+            if call.purpose == "answer":
+                return replace(gen, finish_reasons=("length",))
+            return gen
+
+    def replies(call: Call) -> Iterable[str] | str:
+        if call.purpose == "propose":
+            return "2 * 3 = 6 (left: 6)"
+        if call.purpose == "value":
+            return "sure"
+        return "Answer: 2 * 3 = 6\n"  # a whole line, but the reply was cut after it
+
+    model = CutAnswers(replies)
+    fin, events = await solve(
+        ToT(ToTConfig(breadth=1, value_samples=1)), Game24Domain(Hand.parse("2 3", target=6)), model
+    )
+    assert [c.purpose for c in model.calls] == ["propose", "value", "answer"]
+    assert not of(events, ParseFailed) and len(of(events, ThoughtAdded)) == 1
+    assert fin.answer is None
