@@ -168,6 +168,20 @@ class Result:
     solver_seconds: float | None = None
     """How long the method took; ``None`` when none ran."""
 
+    solution_shown: bool = False
+    """Whether the player won only after a hint showed a full solution: such a win counts as
+    solved but not toward the streak, the fastest or the average time."""
+
+    abandoned: bool = False
+    """Whether the player left a started puzzle unfinished (it breaks the streak)."""
+
+    race: bool = False
+    """Whether the player raced the solver on this puzzle."""
+
+    race_won: bool | None = None
+    """In a race, whether the player beat the solver; ``None`` outside a race or when neither
+    finished."""
+
     def __post_init__(self) -> None:
         if not isinstance(self.kind, str) or not self.kind.strip():
             raise ValueError(f"kind must be a non-empty string, got {self.kind!r}")
@@ -179,13 +193,26 @@ class Result:
         _check_seconds("solver_seconds", self.solver_seconds)
         if isinstance(self.hints, bool) or not isinstance(self.hints, int) or self.hints < 0:
             raise ValueError(f"hints must be a whole number >= 0, got {self.hints!r}")
-        for name in ("solved", "gave_up"):
+        for name in ("solved", "gave_up", "solution_shown", "abandoned", "race"):
             if not isinstance(getattr(self, name), bool):
                 raise TypeError(f"{name} must be True or False, got {getattr(self, name)!r}")
         if self.solver_solved is not None and not isinstance(self.solver_solved, bool):
             raise TypeError(f"solver_solved must be True, False or None: {self.solver_solved!r}")
+        if self.race_won is not None and not isinstance(self.race_won, bool):
+            raise TypeError(f"race_won must be True, False or None: {self.race_won!r}")
         if self.solved and self.gave_up:
             raise ValueError("a puzzle cannot be both solved and given up")
+        if self.abandoned and (self.solved or self.gave_up):
+            raise ValueError("an abandoned puzzle is neither solved nor given up")
+        if self.solution_shown and not self.solved:
+            raise ValueError("solution_shown describes a solved puzzle")
+        if self.race_won is not None and not self.race:
+            raise ValueError("race_won needs race")
+
+    @property
+    def own_solve(self) -> bool:
+        """Solved without being shown a full solution: what streaks and best times count."""
+        return self.solved and not self.solution_shown
 
 
 @dataclass(frozen=True)
@@ -202,19 +229,27 @@ class Stats:
     """``solved / played``, from 0.0 to 1.0; 0.0 when nothing was played."""
 
     current_streak: int
-    """Solved results in a row, ending at the most recent one (0 if that one was not solved)."""
+    """Results solved on the player's own in a row, ending at the most recent one (0 if that
+    one was not). A win after a hint showed the full solution, a given-up or an abandoned
+    puzzle ends a streak."""
 
     best_streak: int
-    """The longest run of solved results in a row, ever."""
+    """The longest such run, ever."""
 
     best_seconds: float | None
-    """The fastest solve; ``None`` before the first one."""
+    """The fastest solve on the player's own (no full solution shown); ``None`` before one."""
 
     average_seconds: float | None
-    """Mean time of the solved results; ``None`` before the first one."""
+    """Mean time of those solves; ``None`` before the first one."""
 
     hints_used: int
     """Hints asked for, in total."""
+
+    races: int = 0
+    """Puzzles raced against the solver."""
+
+    races_won: int = 0
+    """Races the player won."""
 
     unreadable: int = 0
     """Rows that could not be read (damaged or written by something else): skipped, never
@@ -275,7 +310,18 @@ def _create_results(db: sqlite3.Connection) -> None:
     db.execute("CREATE INDEX results_by_kind_start ON results (kind, started_at, id)")
 
 
-MIGRATIONS: Sequence[Migration] = (_create_results,)
+def _add_outcomes(db: sqlite3.Connection) -> None:
+    """Layout 2: a win with the solution shown, an abandoned puzzle, and races."""
+    for column in (
+        "solution_shown INTEGER NOT NULL DEFAULT 0 CHECK (solution_shown IN (0, 1))",
+        "abandoned INTEGER NOT NULL DEFAULT 0 CHECK (abandoned IN (0, 1))",
+        "race INTEGER NOT NULL DEFAULT 0 CHECK (race IN (0, 1))",
+        "race_won INTEGER CHECK (race_won IN (0, 1))",
+    ):
+        db.execute(f"ALTER TABLE results ADD COLUMN {column}")
+
+
+MIGRATIONS: Sequence[Migration] = (_create_results, _add_outcomes)
 """Layout steps in order; step ``i`` takes a file from ``user_version`` ``i`` to ``i + 1``.
 Only ever append: released files depend on the earlier steps staying as they are."""
 
@@ -296,7 +342,22 @@ _COLUMNS: Final = (
     "solver_method",
     "solver_solved",
     "solver_seconds",
+    "solution_shown",
+    "abandoned",
+    "race",
+    "race_won",
 )
+_BOOL_COLUMNS: Final = (
+    "solved",
+    "gave_up",
+    "solver_solved",
+    "solution_shown",
+    "abandoned",
+    "race",
+    "race_won",
+)
+_LAYOUT_1_COLUMNS: Final = _COLUMNS[:13]
+"""What a side file written before layout 2 holds."""
 _SELECT: Final = f"SELECT {', '.join(_COLUMNS)} FROM results"
 # Newest first; id breaks ties between results started in the same microsecond.
 _NEWEST_FIRST: Final = "ORDER BY started_at DESC, id DESC"
@@ -516,7 +577,7 @@ class ResultStore:
         """Totals, streaks and times over all results, or those of ``kind``; rows that cannot
         be read are left out and counted in :attr:`Stats.unreadable`."""
         where, args = _kind_filter(kind)
-        played = solved = hints = streak = best_streak = unreadable = 0
+        played = solved = hints = streak = best_streak = unreadable = races = races_won = 0
         solve_times: list[float] = []
         # Oldest first, so streaks run in the order the puzzles were played.
         sql = f"{_SELECT} {where} ORDER BY started_at, id"
@@ -526,8 +587,10 @@ class ResultStore:
                 continue
             played += 1
             hints += row.hints
-            if row.solved:
-                solved += 1
+            races += row.race
+            races_won += row.race_won is True
+            solved += row.solved
+            if row.own_solve:
                 solve_times.append(row.seconds)
                 streak += 1
                 best_streak = max(best_streak, streak)
@@ -542,6 +605,8 @@ class ResultStore:
             best_seconds=min(solve_times) if solve_times else None,
             average_seconds=math.fsum(solve_times) / len(solve_times) if solve_times else None,
             hints_used=hints,
+            races=races,
+            races_won=races_won,
             unreadable=unreadable,
         )
 
@@ -844,6 +909,10 @@ def _row(result: Result) -> tuple[Any, ...]:
         result.solver_method,
         None if result.solver_solved is None else int(result.solver_solved),
         None if result.solver_seconds is None else float(result.solver_seconds),
+        int(result.solution_shown),
+        int(result.abandoned),
+        int(result.race),
+        None if result.race_won is None else int(result.race_won),
     )
 
 
@@ -873,7 +942,7 @@ def _result(row: Sequence[Any]) -> Result | None:
             if isinstance(values[name], bytes):
                 values[name] = values[name].decode("utf-8")
         values["started_at"] = datetime.fromisoformat(values["started_at"])
-        for name in ("solved", "gave_up", "solver_solved"):
+        for name in _BOOL_COLUMNS:
             if values[name] is not None:
                 if values[name] not in (0, 1):
                     return None
@@ -886,7 +955,7 @@ def _result(row: Sequence[Any]) -> Result | None:
 def _to_json(result: Result) -> dict[str, Any]:
     """``result`` for a side file."""
     values = dict(zip(_COLUMNS[1:], _row(result), strict=True))
-    for name in ("solved", "gave_up", "solver_solved"):
+    for name in _BOOL_COLUMNS:
         if values[name] is not None:
             values[name] = bool(values[name])
     return values
@@ -895,7 +964,10 @@ def _to_json(result: Result) -> dict[str, Any]:
 def _from_json(data: Any) -> Result:
     """A result from a side file; ``ValueError``, ``TypeError`` or ``KeyError`` if it is not
     one."""
-    if not isinstance(data, dict) or set(data) != set(_COLUMNS[1:]):
+    # A side file kept by a ponder of layout 1 lacks the later columns: they take defaults.
+    if not isinstance(data, dict) or not set(_LAYOUT_1_COLUMNS[1:]) <= set(data) <= set(
+        _COLUMNS[1:]
+    ):
         raise ValueError("not a result")
     return Result(**{**data, "started_at": datetime.fromisoformat(data["started_at"])})
 
