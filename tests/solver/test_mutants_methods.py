@@ -8,6 +8,8 @@ Scripted replies only; every test is fast and offline. Helpers come from
 
 from __future__ import annotations
 
+import asyncio
+import random
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from fractions import Fraction
@@ -15,6 +17,7 @@ from typing import Any, TypeVar
 
 import pytest
 
+from puzzles.arith import extract_claims
 from puzzles.game24 import Hand, State, apply
 from solver.domains.game24 import Game24Domain
 from solver.events import (
@@ -28,6 +31,7 @@ from solver.events import (
     ModelCalled,
     ParseFailed,
     RunFinished,
+    RunStarted,
     SolutionFound,
     ThoughtAdded,
     ThoughtPruned,
@@ -35,12 +39,12 @@ from solver.events import (
     TokensUsed,
     TreeStarted,
 )
-from solver.methods import solve
-from solver.methods.base import RunContext
+from solver.methods import run_method, solve
+from solver.methods.base import Outcome, RunContext, StopRun
 from solver.methods.baselines import IO, CoT, CoTConfig, CoTSC, CoTSCConfig, IOConfig
 from solver.methods.bot import BoT, BoTConfig, Node, similarity
 from solver.methods.tot import ToT, ToTConfig, _Beam
-from solver.model import Call, Generation, ModelError, Sampling, ScriptedModel
+from solver.model import Call, Generation, Message, ModelError, Sampling, ScriptedModel, Usage
 from tests.solver.test_method_decisions import (
     ADVICE,
     FEEDBACK,
@@ -899,3 +903,247 @@ async def test_tot_takes_no_answer_from_a_cut_reply() -> None:
     assert [c.purpose for c in model.calls] == ["propose", "value", "answer"]
     assert not of(events, ParseFailed) and len(of(events, ThoughtAdded)) == 1
     assert fin.answer is None
+
+
+# ------------------------------------------------------------------ base: the run's accounting
+
+
+class BilledModel:
+    """Returns one reply per call with fixed usage and the cost, requests and finish reasons
+    given per call in order."""
+
+    name = "billed"
+
+    def __init__(self, bills: Sequence[tuple[float | None, int, tuple[str, ...]]]) -> None:
+        self.bills = list(bills)
+        self.calls: list[Call] = []
+
+    async def generate(self, call: Call, on_token: Any = None) -> Generation:
+        self.calls.append(call)
+        cost, requests, reasons = self.bills[len(self.calls) - 1]
+        return Generation(
+            ("first line\nsecond",),
+            Usage(10 * len(self.calls), 3),
+            latency=0.123456,
+            cached=requests == 0,
+            model=self.name,
+            cost=cost,
+            requests=requests,
+            finish_reasons=reasons,
+            notes=("note",),
+        )
+
+    async def aclose(self) -> None:
+        return None
+
+
+class Scripted:
+    """A method that runs ``body`` with the context (to drive RunContext directly)."""
+
+    name = "scripted-method"
+
+    def __init__(self, body: Any, config: dict[str, Any] | None = None) -> None:
+        self.body = body
+        self.config = config or {}
+
+    def config_dict(self) -> dict[str, Any]:
+        return self.config
+
+    async def run(self, domain: Game24Domain, ctx: RunContext) -> Outcome:
+        result: Outcome = await self.body(domain, ctx)
+        return result
+
+
+def a_call(purpose: str = "p", temperature: float = 0.6, top_p: float = 0.8) -> Call:
+    return Call(purpose, (Message("user", f"ask {purpose}"),), Sampling(temperature, top_p, 1))
+
+
+async def test_every_call_is_counted_billed_and_reported() -> None:
+    seen: list[tuple[str, int]] = []
+
+    async def body(domain: Game24Domain, ctx: RunContext) -> Outcome:
+        gen, call_id = await ctx.call(a_call("one"))
+        seen.append((gen.text, call_id))
+        pair = await ctx.gather(ctx.call(a_call("two")), ctx.call(a_call("three")))
+        seen.extend((g.text, i) for g, i in pair)
+        gen, call_id = await ctx.call(a_call("four"))  # fully cached: no request, no price
+        seen.append((gen.text, call_id))
+        return Outcome("2 * 3 * 4", "because")
+
+    model = BilledModel(
+        [(0.25, 1, ("stop",)), (0.5, 2, ("length",)), (0.125, 1, ()), (None, 0, ())]
+    )
+    method = Scripted(body, {"k": (1, 2)})
+    fin, events = await solve(method, Game24Domain(Hand.parse("2 3 4")), model)
+    (started,) = of(events, RunStarted)
+    assert (started.method, started.puzzle, started.kind, started.model, started.config) == (
+        "scripted-method",
+        "2 3 4",
+        "game24",
+        "billed",
+        {"k": [1, 2]},  # as JSON has it
+    )
+    called = of(events, ModelCalled)
+    assert [
+        (c.call_id, c.purpose, c.prompt, c.replies, c.temperature, c.top_p, c.cached, c.latency)
+        for c in called
+    ] == [
+        (1, "one", "[user]\nask one", ("first line\nsecond",), 0.6, 0.8, False, 0.1235),
+        (2, "two", "[user]\nask two", ("first line\nsecond",), 0.6, 0.8, False, 0.1235),
+        (3, "three", "[user]\nask three", ("first line\nsecond",), 0.6, 0.8, False, 0.1235),
+        (4, "four", "[user]\nask four", ("first line\nsecond",), 0.6, 0.8, True, 0.1235),
+    ]
+    assert [(c.finish_reasons, c.notes) for c in called] == [
+        (("stop",), ("note",)),
+        (("length",), ("note",)),
+        ((), ("note",)),
+        ((), ("note",)),
+    ]
+    # The cut reply comes back without its unfinished last line; the others whole.
+    assert seen == [
+        ("first line\nsecond", 1),
+        ("first line\n", 2),
+        ("first line\nsecond", 3),
+        ("first line\nsecond", 4),
+    ]
+    used = [(u.calls, u.prompt_tokens, u.completion_tokens, u.cost) for u in of(events, TokensUsed)]
+    assert used == [(1, 10, 3, 0.25), (3, 30, 6, 0.75), (4, 60, 9, 0.875), (4, 100, 12, 0.875)]
+    assert (fin.calls, fin.prompt_tokens, fin.completion_tokens, fin.cost) == (4, 100, 12, 0.875)
+    assert (fin.answer, fin.reason, fin.rounds) == ("2 * 3 * 4", "because", 3)
+    assert fin.solved and fin.verdict == "uses 2 3 4 once each and equals 24"
+    assert [e.t for e in events] == sorted(e.t for e in events) and events[-1].t > 0
+
+
+async def test_an_unpriced_request_makes_the_cost_unknown_for_good() -> None:
+    async def body(domain: Game24Domain, ctx: RunContext) -> Outcome:
+        await ctx.call(a_call())
+        await ctx.call(a_call())
+        await ctx.call(a_call())
+        return Outcome(None)
+
+    model = BilledModel([(0.25, 1, ()), (None, 1, ()), (0.5, 1, ())])
+    fin, events = await solve(Scripted(body), Game24Domain(Hand.parse("2 3 4")), model)
+    assert [u.cost for u in of(events, TokensUsed)] == [0.25, None, None]
+    assert fin.cost is None and fin.calls == 3
+    assert fin.answer is None and fin.verdict == "no answer" and fin.reason == "done"
+
+
+async def test_prompts_are_left_out_of_the_events_when_not_recorded() -> None:
+    async def body(domain: Game24Domain, ctx: RunContext) -> Outcome:
+        await ctx.call(a_call())
+        return Outcome(None)
+
+    events = [
+        e
+        async for e in run_method(
+            Scripted(body),
+            Game24Domain(Hand.parse("2 3 4")),
+            BilledModel([(0.1, 1, ())]),
+            record_prompts=False,
+        )
+    ]
+    (called,) = of(events, ModelCalled)
+    assert called.prompt == "" and called.replies == ("first line\nsecond",)
+
+
+async def test_a_failed_call_counts_makes_the_cost_unknown_and_ends_the_run() -> None:
+    class Failing(BilledModel):
+        async def generate(self, call: Call, on_token: Any = None) -> Generation:
+            if self.calls:
+                self.calls.append(call)
+                raise ModelError("server", "HTTP 500")
+            return await super().generate(call, on_token)
+
+    async def body(domain: Game24Domain, ctx: RunContext) -> Outcome:
+        await ctx.call(a_call())
+        await ctx.call(a_call())
+        return Outcome("2 * 3 * 4")
+
+    fin, events = await solve(
+        Scripted(body), Game24Domain(Hand.parse("2 3 4")), Failing([(0.25, 1, ())])
+    )
+    assert [(e.kind, e.message, e.fatal) for e in of(events, ErrorRaised)] == [
+        ("server", "HTTP 500", True)
+    ]
+    assert (fin.calls, fin.cost, fin.reason, fin.answer, fin.rounds) == (2, None, "error", None, 1)
+    assert fin.prompt_tokens == 10
+
+
+@pytest.mark.parametrize(
+    ("error", "kind", "message"),
+    [
+        (ValueError("boom"), "internal", "ValueError: boom"),
+        (TimeoutError("not ours"), "internal", "TimeoutError: not ours"),
+    ],
+)
+async def test_a_bug_in_a_method_ends_the_run_with_an_internal_error(
+    error: Exception, kind: str, message: str
+) -> None:
+    async def body(domain: Game24Domain, ctx: RunContext) -> Outcome:
+        raise error
+
+    fin, events = await solve(
+        Scripted(body), Game24Domain(Hand.parse("2 3 4")), BilledModel([]), seed=1
+    )
+    assert [(e.kind, e.message, e.fatal) for e in of(events, ErrorRaised)] == [
+        (kind, message, True)
+    ]
+    assert fin.reason == "error" and fin.answer is None
+
+
+async def test_a_run_past_its_deadline_is_stopped_with_a_deadline_error() -> None:
+    async def body(domain: Game24Domain, ctx: RunContext) -> Outcome:
+        await asyncio.sleep(5)
+        return Outcome("2 * 3 * 4")
+
+    events = [
+        e
+        async for e in run_method(
+            Scripted(body), Game24Domain(Hand.parse("2 3 4")), BilledModel([]), deadline=0.05
+        )
+    ]
+    assert [(e.kind, e.message, e.fatal) for e in of(events, ErrorRaised)] == [
+        ("deadline", "The run passed its deadline of 0.05 seconds and was stopped.", True)
+    ]
+    fin = events[-1]
+    assert isinstance(fin, RunFinished) and fin.reason == "deadline" and fin.answer is None
+
+
+async def test_a_solution_verified_early_ends_the_run_with_its_answer() -> None:
+    async def body(domain: Game24Domain, ctx: RunContext) -> Outcome:
+        raise StopRun("2 * 3 * 4")
+
+    fin, _ = await solve(Scripted(body), Game24Domain(Hand.parse("2 3 4")), BilledModel([]))
+    assert (fin.answer, fin.reason, fin.solved) == ("2 * 3 * 4", "solved early", True)
+
+
+async def test_the_context_helpers() -> None:
+    events: list[Event] = []
+    ctx = RunContext(BilledModel([]), events.append, seed=3)
+    assert [ctx.node_id(), ctx.node_id("t"), ctx.node_id()] == ["n1", "t2", "n3"]
+    assert ctx.rng.random() == random.Random(3).random()
+    ctx.parse_failed("value", "x" * 600, "why")
+    assert ctx.parse_failures == 1
+    (failed,) = of(events, ParseFailed)
+    assert (failed.purpose, failed.text, failed.reason) == ("value", "x" * 500, "why")
+    (claim,) = extract_claims("so 7 * 3 = 22")
+    ctx.verified("n1", claim)
+    (checked,) = of(events, ClaimVerified)
+    assert (checked.node_id, checked.expression, checked.claimed, checked.exact) == (
+        "n1",
+        "7 * 3",
+        "22",
+        "21",
+    )
+    assert (checked.status, checked.ok, checked.reason) == ("wrong", False, "")
+    (zero,) = extract_claims("then 4 / 0 = 1")
+    ctx.verified(None, zero)
+    checked = of(events, ClaimVerified)[-1]
+    assert (checked.node_id, checked.exact, checked.status, checked.reason) == (
+        None,
+        None,
+        "invalid",
+        "division by zero",
+    )
+    assert ctx.calls == 0 and ctx.total_cost == 0.0 and ctx.rounds == 0
+    assert await ctx.gather() == []
