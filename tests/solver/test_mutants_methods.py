@@ -39,7 +39,7 @@ from solver.events import (
     TokensUsed,
     TreeStarted,
 )
-from solver.methods import run_method, solve
+from solver.methods import METHODS, make_method, run_method, solve
 from solver.methods.base import Outcome, RunContext, StopRun
 from solver.methods.baselines import IO, CoT, CoTConfig, CoTSC, CoTSCConfig, IOConfig
 from solver.methods.bot import BoT, BoTConfig, Node, similarity
@@ -1147,3 +1147,27 @@ async def test_the_context_helpers() -> None:
     )
     assert ctx.calls == 0 and ctx.total_cost == 0.0 and ctx.rounds == 0
     assert await ctx.gather() == []
+
+
+# ------------------------------------------------------------------ make_method
+
+
+def test_make_method_reads_names_loosely_and_options_strictly() -> None:
+    assert {name: type(make_method(name)) for name in METHODS} == {
+        "io": IO,
+        "cot": CoT,
+        "cot-sc": CoTSC,
+        "tot": ToT,
+        "bot": BoT,
+    }
+    for name in ("CoT_SC", "cotsc", "COT-SC", "cot_sc"):
+        assert isinstance(make_method(name), CoTSC), name
+    method = make_method("ToT", breadth=2, value_samples=None)
+    assert isinstance(method, ToT) and method.config == ToTConfig(breadth=2)
+    assert make_method("bot", trees=3, iterations=None).config == BoTConfig(trees=3)  # type: ignore[attr-defined]
+    with pytest.raises(ValueError) as info:
+        make_method("dfs")
+    assert str(info.value) == "unknown method 'dfs'; choose from io, cot, cot-sc, tot, bot"
+    with pytest.raises(ValueError) as info:
+        make_method("tot", breadth=2, width=3, depth=None, height=1)
+    assert str(info.value) == "tot has no option width, height"
