@@ -46,7 +46,9 @@ MASKED = Settings(api_key=KEY).masked_key()
 
 
 def call(text: str = "What is 4 * 6?", *, sample_offset: int = 0, **sampling: Any) -> Call:
-    return Call("propose", (Message("user", text),), Sampling(**sampling), sample_offset=sample_offset)
+    return Call(
+        "propose", (Message("user", text),), Sampling(**sampling), sample_offset=sample_offset
+    )
 
 
 def free_port() -> int:
@@ -61,13 +63,15 @@ def free_port() -> int:
 
 @dataclass
 class Exchange:
-    """One scripted HTTP response: a body sent whole, or ``events`` sent as a chunked
-    server-sent event stream (each one a ``data:`` line). ``hang``: no answer at all."""
+    """One scripted HTTP response: ``body`` sent whole, or a chunked server-sent event stream
+    made of ``events`` (each one a ``data:`` line) or of raw ``pieces`` (bytes written as they
+    are; a number is a pause in seconds between them). ``hang``: no answer at all."""
 
     status: int = 200
     body: bytes = b""
     headers: dict[str, str] = field(default_factory=dict)
     events: list[str] | None = None
+    pieces: list[bytes | float] | None = None
     delay: float = 0.0
     hang: bool = False
 
@@ -75,7 +79,8 @@ class Exchange:
 def chunk(index: int = 0, content: str | None = None, finish: str | None = None) -> object:
     """One stream chunk with one choice."""
     delta = {} if content is None else {"content": content}
-    return {"model": "raw-model", "choices": [{"index": index, "delta": delta, "finish_reason": finish}]}
+    choice = {"index": index, "delta": delta, "finish_reason": finish}
+    return {"model": "raw-model", "choices": [choice]}
 
 
 def stream(*chunks: object, done: bool = True) -> Exchange:
@@ -94,6 +99,12 @@ def reply(*texts: str, usage: object = None, reason: str = "stop") -> Exchange:
     return stream(*chunks)
 
 
+def sse(*chunks: object) -> bytes:
+    """``chunks`` as the bytes of an event stream, ``[DONE]`` included."""
+    events = [c if isinstance(c, str) else json.dumps(c) for c in chunks]
+    return b"".join(f"data: {event}\n\n".encode() for event in [*events, "[DONE]"])
+
+
 def error(status: int, body: object, headers: dict[str, str] | None = None) -> Exchange:
     """An error response: JSON unless ``body`` is text."""
     if isinstance(body, str):
@@ -106,14 +117,19 @@ def error(status: int, body: object, headers: dict[str, str] | None = None) -> E
 class RawServer:
     """An HTTP/1.1 server on 127.0.0.1 in the test's own event loop. Each chat request gets
     the next of :attr:`chat` (a plain reply once they run out); ``GET /v1/models`` gets
-    :attr:`models`. Every request is recorded in :attr:`requests` (method, path, JSON body)."""
+    :attr:`models`. Every request is recorded in :attr:`requests` (method, path, JSON body,
+    the number of the connection it came on). With ``keep_alive`` a connection serves many
+    requests, and :attr:`closed` counts the connections the client has hung up."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, keep_alive: bool = False) -> None:
+        self.keep_alive = keep_alive
         self.chat: deque[Exchange] = deque()
         self.models = Exchange(
             200, json.dumps({"object": "list", "data": [{"id": "raw-model"}]}).encode()
         )
-        self.requests: list[tuple[str, str, dict[str, Any]]] = []
+        self.requests: list[tuple[str, str, dict[str, Any], int]] = []
+        self.connections = 0
+        self.closed = 0
         self._server: asyncio.Server | None = None
         self._tasks: set[asyncio.Task[None]] = set()
 
@@ -135,26 +151,32 @@ class RawServer:
 
     @property
     def chat_requests(self) -> list[dict[str, Any]]:
-        return [body for method, path, body in self.requests if method == "POST"]
+        return [body for method, _, body, _ in self.requests if method == "POST"]
 
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         task = asyncio.current_task()
         assert task is not None
         self._tasks.add(task)
+        self.connections += 1
+        number = self.connections
         try:
-            await self._serve(reader, writer)
+            while await self._serve(reader, writer, number) and self.keep_alive:
+                pass
         except (ConnectionError, asyncio.IncompleteReadError):
-            pass  # the client hung up (a deadline, a cap)
+            pass  # the client hung up (a deadline, a cap, the end)
         finally:
+            self.closed += 1
             writer.close()
             self._tasks.discard(task)
 
-    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    async def _serve(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, number: int
+    ) -> bool:
         head = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1").split("\r\n")
         method, path, _ = head[0].split(" ", 2)
         headers = dict(line.lower().split(": ", 1) for line in head[1:] if ": " in line)
         raw = await reader.readexactly(int(headers.get("content-length", "0")))
-        self.requests.append((method, path, json.loads(raw) if raw else {}))
+        self.requests.append((method, path, json.loads(raw) if raw else {}, number))
         if method == "GET":
             exchange = self.models
         else:
@@ -163,21 +185,33 @@ class RawServer:
             await asyncio.sleep(exchange.delay)
         if exchange.hang:
             await asyncio.sleep(3600)
-        lines = [f"HTTP/1.1 {exchange.status} X", "Connection: close"]
-        if exchange.events is None:
+        lines = [f"HTTP/1.1 {exchange.status} X"]
+        if not self.keep_alive:
+            lines.append("Connection: close")
+        if exchange.events is None and exchange.pieces is None:
             kind = {"Content-Type": "application/json"}
-            lines += [f"{k}: {v}" for k, v in {**kind, **exchange.headers}.items()]
+            sent = {**kind, **exchange.headers}
+            lines += [f"{k}: {v}" for k, v in sent.items() if v]  # "" leaves a header out
             lines.append(f"Content-Length: {len(exchange.body)}")
             writer.write(("\r\n".join(lines) + "\r\n\r\n").encode() + exchange.body)
-        else:
-            lines += ["Content-Type: text/event-stream", "Transfer-Encoding: chunked"]
-            lines += [f"{k}: {v}" for k, v in exchange.headers.items()]
-            writer.write(("\r\n".join(lines) + "\r\n\r\n").encode())
-            for event in exchange.events:
-                data = f"data: {event}\n\n".encode()
-                writer.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
-            writer.write(b"0\r\n\r\n")
+            await writer.drain()
+            return True
+        lines += ["Content-Type: text/event-stream", "Transfer-Encoding: chunked"]
+        lines += [f"{k}: {v}" for k, v in exchange.headers.items()]
+        writer.write(("\r\n".join(lines) + "\r\n\r\n").encode())
+        pieces = exchange.pieces
+        if pieces is None:
+            assert exchange.events is not None
+            pieces = [f"data: {event}\n\n".encode() for event in exchange.events]
+        for piece in pieces:
+            if isinstance(piece, float):
+                await writer.drain()
+                await asyncio.sleep(piece)
+            elif piece:
+                writer.write(f"{len(piece):x}\r\n".encode() + piece + b"\r\n")
+        writer.write(b"0\r\n\r\n")
         await writer.drain()
+        return True
 
 
 @pytest.fixture
@@ -236,7 +270,9 @@ async def test_one_try_says_no_count(
 ) -> None:
     fake_server.faults.append("503")
     err = await fails(make(max_retries=0))
-    assert err.message == f"The model server at {fake_server.url} failed (HTTP 503: fake error 503)."
+    assert (
+        err.message == f"The model server at {fake_server.url} failed (HTTP 503: fake error 503)."
+    )
 
 
 async def test_a_rate_limit_word_for_word(
@@ -354,7 +390,10 @@ async def test_a_bad_base_url_word_for_word() -> None:
     finally:
         await model.aclose()
     assert (err.kind, err.retryable) == ("bad_url", False)
-    assert err.message == "The base URL 'http://[bad' is not usable: it is not a URL (Invalid IPv6 URL)."
+    assert (
+        err.message
+        == "The base URL 'http://[bad' is not usable: it is not a URL (Invalid IPv6 URL)."
+    )
 
 
 async def test_an_unreachable_server_word_for_word(make: Callable[..., OpenAIModel]) -> None:
@@ -668,8 +707,9 @@ def test_retry_after_headers_read_directly() -> None:
     assert _retry_after({"retry-after-ms": "1500", "retry-after": "9"}) == 1.5
     assert _retry_after({"retry-after-ms": "x", "retry-after": "9"}) == 9.0
     assert _retry_after({"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"}) == 0.0
-    future = _retry_after({"retry-after": time.strftime("%a, %d %b %Y %H:%M:%S GMT",
-                                                        time.gmtime(time.time() + 30))})
+    future = _retry_after(
+        {"retry-after": time.strftime("%a, %d %b %Y %H:%M:%S GMT", time.gmtime(time.time() + 30))}
+    )
     assert future is not None and 28 <= future <= 30
     assert _retry_after({"retry-after": "soon"}) is None
 
@@ -876,3 +916,370 @@ async def test_a_connect_that_times_out_is_unreachable(make: Callable[..., OpenA
     assert err.message == (
         f"Cannot reach the model server at {url} (connecting timed out). Is it running?"
     )
+
+
+# -- what is asked -------------------------------------------------------------------------------
+
+
+async def test_a_request_says_exactly_what_the_call_asks(
+    fake_server: FakeServer, make: Callable[..., OpenAIModel]
+) -> None:
+    the_call = Call(
+        "propose",
+        (Message("system", "Be terse."), Message("user", "What is 4 * 6?")),
+        Sampling(temperature=0.3, top_p=0.8, max_tokens=50, stop=("END", "STOP")),
+        sample_offset=3,
+    )
+    await make(Settings(seed=7)).generate(the_call)
+    [request] = fake_server.chat_requests
+    assert request.json == {
+        "model": "fake-model",
+        "messages": [
+            {"role": "system", "content": "Be terse."},
+            {"role": "user", "content": "What is 4 * 6?"},
+        ],
+        "temperature": 0.3,
+        "top_p": 0.8,
+        "stream": True,
+        "stream_options": {"include_usage": True},
+        "max_tokens": 50,
+        "stop": ["END", "STOP"],
+        "seed": 10,  # the seed plus the index of the sample asked for
+    }
+    assert request.headers["accept-encoding"] == "identity"  # no compressed floods
+    assert request.headers["authorization"] == f"Bearer {KEY}"
+
+
+async def test_seeds_follow_the_sample_index_across_extra_requests(
+    fake_server: FakeServer, make: Callable[..., OpenAIModel]
+) -> None:
+    fake_server.ignore_n = True
+    await make(Settings(seed=7)).generate(call(n=2, sample_offset=3))
+    assert [r.json["seed"] for r in fake_server.chat_requests] == [10, 11]
+    assert [r.json.get("n") for r in fake_server.chat_requests] == [2, None]
+
+
+async def test_a_local_server_without_a_key_gets_a_placeholder(
+    fake_server: FakeServer,
+) -> None:
+    model = OpenAIModel(base_url=fake_server.url, model="fake-model")
+    try:
+        await model.generate(call())
+    finally:
+        await model.aclose()
+    assert fake_server.chat_requests[0].headers["authorization"] == "Bearer no-key"
+
+
+async def test_the_client_itself_never_retries(
+    fake_server: FakeServer, make: Callable[..., OpenAIModel]
+) -> None:
+    fake_server.faults.extend(["500", "429"])
+    with pytest.raises(ModelError):
+        await make(max_retries=0).generate(call())
+    assert len(fake_server.chat_requests) == 1
+
+
+# -- samples, fan-out and what is learned about a server ----------------------------------------
+
+
+async def test_single_sample_calls_teach_nothing_about_n(
+    fake_server: FakeServer, make: Callable[..., OpenAIModel]
+) -> None:
+    model = make(cache=False)
+    await model.generate(call("a"))
+    await model.generate(call("b"))
+    generation = await model.generate(call("c", n=3))
+    assert generation.requests == 1
+    assert [r.json.get("n", 1) for r in fake_server.chat_requests] == [1, 1, 3]
+
+
+async def test_one_odd_reply_at_a_time_is_forgiven(
+    fake_server: FakeServer, make: Callable[..., OpenAIModel]
+) -> None:
+    # Ignored, honoured, ignored, honoured: never twice in a row, so n is still asked for.
+    fake_server.faults.extend(["ignore_n", "", "", "ignore_n", "", ""])
+    model = make(cache=False)
+    for _ in range(4):
+        generation = await model.generate(call(n=2))
+        assert len(generation.texts) == 2
+    assert [r.json.get("n", 1) for r in fake_server.chat_requests] == [2, 1, 2, 2, 1, 2]
+
+
+async def test_usage_is_summed_over_every_request_of_a_call(
+    fake_server: FakeServer, make: Callable[..., OpenAIModel]
+) -> None:
+    fake_server.ignore_n = True
+    the_call = call(n=3)
+    generation = await make().generate(the_call)
+    prompt = len(the_call.messages[0].content)  # the fake server counts characters
+    completion = sum(len(text) for text in generation.texts)
+    assert generation.requests == 3
+    assert generation.usage == Usage(3 * prompt, completion)
+
+
+@pytest.mark.parametrize(
+    ("prices", "cost"),
+    [
+        ({"m": (1.0, 2.0)}, (5 * 1.0 + 7 * 2.0) / 1e6),  # our model's price comes first
+        ({"raw-model": (3.0, 1.0)}, (5 * 3.0 + 7 * 1.0) / 1e6),  # else the server's model
+        ({"m": (1.0, 2.0), "raw-model": (9.0, 9.0)}, (5 * 1.0 + 7 * 2.0) / 1e6),
+        ({}, None),
+    ],
+)
+async def test_the_server_names_the_model_and_the_price_follows(
+    raw: RawServer, prices: dict[str, tuple[float, float]], cost: float | None
+) -> None:
+    raw.chat.append(reply("hi", usage={"prompt_tokens": 5, "completion_tokens": 7}))
+    model = OpenAIModel(Settings(prices=prices), base_url=raw.url, model="m", api_key=KEY)
+    try:
+        generation = await model.generate(call())
+    finally:
+        await model.aclose()
+    assert generation.model == "raw-model"
+    assert generation.usage == Usage(5, 7)
+    assert generation.cost == (pytest.approx(cost) if cost is not None else None)
+    assert generation.notes == ()
+
+
+async def test_the_first_model_name_in_a_stream_is_the_one(raw: RawServer) -> None:
+    first = {"model": "first", "choices": [{"index": 0, "delta": {"content": "a"}}]}
+    second = {"model": "second", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
+    raw.chat.append(stream(first, second))
+    model = OpenAIModel(base_url=raw.url, model="m", api_key=KEY)
+    try:
+        generation = await model.generate(call())
+    finally:
+        await model.aclose()
+    assert (generation.text, generation.model) == ("a", "first")
+
+
+async def test_notes_of_every_request_are_kept_once(raw: RawServer) -> None:
+    odd = {"prompt_tokens": "many", "completion_tokens": 1}
+    raw.chat.extend(
+        [reply("a", usage=odd), reply("b", usage=odd), reply("c", usage={"prompt_tokens": 1})]
+    )
+    model = OpenAIModel(base_url=raw.url, model="m", api_key=KEY)
+    try:
+        generation = await model.generate(call(n=3))
+    finally:
+        await model.aclose()
+    assert generation.requests == 3
+    assert generation.notes == (
+        'the server\'s token usage {"prompt_tokens": "many", "completion_tokens": 1} is not a '
+        "count of tokens; it was ignored and estimated instead",
+    )
+
+
+async def test_latency_is_the_time_the_call_took(
+    fake_server: FakeServer, make: Callable[..., OpenAIModel]
+) -> None:
+    fake_server.latency = 0.05
+    start = time.perf_counter()
+    generation = await make().generate(call())
+    assert 0.05 <= generation.latency <= time.perf_counter() - start
+
+
+async def test_an_empty_reply_is_cached_and_streamed_back_empty(
+    fake_server: FakeServer, make: Callable[..., OpenAIModel]
+) -> None:
+    fake_server.reply = lambda request, index: ""
+    model = make()
+    first = await model.generate(call())
+    streamed: list[tuple[int, str]] = []
+    again = await model.generate(call(), lambda i, d: streamed.append((i, d)))
+    assert first.text == again.text == ""
+    assert again.cached is True
+    assert streamed == [(0, "")]
+
+
+async def test_a_gap_in_the_choices_keeps_the_leading_run_and_asks_again(raw: RawServer) -> None:
+    # Choices 0 and 2 finished, 1 never came: 0 is kept, 1 and 2 are asked for on their own.
+    raw.chat.extend(
+        [
+            stream(chunk(0, "a"), chunk(0, finish="stop"), chunk(2, "c"), chunk(2, finish="stop")),
+            reply("again"),
+            reply("again"),
+        ]
+    )
+    model = OpenAIModel(base_url=raw.url, model="m", api_key=KEY)
+    try:
+        generation = await model.generate(call(n=3))
+    finally:
+        await model.aclose()
+    assert generation.texts == ("a", "again", "again")
+    assert generation.requests == 3
+    assert [body.get("n", 1) for body in raw.chat_requests] == [3, 1, 1]
+
+
+async def test_a_choice_left_unfinished_makes_the_reply_broken(raw: RawServer) -> None:
+    raw.chat.extend(
+        [stream(chunk(0, "a"), chunk(0, finish="stop"), chunk(1, "half")), reply("x", "y")]
+    )
+    retries: list[str] = []
+    model = OpenAIModel(
+        base_url=raw.url, model="m", api_key=KEY, backoff_base=0.001,
+        on_retry=lambda kind, attempt, wait: retries.append(kind),
+    )  # fmt: skip
+    try:
+        generation = await model.generate(call(n=2))
+    finally:
+        await model.aclose()
+    assert generation.texts == ("x", "y")
+    assert retries == ["bad_response"]
+
+
+async def test_choices_that_are_not_asked_for_are_skipped(raw: RawServer) -> None:
+    stray = {"choices": [{"index": 2, "delta": {"content": "junk"}, "finish_reason": "stop"}]}
+    mixed = {
+        "choices": [
+            {"index": "1", "delta": {"content": "junk"}},
+            {"index": -1, "delta": {"content": "junk"}},
+            {"index": 0, "delta": {"content": "a"}},
+        ]
+    }
+    raw.chat.append(
+        stream(stray, mixed, chunk(1, "b"), chunk(0, finish="stop"), chunk(1, finish="stop"))
+    )
+    streamed: dict[int, str] = {}
+
+    def on_token(index: int, delta: str) -> None:
+        streamed[index] = streamed.get(index, "") + delta
+
+    model = OpenAIModel(base_url=raw.url, model="m", api_key=KEY)
+    try:
+        generation = await model.generate(call(n=2), on_token)
+    finally:
+        await model.aclose()
+    assert generation.texts == ("a", "b")
+    assert streamed == {0: "a", 1: "b"}
+
+
+async def test_a_null_delta_is_no_delta(raw: RawServer) -> None:
+    end = {"choices": [{"index": 0, "delta": None, "finish_reason": "stop"}]}
+    raw.chat.append(stream(chunk(0, "a"), end))
+    model = OpenAIModel(base_url=raw.url, model="m", api_key=KEY)
+    try:
+        generation = await model.generate(call())
+    finally:
+        await model.aclose()
+    assert (generation.text, generation.finish_reasons) == ("a", ("stop",))
+
+
+async def test_a_long_finish_reason_is_cut_to_forty_characters(raw: RawServer) -> None:
+    raw.chat.append(stream(chunk(0, "a"), chunk(0, finish="x" * 60)))
+    model = OpenAIModel(base_url=raw.url, model="m", api_key=KEY)
+    try:
+        generation = await model.generate(call())
+    finally:
+        await model.aclose()
+    assert generation.finish_reasons == ("x" * 37 + "...",)
+
+
+async def test_a_tail_held_back_for_the_key_is_streamed_at_the_finish(raw: RawServer) -> None:
+    # "sk-m" could be the start of the key: it waits, and the finish lets it out.
+    raw.chat.append(stream(chunk(0, "the answer: "), chunk(0, "sk-m"), chunk(0, finish="stop")))
+    raw.chat.append(stream(chunk(0, finish="stop")))  # an empty reply streams nothing
+    streamed: list[tuple[int, str]] = []
+    model = OpenAIModel(base_url=raw.url, model="m", api_key=KEY, cache=False)
+    try:
+        generation = await model.generate(call(), lambda i, d: streamed.append((i, d)))
+        assert generation.text == "the answer: sk-m"
+        assert "".join(d for _, d in streamed) == "the answer: sk-m"
+        assert {i for i, _ in streamed} == {0}
+        streamed.clear()
+        empty = await model.generate(call(), lambda i, d: streamed.append((i, d)))
+    finally:
+        await model.aclose()
+    assert empty.text == ""
+    assert streamed == []
+
+
+@pytest.mark.parametrize(
+    ("what", "detail"),
+    [
+        ("chunk_list", "a chunk was not a JSON object"),
+        ("choices_string", "a chunk's choices were not a list"),
+        ("choice_number", "a choice was not a JSON object"),
+        ("delta_string", "a delta was not a JSON object"),
+        ("content_number", "a delta's content was not text"),
+        ("finish_number", "a finish_reason was not text"),
+    ],
+)
+async def test_each_wrong_typed_chunk_word_for_word(
+    fake_server: FakeServer, make: Callable[..., OpenAIModel], what: str, detail: str
+) -> None:
+    fake_server.faults.extend([f"bad_chunk:{what}"] * 2)
+    err = await fails(make())
+    assert (err.kind, err.retryable) == ("bad_response", True)
+    assert err.message == (
+        f"The model server at {fake_server.url} sent a broken reply: {detail} "
+        "(gave up after 2 tries)."
+    )
+    assert len(fake_server.chat_requests) == 2
+
+
+# -- token usage ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("usage", "expected"),
+    [
+        ({"prompt_tokens": 5, "completion_tokens": 7}, Usage(5, 7)),
+        ({"prompt_tokens": 5}, Usage(5, 0)),
+        ({"prompt_tokens": 5, "completion_tokens": None}, Usage(5, 0)),
+        ({"prompt_tokens": 5.0, "completion_tokens": 2.0}, Usage(5, 2)),
+        ({"prompt_tokens": 10**12, "completion_tokens": 0}, Usage(10**12, 0)),
+        ({"prompt_tokens": 0, "completion_tokens": 0}, None),  # nothing told: estimated
+        ({}, None),
+    ],
+)
+async def test_usage_the_server_tells_is_taken_as_told(
+    raw: RawServer, usage: dict[str, Any], expected: Usage | None
+) -> None:
+    raw.chat.append(reply("twelve chars", usage=usage))
+    the_call = call("seventeen chars!!")
+    model = OpenAIModel(base_url=raw.url, model="m", api_key=KEY)
+    try:
+        generation = await model.generate(the_call)
+    finally:
+        await model.aclose()
+    assert generation.usage == (expected or Usage(rough_tokens("seventeen chars!!"), 3))
+    assert generation.notes == ()
+
+
+async def test_usage_past_any_real_count_is_ignored_with_a_note(raw: RawServer) -> None:
+    told = {"prompt_tokens": 10**12 + 1, "completion_tokens": 123456789012345}
+    raw.chat.append(reply("twelve chars", usage=told))
+    model = OpenAIModel(base_url=raw.url, model="m", api_key=KEY)
+    try:
+        generation = await model.generate(call("seventeen chars!!"))
+    finally:
+        await model.aclose()
+    assert generation.usage == Usage(5, 3)
+    shown = json.dumps(told)[:57] + "..."
+    assert generation.notes == (
+        f"the server's token usage {shown} is not a count of tokens; it was ignored and "
+        "estimated instead",
+    )
+
+
+async def test_a_reply_without_usage_is_estimated_without_a_note(
+    fake_server: FakeServer, make: Callable[..., OpenAIModel]
+) -> None:
+    fake_server.faults.append("no_usage")
+    generation = await make().generate(call())
+    assert generation.usage == Usage(rough_tokens("What is 4 * 6?"), rough_tokens(generation.text))
+    assert generation.notes == ()
+
+
+async def test_usage_null_after_the_count_changes_nothing(raw: RawServer) -> None:
+    counted = {"choices": [], "usage": {"prompt_tokens": 5, "completion_tokens": 7}}
+    raw.chat.append(
+        stream(chunk(0, "a"), counted, {"choices": [], "usage": None}, chunk(0, finish="stop"))
+    )
+    model = OpenAIModel(base_url=raw.url, model="m", api_key=KEY)
+    try:
+        generation = await model.generate(call())
+    finally:
+        await model.aclose()
+    assert generation.usage == Usage(5, 7)
