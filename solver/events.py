@@ -243,6 +243,7 @@ class RunFinished(Event):
     wall_time: float
     reason: str = "done"  # done / solved early / stopped / error
     rounds: int = 0  # model calls on the longest chain of calls that waited on each other
+    votes: int = 0  # CoT-SC: the samples that gave the majority answer (0: no vote taken)
 
     @property
     def tokens(self) -> int:

@@ -30,6 +30,13 @@ if TYPE_CHECKING:
 
 __all__ = ["OFFLINE_THINK_SECONDS", "PonderApp", "Replay", "make_app", "run_app"]
 
+TREE_KEYS = (
+    "In the solver's tree (tab until it has focus): up / down move, enter shows a thought's "
+    "details, space folds or unfolds it, shift+left goes to its parent. The tabs below it "
+    "(Arithmetic, Experience, Details): tab to the tab bar, then left / right switch. "
+    "l explains the tree's marks and scores."
+)
+
 OFFLINE_THINK_SECONDS = 0.02
 """Pause of the offline engine per call in the app (benchmarks and the CLI run it flat out)."""
 
@@ -61,8 +68,10 @@ class PonderApp(App[None]):
 
     CSS_PATH = "app.tcss"
     TITLE = "ponder"
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
     BINDINGS = [
         Binding("question_mark,f1", "help", "Keys", id="app.help"),
+        Binding("l", "legend", "Legend", show=False, id="app.legend"),
         Binding("ctrl+s", "settings", "Settings", show=False, id="app.settings"),
         Binding("ctrl+q", "quit", "Quit", id="app.quit"),
     ]
@@ -86,6 +95,8 @@ class PonderApp(App[None]):
         self.method_name = "bot"
         self.method_options: dict[str, Any] = {}
         self.race = False
+        self.race_delay = 0.0
+        """The race handicap: seconds the solver waits before each model call."""
         self._seed = seed
         self._rng = random.Random(seed)
         self._unsaved: str | None = None  # the store_message that says results are waiting
@@ -97,6 +108,9 @@ class PonderApp(App[None]):
         # Objects made at start-up live for the whole session: keep them out of the garbage
         # collector's full passes, which otherwise stall frames during big runs.
         gc.freeze()
+        if self.settings.theme in self.available_themes:
+            self.theme = self.settings.theme
+        self.theme_changed_signal.subscribe(self, self._theme_changed)
         # Rating all 1,820 hands takes a second or two: do it while the person reads the home
         # screen, not when they press play.
         self.run_worker(_warm_catalogue, thread=True, group="warm-up", exit_on_error=False)
@@ -109,6 +123,18 @@ class PonderApp(App[None]):
             self.push_screen(Game24Screen(hand, "replay", replay=self.replay))
         else:
             self.push_screen(HomeScreen())
+
+    def _theme_changed(self, theme: Any) -> None:
+        """Keep the theme chosen (ctrl+p, Theme) for the next start, in the config file."""
+        if theme.name == self.settings.theme:
+            return
+        from solver.settings import SettingsError, save_settings
+
+        self.settings = self.settings.replace(theme=theme.name)
+        try:
+            save_settings({"theme": theme.name})
+        except SettingsError as exc:
+            self.notify(f"The theme is not kept for next time: {exc}", severity="warning")
 
     def new_game24(
         self, level: str | None, *, seed: int | None = None, replace: bool = False
@@ -148,6 +174,11 @@ class PonderApp(App[None]):
             descriptions.setdefault(binding.action, binding.description or binding.action)
         seen = set(keys)
         rows = [(" / ".join(k), descriptions[a]) for a, k in keys.items()]
+        # ponder's own keys first; the generic ones (scrolling, widget keys) after them.
+        ours = {a for a in keys if a in self._ponder_actions()}
+        rows = [r for a, r in zip(keys, rows, strict=True) if a in ours] + [
+            r for a, r in zip(keys, rows, strict=True) if a not in ours
+        ]
         if "pick(0)" in seen:
             rows.insert(0, ("1-4", "pick a card, then an operator, then a card"))
             rows.insert(1, ("+ - * / x", "the operator between two cards"))
@@ -156,10 +187,38 @@ class PonderApp(App[None]):
                 for r in rows
                 if not r[1].startswith(("card ", "add", "subtract", "multiply", "divide"))
             ]
-        self.push_screen(HelpScreen(rows, self.screen.sub_title or "ponder"))
+        from tui.widgets.solver_pane import SolverPane
+
+        notes = TREE_KEYS if self.screen.query(SolverPane) else ""
+        self.push_screen(HelpScreen(rows, self.screen.sub_title or "ponder", notes))
+
+    def _ponder_actions(self) -> set[str]:
+        """The actions bound by ponder's own screens and the app (not Textual's widgets)."""
+        actions: set[str] = set()
+        for node in (self, self.screen):
+            for binding in node._bindings.key_to_bindings.values():
+                actions.update(b.action for b in binding)
+        return actions
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "legend":
+            from tui.widgets.solver_pane import SolverPane
+
+            return bool(self.screen.query(SolverPane))  # only beside a solver
+        return True
+
+    def action_legend(self) -> None:
+        from tui.screens.dialogs import LegendScreen
+
+        if not isinstance(self.screen, LegendScreen):
+            self.push_screen(LegendScreen())
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
+        # Textual's own "Keys" opens its side panel; ponder's opens the full list, so the
+        # palette lists "Keys" once.
+        for command in super().get_system_commands(screen):
+            if command.title != "Keys":
+                yield command
         yield SystemCommand("New Game of 24", "Deal a new hand", lambda: self.new_game24(None))
         yield SystemCommand(
             "Settings", "Engine, server, model, prices, concurrency", self.action_settings

@@ -36,6 +36,7 @@ class Outcome:
 
     answer: str | None
     reason: str = "done"
+    votes: int = 0  # CoT-SC: the samples that gave this answer
 
 
 class Method(Protocol):
@@ -237,11 +238,13 @@ async def run_method(
     async def body() -> None:
         answer: str | None = None
         reason = "done"
+        votes = 0
         timer = asyncio.timeout(deadline)
         try:
             async with timer:
                 outcome = await method.run(domain, ctx)
             answer, reason = outcome.answer, outcome.reason
+            votes = outcome.votes
         except TimeoutError as exc:
             if timer.expired():
                 message = f"The run passed its deadline of {deadline:g} seconds and was stopped."
@@ -263,7 +266,7 @@ async def run_method(
         except Exception as exc:  # a bug must not take the consumer down with a traceback
             ctx.emit(ErrorRaised("internal", f"{type(exc).__name__}: {exc}", fatal=True))
             reason = "error"
-        _finish(ctx, domain, answer, reason)
+        _finish(ctx, domain, answer, reason, votes)
         queue.put_nowait(None)
 
     task = asyncio.ensure_future(body())
@@ -287,7 +290,9 @@ def _finished_lines(text: str) -> str:
     return text[: end + 1] if end >= 0 else ""
 
 
-def _finish(ctx: RunContext, domain: Game24Domain, answer: str | None, reason: str) -> None:
+def _finish(
+    ctx: RunContext, domain: Game24Domain, answer: str | None, reason: str, votes: int = 0
+) -> None:
     verdict = domain.check(answer)
     ctx.emit(
         RunFinished(
@@ -301,6 +306,7 @@ def _finish(ctx: RunContext, domain: Game24Domain, answer: str | None, reason: s
             round(ctx.now(), 4),
             reason,
             ctx.rounds,
+            votes,
         )
     )
 

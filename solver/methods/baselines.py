@@ -195,5 +195,5 @@ class CoTSC:
                 first.setdefault(key, answer)
         if not votes:
             return Outcome(None)
-        best, _ = votes.most_common(1)[0]
-        return Outcome(first[best])
+        best, count = votes.most_common(1)[0]
+        return Outcome(first[best], votes=count)

@@ -15,7 +15,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Button, Footer, Header, Input, Select, Static
+from textual.widgets import Button, Header, Input, Select, Static
 
 from puzzles.text import visible
 from solver.model import ModelError
@@ -30,6 +30,7 @@ from solver.settings import (
     save_settings,
 )
 from tui.screens.base import PonderScreen
+from tui.widgets.footer import KeyHints
 
 __all__ = ["SettingsScreen"]
 
@@ -122,7 +123,7 @@ class SettingsScreen(PonderScreen):
                 yield Button("Test connection", id="test")
                 yield Button("Back", id="back")
             yield Static(Text(f"Saved to {config_path()}", style="dim"))
-        yield Footer()
+        yield KeyHints()
 
     def on_mount(self) -> None:
         self.sub_title = "settings"

@@ -13,14 +13,17 @@ from dataclasses import dataclass, field
 
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import RichLog, Static, TabbedContent, TabPane, Tree
 from textual.widgets.tree import TreeNode
 
+from puzzles.arith import ArithError, format_number, parse
 from solver import events as ev
 from solver.text import visible, visible_event
+from tui.notation import written
 
-__all__ = ["NodeInfo", "SolverPane"]
+__all__ = ["NodeInfo", "SolverPane", "ThoughtTree"]
 
 _GROUP_NAMES = {"i": "Iteration", "t": "tree", "s": "sample"}
 
@@ -42,6 +45,24 @@ class NodeInfo:
     score_call: int | None = None
     chain: bool = False
     claims: list[str] = field(default_factory=list)
+    wrong: bool = False  # one of its arithmetic claims is wrong or unreadable
+
+
+class ThoughtTree(Tree[str]):
+    """The solver's thoughts. Enter shows a thought's details without folding it; space
+    folds and unfolds. The cursor shows as soon as the tree has focus."""
+
+    BINDINGS = [
+        Binding("enter", "select_cursor", "Details", id="tree.details"),
+        Binding("space", "toggle_node", "Fold", id="tree.fold"),
+    ]
+
+    def on_mount(self) -> None:
+        self.auto_expand = False  # Enter selects; folding is space's job
+
+    def on_focus(self) -> None:
+        if self.cursor_line < 0 and self.last_line >= 0:
+            self.cursor_line = 0
 
 
 class SolverPane(Vertical):
@@ -74,14 +95,19 @@ class SolverPane(Vertical):
         self.nodes: dict[str, NodeInfo] = {}
         self.calls_by_id: dict[int, ev.ModelCalled] = {}
         self.counts = {"exact": 0, "approx": 0, "wrong": 0, "invalid": 0}
+        self.target = 24
+        self.config: dict[str, object] = {}
         self._tree_nodes: dict[str, TreeNode[str]] = {}
         self._groups: dict[str, TreeNode[str]] = {}
         self._group_labels: dict[str, str] = {}
         self._last_iteration: TreeNode[str] | None = None
 
     def compose(self) -> ComposeResult:
-        yield Static("solver idle · press s (or space) to start it", id="solver-status")
-        tree: Tree[str] = Tree("thoughts", id="thoughts")
+        yield Static(
+            "solver idle · press s (or space) to start it · l: what the marks mean",
+            id="solver-status",
+        )
+        tree = ThoughtTree("thoughts", id="thoughts")
         tree.show_root = False
         tree.guide_depth = 3
         yield tree
@@ -110,6 +136,7 @@ class SolverPane(Vertical):
         self.nodes.clear()
         self.calls_by_id.clear()
         self.counts = dict.fromkeys(self.counts, 0)
+        self.config = {}
         self._tree_nodes.clear()
         self._groups.clear()
         self._group_labels.clear()
@@ -139,10 +166,11 @@ class SolverPane(Vertical):
 
     def _apply(self, event: ev.Event) -> None:
         match event:
-            case ev.RunStarted(method=method, model=model):
+            case ev.RunStarted(method=method, model=model, config=config):
                 if not self.running:
                     self.reset(method, model)
                 self.method, self.model = method, model + self.model_suffix
+                self.config = dict(config)
             case ev.IterationStarted(iteration=i, total=n, label=label):
                 self.iteration = (i, n)
                 if self.method == "bot":
@@ -250,15 +278,20 @@ class SolverPane(Vertical):
         text = Text()
         if info.chain:
             text.append("◆ ", style="bold cyan")
-        if info.status == "solution":
+        star = info.status == "solution" or (info.status == "leaf" and self._reaches(info))
+        if star:
             text.append("★ ", style="bold green")
+        if info.wrong or info.reason.startswith("invalid step"):
+            text.append("✗ ", style="bold red")
         style = {"pruned": "dim strike", "leaf": "italic", "solution": "bold green"}.get(
             info.status, ""
         )
-        text.append(info.text, style=style)
+        text.append(written(info.text), style=style)
         scores = []
         if info.score is not None:
             scores.append(f"{info.score:g}")
+        elif star:
+            scores.append("not scored")
         if info.edge is not None:
             scores.append(f"edge {info.edge:g}")
         if info.samples and info.samples != ("duplicate",):
@@ -268,6 +301,10 @@ class SolverPane(Vertical):
         if info.status == "pruned":
             text.append("  pruned", style="dim red")
         return text
+
+    def _reaches(self, info: NodeInfo) -> bool:
+        """Whether a thought leaves only the target (the last step makes it)."""
+        return info.state.strip() == str(self.target)
 
     def _chain(self, e: ev.ChainAggregated) -> None:
         for nid in e.node_ids:
@@ -280,7 +317,7 @@ class SolverPane(Vertical):
             Text.assemble(
                 (f"Iteration {e.iteration} · {e.strategy} chain", "bold"),
                 (f" (score {e.score:g})\n", "dim"),
-                "  " + " → ".join(e.steps),
+                "  " + " → ".join(written(step) for step in e.steps),
             )
         )
 
@@ -289,18 +326,23 @@ class SolverPane(Vertical):
         log = self.query_one("#experience", RichLog)
         log.write(Text(f"After step {step}, kept {len(kept)} states:", style="bold"))
         for text in kept[:10]:
-            log.write(Text(f"  {text}"))
+            log.write(Text(f"  {written(text)}"))
 
     def _claim(self, e: ev.ClaimVerified) -> None:
         self.counts[e.status] = self.counts.get(e.status, 0) + 1
         colour = {"exact": "green", "approx": "yellow"}.get(e.status, "red")
-        line = Text.assemble((f"{e.mark} ", f"bold {colour}"), f"{e.expression} = {e.claimed}")
+        line = Text.assemble(
+            (f"{e.mark} ", f"bold {colour}"), written(f"{e.expression} = {e.claimed}")
+        )
         if e.note:
             line.append(f"  {e.note}", style=colour)
         self.query_one("#arith", RichLog).write(line)
         info = self.nodes.get(e.node_id or "")
         if info is not None:
             info.claims.append(line.plain)
+            if not e.ok and not info.wrong:
+                info.wrong = True
+                self._relabel(info)
 
     def _experience(self, e: ev.ExperienceAdded) -> None:
         log = self.query_one("#experience", RichLog)
@@ -331,8 +373,31 @@ class SolverPane(Vertical):
         if self.method == "tot" and self.iteration[0]:
             self._tot_kept(self.iteration[0])
         log = self.query_one("#experience", RichLog)
-        mark = ("✓ solved", "bold green") if e.solved else ("✗ not solved", "bold red")
-        log.write(Text.assemble(mark, f"  {e.answer or '(no answer)'} · {e.verdict}"))
+        log.write(self.answer_line())
+
+    def answer_line(self) -> Text:
+        """What the solver answered, in the notation a person reads, with the exact check:
+        ``answer: (9 - 3) × (8 - 4) = 24 ✓``; CoT-SC adds how many samples voted for it."""
+        e = self.finished
+        if e is None:
+            return Text()
+        if not e.answer:
+            return Text.assemble(("answer: ", "bold"), ("none", "bold red"), f" · {e.verdict}")
+        expression = e.answer.split("=", 1)[0].strip()  # BoT's answer ends "= 24"
+        try:
+            value = format_number(parse(expression).value)
+        except ArithError:
+            value = "?"
+        line = Text.assemble(("answer: ", "bold"), f"{written(expression)} = {value} ")
+        if e.solved:
+            line.append("✓", style="bold green")
+        else:
+            line.append(f"✗ {e.verdict}", style="bold red")
+        if e.votes:
+            samples = self.config.get("samples")
+            of = f" of {samples}" if isinstance(samples, int) else ""
+            line.append(f" · majority: {e.votes}{of} samples", style="dim")
+        return line
 
     # ---------------------------------------------------------------- status and details
 
@@ -368,6 +433,8 @@ class SolverPane(Vertical):
             line.append(*done)
             if self.finished.reason not in ("done",):
                 line.append(f" ({self.finished.reason})", style="dim")
+            line.append("\n")
+            line.append_text(self.answer_line())
         elif self.running:
             line.append("  thinking…", style="italic")
         elif self.notice == "stopped":
