@@ -16,7 +16,9 @@ import asyncio
 import base64
 import contextlib
 import json
+import math
 import socket
+import sqlite3
 import time
 import urllib.parse
 from collections import deque
@@ -37,6 +39,7 @@ from solver.openai_model import (
     _cause_text,
     _retry_after,
     _StreamRedactor,
+    base_url_problem,
 )
 from solver.settings import Settings
 from tests.fakeserver import FakeServer
@@ -1283,3 +1286,453 @@ async def test_usage_null_after_the_count_changes_nothing(raw: RawServer) -> Non
     finally:
         await model.aclose()
     assert generation.usage == Usage(5, 7)
+
+
+# -- reading the event stream --------------------------------------------------------------------
+
+
+async def answer(raw: RawServer, exchange: Exchange, **options: Any) -> Any:
+    """What a model makes of ``exchange`` (the generation, or the ModelError it raised)."""
+    raw.chat.append(exchange)
+    options.setdefault("max_retries", 0)
+    the_call = options.pop("the_call", call())
+    model = OpenAIModel(base_url=raw.url, model="m", api_key=KEY, **options)
+    try:
+        return await model.generate(the_call)
+    except ModelError as err:
+        return err
+    finally:
+        await model.aclose()
+
+
+async def test_lines_split_across_reads_are_put_back_together(raw: RawServer) -> None:
+    pieces: list[bytes | float] = []
+    for event in sse(chunk(0, "Hel"), chunk(0, "lo"), chunk(0, finish="stop")).split(b"\n\n"):
+        if event:  # each line in three reads, the blank line after it in a fourth
+            pieces += [event[:9], 0.01, event[9:], 0.01, b"\n", 0.01, b"\n"]
+    generation = await answer(raw, Exchange(pieces=pieces))
+    assert generation.text == "Hello"
+
+
+async def test_data_without_a_space_and_lines_that_are_no_data(raw: RawServer) -> None:
+    body = (
+        b": a comment, then an event name\nevent: message\n"
+        + b"data:" + json.dumps(chunk(0, "a")).encode() + b"\r\n\r\n"
+        + b"retry: 1000\nid: 7\n"
+        + sse(chunk(0, "b"), chunk(0, finish="stop"))
+    )  # fmt: skip
+    generation = await answer(raw, Exchange(pieces=[body]))
+    assert generation.text == "ab"
+
+
+async def test_what_follows_done_is_not_read_as_data(raw: RawServer) -> None:
+    body = sse(chunk(0, "a"), chunk(0, finish="stop")) + b"data: not json at all\n\n"
+    generation = await answer(raw, Exchange(pieces=[body, 0.01, b"data: {oops\n\n"]))
+    assert generation.text == "a"
+
+
+async def test_text_that_is_not_utf8_is_replaced_not_fatal(raw: RawServer) -> None:
+    broken = b'data: {"choices": [{"index": 0, "delta": {"content": "caf\xff!"}}]}\n\n'
+    generation = await answer(raw, Exchange(pieces=[broken + sse(chunk(0, finish="stop"))]))
+    assert generation.text == "caf\ufffd!"
+
+
+def padding(size: int) -> bytes:
+    """``size`` bytes of comment lines, which a stream reader skips."""
+    lines = []
+    while size > 0:
+        line = min(size, 60_000)
+        lines.append(b":" + b"x" * (line - 2) + b"\n" if line >= 2 else b"\n")
+        size -= line
+    return b"".join(lines)
+
+
+@pytest.mark.parametrize("over", [0, 1])
+async def test_the_byte_cap_is_exact(raw: RawServer, over: int) -> None:
+    limits = ReplyLimits.of(1, 1)
+    assert limits.bytes == 66 * 1024 + (1 << 20)
+    tail = sse(chunk(0, "ok"), chunk(0, finish="stop"))
+    body = padding(limits.bytes - len(tail) + over)
+    outcome = await answer(raw, Exchange(pieces=[body, 0.05, tail]), the_call=call(max_tokens=1))
+    if not over:
+        assert outcome.text == "ok"
+        return
+    assert (outcome.kind, outcome.retryable) == ("too_large", False)
+    assert outcome.message == (
+        f"The model server at {raw.url} sent too much: the reply passed 1,116,160 bytes and "
+        "was not read further (max_tokens was 1: the server ignores it)."
+    )
+
+
+@pytest.mark.parametrize("over", [0, 1])
+async def test_the_line_cap_is_exact(raw: RawServer, over: int) -> None:
+    head = b'data: {"choices": [{"index": 0, "delta": {"content": "ok"}}]'
+    line = head + b" " * ((1 << 20) - len(head) - 1 + over) + b"}"
+    assert len(line) == (1 << 20) + over
+    pieces: list[bytes | float] = [line, 0.05, b"\n\n" + sse(chunk(0, finish="stop"))]
+    outcome = await answer(raw, Exchange(pieces=pieces), the_call=call(max_tokens=1))
+    if not over:
+        assert outcome.text == "ok"
+        return
+    assert (outcome.kind, outcome.retryable) == ("too_large", False)
+    assert outcome.message == (
+        f"The model server at {raw.url} sent too much: the reply passed 1,048,576 bytes in one "
+        "line and was not read further (max_tokens was 1: the server ignores it)."
+    )
+
+
+@pytest.mark.parametrize("over", [0, 1])
+async def test_the_token_and_character_caps_are_exact(raw: RawServer, over: int) -> None:
+    # max_tokens=1: 66 deltas and 1,056 characters a choice.
+    deltas = [chunk(0, "x") for _ in range(66 + over)]
+    outcome = await answer(
+        raw, stream(*deltas, chunk(0, finish="stop")), the_call=call(max_tokens=1)
+    )
+    if not over:
+        assert outcome.text == "x" * 66
+    else:
+        assert outcome.message == (
+            f"The model server at {raw.url} sent too much: the reply passed 66 tokens and was "
+            "not read further (max_tokens was 1: the server ignores it)."
+        )
+    wide = [chunk(0, "y" * 528), chunk(0, "y" * (528 + over))]
+    outcome = await answer(raw, stream(*wide, chunk(0, finish="stop")), the_call=call(max_tokens=1))
+    if not over:
+        assert outcome.text == "y" * 1056
+    else:
+        assert (outcome.kind, outcome.retryable) == ("too_large", False)
+        assert "the reply passed 1,056 characters and was not read further" in outcome.message
+
+
+def test_reply_limits_of_each_size() -> None:
+    assert ReplyLimits.of(1000, 2) == ReplyLimits(
+        tokens=2064, chars=33024, bytes=2 * 2064 * 1024 + (1 << 20), line=1 << 20, max_tokens=1000
+    )
+    assert ReplyLimits.of(None, 0) == ReplyLimits(
+        tokens=32768, chars=524288, bytes=32768 * 1024 + (1 << 20), line=128 * 32768
+    )
+    assert ReplyLimits.of(10_000, 1).line == 128 * 20064  # long replies get long lines
+
+
+async def test_a_server_that_ends_the_reply_properly_keeps_its_connection() -> None:
+    # Bytes after [DONE] are read to the end of the response (a few), so that the connection
+    # can carry the next request; an early hang-up would cost a new connection every call.
+    async with RawServer(keep_alive=True) as raw:
+        tail = sse(chunk(0, "a"), chunk(0, finish="stop"))
+        raw.chat.append(Exchange(pieces=[padding(70_000) + tail, 0.02, b": bye\n" * 100]))
+        raw.chat.append(reply("b"))
+        model = OpenAIModel(base_url=raw.url, model="m", api_key=KEY, cache=False)
+        try:
+            first = await model.generate(call())
+            second = await model.generate(call())
+        finally:
+            await model.aclose()
+        assert (first.text, second.text) == ("a", "b")
+        assert [number for *_, number in raw.requests] == [1, 1]
+
+
+async def test_closing_the_model_closes_its_connections() -> None:
+    async with RawServer(keep_alive=True) as raw:
+        model = OpenAIModel(base_url=raw.url, model="m", api_key=KEY)
+        await model.generate(call())
+        assert raw.closed == 0
+        await model.aclose()
+        for _ in range(50):
+            if raw.closed:
+                break
+            await asyncio.sleep(0.01)
+        assert (raw.connections, raw.closed) == (1, 1)
+        await model.aclose()  # twice is harmless
+
+
+async def test_closing_a_model_never_used_is_harmless() -> None:
+    for cache in (True, False):
+        await OpenAIModel(base_url="http://127.0.0.1:9/v1", cache=cache).aclose()
+
+
+# -- bodies read whole ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("over", [0, 1])
+async def test_an_error_body_may_be_one_mebibyte_exactly(raw: RawServer, over: int) -> None:
+    head, end = b'{"error": {"message": "', b'"}}'
+    body = head + b"x" * ((1 << 20) - len(head) - len(end) + over) + end
+    err = await answer(raw, Exchange(503, body))
+    assert err.kind == "server"
+    detail = "its error message was too large to read" if over else "HTTP 503: " + "x" * 237 + "..."
+    assert err.message == f"The model server at {raw.url} failed ({detail})."
+
+
+async def test_a_huge_client_error_is_a_server_failure_too(raw: RawServer) -> None:
+    huge = Exchange(400, b'{"error": {"message": "' + b"x" * (2 << 20) + b'"}}')
+    raw.chat.append(huge)
+    err = await answer(raw, huge, max_retries=1, backoff_base=0.001)
+    assert (err.kind, err.retryable) == ("server", True)
+    assert err.message == (
+        f"The model server at {raw.url} failed (its error message was too large to read) "
+        "(gave up after 2 tries)."
+    )
+
+
+async def test_an_error_without_a_content_type_is_read(raw: RawServer) -> None:
+    err = await answer(raw, Exchange(502, b"bad gateway", {"Content-Type": ""}))
+    assert err.message == f"The model server at {raw.url} failed (HTTP 502: bad gateway)."
+
+
+async def test_a_reply_that_is_no_stream_is_capped_as_a_whole_body(raw: RawServer) -> None:
+    body = (b"x" * 999 + b"\n") * ((32 << 20) // 1000 + 1)  # past 32 MiB, in short lines
+    err = await answer(raw, Exchange(200, body))
+    assert (err.kind, err.retryable) == ("too_large", False)
+    assert err.message == (
+        f"The model server at {raw.url} sent too much: the reply passed more than 33554432 "
+        "bytes and was not read further (no reply needs that much)."
+    )
+
+
+async def test_a_stream_is_capped_by_its_own_limits_not_by_the_cap_on_bodies(
+    raw: RawServer,
+) -> None:
+    body = padding((32 << 20) + (1 << 19))  # 32.5 MiB of comments: past the cap on bodies
+    generation = await answer(
+        raw, Exchange(pieces=[body, sse(chunk(0, "ok"), chunk(0, finish="stop"))])
+    )
+    assert generation.text == "ok"
+
+
+async def test_a_long_list_of_models_is_read(raw: RawServer) -> None:
+    names = [{"id": f"model-{i:04d}-" + "x" * 1100} for i in range(2000)] + [{"id": "m"}]
+    raw.models = Exchange(200, json.dumps({"data": names}).encode())  # 2 MiB
+    model = OpenAIModel(base_url=raw.url, model="m", api_key=KEY)
+    try:
+        summary = await model.check_connection()
+    finally:
+        await model.aclose()
+    assert summary == f"Connected to {raw.url}: model 'm' is available."
+
+
+# -- the retry loop ------------------------------------------------------------------------------
+
+
+async def test_every_retry_is_counted_and_told_in_order(
+    fake_server: FakeServer, make: Callable[..., OpenAIModel]
+) -> None:
+    fake_server.faults.extend(["500", "429:0", "cut"])
+    told: list[tuple[str, int, float]] = []
+    model = make(max_retries=3, on_retry=lambda *info: told.append(info))
+    generation = await model.generate(call())
+    assert generation.requests == 4
+    assert (model.requests, model.retries) == (4, 3)
+    assert [(kind, attempt) for kind, attempt, _ in told] == [
+        ("server", 1),
+        ("rate_limited", 2),
+        ("bad_response", 3),
+    ]
+    assert told[1][2] == 0.0  # Retry-After: 0
+    assert all(0 < wait <= 0.001 * 2**i for i, (_, _, wait) in enumerate(told) if i != 1)
+
+
+async def test_a_request_kept_waiting_for_a_slot_past_the_deadline_is_never_sent(
+    raw: RawServer,
+) -> None:
+    # One slot. Call A's first request answers one choice of two; meanwhile call B takes the
+    # slot and hangs until its own deadline. When A gets the slot back its deadline is gone.
+    raw.chat.extend([stream(chunk(0, "a"), chunk(0, finish="stop")), Exchange(hang=True)])
+    raw.chat[0].delay = 0.1
+    model = OpenAIModel(
+        base_url=raw.url, model="m", api_key=KEY, concurrency=1, call_deadline=0.3,
+        max_retries=3, backoff_base=0.001,
+    )  # fmt: skip
+    try:
+        first = asyncio.ensure_future(model.generate(call("A", n=2)))
+        await asyncio.sleep(0.02)
+        second = asyncio.ensure_future(model.generate(call("B")))
+        outcomes = await asyncio.gather(first, second, return_exceptions=True)
+    finally:
+        await model.aclose()
+    assert all(isinstance(o, ModelError) for o in outcomes)
+    a, b = outcomes
+    assert isinstance(a, ModelError) and isinstance(b, ModelError)
+    assert (a.kind, a.retryable) == ("timeout", False)
+    assert a.message == (
+        f"The model server at {raw.url} did not finish the reply within the call's deadline of "
+        "0.3 seconds."
+    )
+    assert [body["messages"][0]["content"] for body in raw.chat_requests] == ["A", "B"]
+
+
+# -- building a model ----------------------------------------------------------------------------
+
+
+def test_keyword_arguments_win_over_settings() -> None:
+    settings = Settings(
+        base_url="http://settings/v1", api_key="sk-from-settings-0000", model="s-model",
+        timeout=9.0, max_retries=9, concurrency=9, cache=True,
+    )  # fmt: skip
+    model = OpenAIModel(
+        settings, base_url="http://given/v1/", api_key="sk-given-key-1234", model="given",
+        timeout=2.0, max_retries=1, concurrency=3, cache=False,
+    )  # fmt: skip
+    chosen = model.settings
+    assert (chosen.base_url, chosen.api_key, chosen.model) == (
+        "http://given/v1/",
+        "sk-given-key-1234",
+        "given",
+    )
+    assert (chosen.timeout, chosen.max_retries, chosen.concurrency, chosen.cache) == (
+        2.0,
+        1,
+        3,
+        False,
+    )
+    assert (model.name, model.model, model.base_url) == ("given", "given", "http://given/v1")
+    assert model.cache is None
+    assert model.call_deadline == 2.0 * 2
+    kept = OpenAIModel(settings)
+    assert (kept.model, kept.base_url, kept.call_deadline) == (
+        "s-model",
+        "http://settings/v1",
+        90.0,
+    )
+    assert kept.cache is not None
+    assert (kept.requests, kept.retries, kept.cache_hits) == (0, 0, 0)
+
+
+def test_the_defaults_a_person_gets() -> None:
+    model = OpenAIModel()
+    assert model.base_url == OPENAI_BASE_URL
+    assert model.call_deadline == 60.0 * 5  # timeout 60 s, 4 retries
+    assert OpenAIModel(base_url="http://h/aX/").base_url == "http://h/aX"
+    # Backoff from half a second, doubling to 20 s; a server's Retry-After up to a minute.
+    firsts = [model._backoff(0, None) for _ in range(100)]
+    assert all(0.25 <= wait <= 0.5 for wait in firsts)
+    assert all(10.0 <= model._backoff(9, None) <= 20.0 for _ in range(100))
+    assert model._backoff(0, 600.0) == 60.0
+
+
+@pytest.mark.parametrize("deadline", [0.0, -1.0, math.inf, math.nan])
+def test_a_call_deadline_must_be_a_positive_number(deadline: float) -> None:
+    with pytest.raises(ValueError) as info:
+        OpenAIModel(base_url="http://127.0.0.1:9/v1", call_deadline=deadline)
+    assert str(info.value) == f"call_deadline must be a positive number, not {deadline!r}"
+
+
+def test_a_model_serves_one_event_loop_after_another(fake_server: FakeServer) -> None:
+    # The CLI and the benchmarks may run several asyncio.run() in a row with one model.
+    model = OpenAIModel(base_url=fake_server.url, model="fake-model", api_key=KEY, cache=False)
+    first = asyncio.run(model.generate(call()))
+    second = asyncio.run(model.generate(call()))
+    asyncio.run(model.aclose())  # the client's loop is gone by now: closing still works
+    assert first.text == second.text == "echo 0: What is 4 * 6?"
+    assert len(fake_server.chat_requests) == 2
+
+
+# -- the response cache --------------------------------------------------------------------------
+
+
+async def test_a_cache_file_in_folders_not_made_yet(
+    fake_server: FakeServer, make: Callable[..., OpenAIModel], tmp_path: Path
+) -> None:
+    file = tmp_path / "a" / "b" / "c" / "responses.sqlite"
+    first = await make(cache_file=file).generate(call())
+    assert file.exists()
+    again = make(cache_file=file)
+    for _ in range(2):  # read from the file once, then from memory
+        generation = await again.generate(call())
+        assert (generation.text, generation.cached) == (first.text, True)
+    assert len(fake_server.chat_requests) == 1
+
+
+@pytest.mark.parametrize("where", ["parent is a file", "path is a folder", "not a database"])
+def test_a_cache_file_that_cannot_be_used_leaves_the_cache_in_memory(
+    tmp_path: Path, where: str
+) -> None:
+    if where == "parent is a file":
+        (tmp_path / "file").write_text("x")
+        path = tmp_path / "file" / "responses.sqlite"
+    elif where == "path is a folder":
+        path = tmp_path / "folder"
+        path.mkdir()
+    else:
+        path = tmp_path / "junk.sqlite"
+        path.write_bytes(b"this is not an SQLite file at all" * 100)
+    cache = ResponseCache(path)
+    cache.put("k", "v")
+    assert cache.get("k") == "v"
+    assert cache.get("other") is None
+    assert len(cache) == 1
+    cache.close()
+
+
+def test_an_old_cache_file_is_rebuilt(tmp_path: Path) -> None:
+    path = tmp_path / "responses.sqlite"
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        db.execute("CREATE TABLE samples (k TEXT, v TEXT, extra INTEGER)")
+        db.execute("INSERT INTO samples VALUES ('k', 'stale', 1)")
+        db.commit()
+    cache = ResponseCache(path)
+    assert cache.get("k") is None
+    cache.put("k", "fresh")
+    cache.close()
+    reopened = ResponseCache(path)
+    assert reopened.get("k") == "fresh"
+    reopened.close()
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == 1
+
+
+def test_a_cache_file_broken_while_open_is_no_error(tmp_path: Path) -> None:
+    path = tmp_path / "responses.sqlite"
+    cache = ResponseCache(path)
+    with contextlib.closing(sqlite3.connect(path)) as other:
+        other.execute("DROP TABLE samples")  # another program spoils the file
+        other.commit()
+    cache.put("k", "v")  # the disk copy fails; memory keeps it
+    assert cache.get("k") == "v"
+    cache.close()
+    cache.close()  # twice is harmless
+    cache.put("after", "close")  # closed: memory only
+    assert cache.get("after") == "close"
+
+
+# -- more on secrets -----------------------------------------------------------------------------
+
+
+def test_a_secret_inside_another_leaves_the_longer_one_shown_as_it_should_be() -> None:
+    key, inner = "sk-outer-abcdefgh12345678", "abcdefgh12345678"
+    for secrets in ([inner, key], [key, inner]):
+        redactor = Redactor(secrets, {key: "sk-...5678"})
+        assert redactor.scrub(f"key {key}; password {inner}.") == (
+            "key sk-...5678; password [redacted]."
+        )
+
+
+def test_secrets_of_eight_characters_count_and_every_piece_is_hidden() -> None:
+    redactor = Redactor(["pw-12345"])
+    assert redactor.scrub("the pw-12345 here") == "the [redacted] here"
+    assert bool(Redactor(["1234567"])) is False
+    encoded = base64.b64encode(b"Bearer pw-12345").decode()  # the key from byte 7: offset 2
+    hidden = base64.b64encode(b"-12345").decode()
+    assert len(hidden) == Redactor.PIECE
+    assert hidden in encoded and hidden not in redactor.scrub(encoded)
+    assert Redactor([KEY]).scrub("tail " + KEY[-8:]) == "tail [redacted]"
+
+
+# -- base URLs -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("url", "problem"),
+    [
+        ("http://exa mple.com/v1", "it holds spaces or control characters"),
+        ("http://example.com/v1\n", "it holds spaces or control characters"),
+        ("localhost:11434/v1", "it must start with http:// or https://; did you mean "
+         "http://localhost:11434/v1?"),
+        ("ftp://example.com/v1", "it must start with http:// or https://"),
+        ("http:///v1", "it names no host"),
+        ("http://[bad", "it is not a URL (Invalid IPv6 URL)"),
+        ("HTTPS://example.com/v1", None),
+        ("http://example.com", None),
+    ],
+)  # fmt: skip
+def test_base_url_problems_word_for_word(url: str, problem: str | None) -> None:
+    assert base_url_problem(url) == problem
