@@ -185,6 +185,10 @@ class Settings:
     seed: int | None = None
     """Seed for the offline engine and, where a server supports it, for sampling."""
 
+    theme: str | None = None
+    """The app's colour theme (a Textual theme name such as ``"nord"``), kept when it is
+    changed in the app; ``None``: the default theme."""
+
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):
             _check(f.name, getattr(self, f.name), "settings")
@@ -289,6 +293,9 @@ def _check(name: str, value: object, source: str) -> None:
     elif name == "cache":
         if not isinstance(value, bool):
             raise bad("true or false")
+    elif name == "theme":
+        if value is not None and (not isinstance(value, str) or not value.strip()):
+            raise bad("a theme name such as 'nord'")
     elif name == "seed":
         if value is not None and not _is_int(value):
             raise bad("a whole number")

@@ -15,8 +15,8 @@ from tui.store import SCHEMA_VERSION, Result, ResultStore
 T0 = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
 
 
-def played(minute: int, seconds: float = 30.0, **fields: object) -> Result:
-    values: dict[str, object] = {"solved": True, **fields}
+def played(minute: int, seconds: float = 30.0, **fields: bool | int | None) -> Result:
+    values: dict[str, bool | int | None] = {"solved": True, **fields}
     return Result(
         kind="game24",
         puzzle="4 7 8 8",
@@ -70,9 +70,9 @@ def test_races_and_race_wins_are_counted(tmp_path: Path) -> None:
         {"race_won": True},
     ],
 )
-def test_outcomes_that_cannot_go_together_are_refused(fields: dict[str, object]) -> None:
+def test_outcomes_that_cannot_go_together_are_refused(fields: dict[str, bool | int | None]) -> None:
     with pytest.raises(ValueError):
-        played(0, **fields)
+        played(0, 30.0, **fields)
 
 
 def test_a_layout_1_file_is_migrated_and_keeps_its_rows(tmp_path: Path) -> None:

@@ -7,28 +7,81 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
-from textual.widgets import Footer, Header, Input, Static
+from textual.screen import ModalScreen
+from textual.widgets import Header, Input, Static
 
 from puzzles.arith import extract_claims, format_number, verify_claim
 from puzzles.game24 import Hand, StepError, check_answer
 from puzzles.game24.play import Board
 from solver import events as ev
+from solver.model import Call, Generation, Model, TokenCallback
 from tui.screens.base import PonderScreen
+from tui.widgets.footer import KeyHints
 from tui.widgets.solver_pane import SolverPane
 
 if TYPE_CHECKING:
     pass
 
-__all__ = ["Game24Screen", "NumberCard"]
+__all__ = ["Game24Screen", "LeaveDialog", "NumberCard", "PacedModel"]
 
 MAX_BATCH = 250
 """Most solver events shown per 50 ms tick."""
 OP_SIGNS = {"+": "+", "-": "−", "*": "×", "/": "÷"}
+FULL_SOLUTION_HINT = 3
+"""The hint that shows a whole solution: a win after it is recorded as such."""
+
+
+class PacedModel:
+    """A model that waits ``delay`` seconds before each call: the race handicap that gives a
+    person a chance against a solver that answers in a fraction of a second."""
+
+    def __init__(self, inner: Model, delay: float) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.delay = delay
+
+    async def generate(self, call: Call, on_token: TokenCallback | None = None) -> Generation:
+        await asyncio.sleep(self.delay)
+        return await self.inner.generate(call, on_token)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+class LeaveDialog(ModalScreen[bool]):
+    """Asks before a started hand is abandoned: leaving counts as not solved."""
+
+    DEFAULT_CSS = """
+    LeaveDialog { align: center middle; }
+    LeaveDialog > Static {
+        width: 52; height: auto; padding: 1 2;
+        border: thick $warning; background: $surface;
+    }
+    """
+    BINDINGS = [
+        Binding("y,enter", "answer(True)", "Leave", id="leave.yes"),
+        Binding("n,escape", "answer(False)", "Stay", id="leave.no"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        yield Static(
+            Text.assemble(
+                ("Leave this hand?\n", "bold"),
+                "It is recorded as abandoned and ends your streak.\n\n",
+                ("y", "bold"),
+                " / enter: leave    ",
+                ("n", "bold"),
+                " / esc: keep playing",
+            )
+        )
+
+    def action_answer(self, leave: bool) -> None:
+        self.dismiss(leave)
 
 
 class NumberCard(Static):
@@ -104,9 +157,17 @@ class Game24Screen(PonderScreen):
         self.started = time.monotonic()
         self.ended: float | None = None
         self.hints_used = 0
+        self.solution_shown = False
+        self.tried = False  # a typed answer was checked
         self.gave_up = False
         self.recorded = False
         self.replay = replay
+        self.paused_at: float | None = None  # while help or a dialog covers the hand
+        self.paused_total = 0.0
+        self.race = False  # set on mount from the app's race switch
+        self.race_won: bool | None = None
+        self.solver_result: ev.RunFinished | None = None
+        self._method_chosen = False  # the message says "press space to start it"
         self._pending: list[ev.Event] = []
 
     # ---------------------------------------------------------------- layout
@@ -125,8 +186,9 @@ class Game24Screen(PonderScreen):
                     placeholder="type an expression, e.g. (8 - 4) * (7 - 1)", id="expression"
                 )
                 yield Static(id="message")
+                yield Static(id="race-status")
             yield SolverPane(id="solver")
-        yield Footer()
+        yield KeyHints()
 
     def on_mount(self) -> None:
         self.sub_title = "Game of 24"
@@ -134,21 +196,45 @@ class Game24Screen(PonderScreen):
         self.set_interval(1.0, self.refresh_title)
         self.set_interval(0.05, self.flush_events)
         self.set_interval(0.5, self.query_one(SolverPane).tick)
+        self.set_interval(0.5, self.refresh_race)
         self.refresh_title()
         self.say(
             "Pick a card with 1-4, an operator (+ - * /), then another card. "
             "Or press e and type the whole expression."
         )
+        self.race = self.ponder.race and self.replay is None
+        # In a race the solver's thoughts stay hidden until the player is done; only its
+        # progress shows.
+        self.query_one(SolverPane).display = not self.race
+        self.query_one("#race-status").display = self.race
         if self.replay is not None:
             self.start_replay()
-        elif self.ponder.race:
+        elif self.race:
             self.start_solver()
+            self.refresh_race()
+
+    # ---------------------------------------------------------------- the clock
+
+    def elapsed(self) -> float:
+        """The player's time on this hand: the clock stops while help or a dialog covers it."""
+        now = self.ended or time.monotonic()
+        covered = self.paused_total + (now - self.paused_at if self.paused_at is not None else 0)
+        return max(0.0, now - self.started - covered)
+
+    def on_screen_suspend(self) -> None:
+        if self.paused_at is None and not self.over:
+            self.paused_at = time.monotonic()
+
+    def on_screen_resume(self) -> None:
+        if self.paused_at is not None:
+            self.paused_total += time.monotonic() - self.paused_at
+            self.paused_at = None
+        self.refresh_title()
 
     # ---------------------------------------------------------------- the player's game
 
     def refresh_title(self) -> None:
-        seconds = (self.ended or time.monotonic()) - self.started
-        clock = f"{int(seconds // 60)}:{int(seconds % 60):02d}"
+        clock = _clock(self.elapsed())
         level = f" · {self.level}" if self.level else ""
         hints = f" · hints {self.hints_used}" if self.hints_used else ""
         title = Text.assemble(
@@ -193,8 +279,37 @@ class Game24Screen(PonderScreen):
     def over(self) -> bool:
         return self.ended is not None
 
+    @property
+    def in_play(self) -> bool:
+        """Whether the player has begun this hand and not finished it: a card picked, a step,
+        a hint, a typed answer, or the solver set going."""
+        if self.over or self.replay is not None:
+            return False
+        pane = self.query_one(SolverPane)
+        return bool(
+            self.board.steps
+            or self.first is not None
+            or self.hints_used
+            or self.tried
+            or pane.running
+            or pane.finished is not None
+        )
+
+    def refuse_when_over(self) -> bool:
+        """Say why a move is refused on a finished hand; True when it is."""
+        if not self.over:
+            return False
+        if self.gave_up:
+            self.say(
+                "You gave up on this hand; its solutions are above. Press n for a new hand.",
+                "yellow",
+            )
+        else:
+            self.notify("This hand is over. Press n for a new hand.")
+        return True
+
     def pick(self, index: int) -> None:
-        if self.over or index >= len(self.board.cards):
+        if self.refuse_when_over() or index >= len(self.board.cards):
             return
         if self.first is None or self.op is None:
             self.first = index
@@ -220,7 +335,7 @@ class Game24Screen(PonderScreen):
         self.pick(index)
 
     def action_op(self, op: str) -> None:
-        if self.over:
+        if self.refuse_when_over():
             return
         if self.first is None:
             self.say("Pick a card first (1-4).", "yellow")
@@ -229,15 +344,15 @@ class Game24Screen(PonderScreen):
         self.refresh_board()
 
     def action_undo(self) -> None:
-        if self.over:
+        if self.refuse_when_over():
             return
         self.first = self.op = None
-        if not self.board.undo():
-            self.say("Nothing to undo.")
+        # The undone step's check goes with it.
+        self.say("Step undone." if self.board.undo() else "Nothing to undo.")
         self.refresh_board()
 
     def action_reset(self) -> None:
-        if self.over:
+        if self.refuse_when_over():
             return
         self.first = self.op = None
         self.board.reset()
@@ -245,13 +360,18 @@ class Game24Screen(PonderScreen):
         self.say("Back to the four cards.")
 
     def action_type_expression(self) -> None:
-        self.query_one("#expression", Input).focus()
+        if self.refuse_when_over():
+            return
+        # Focus now, not on the next message (Widget.focus): keys typed straight after ``e``
+        # are already queued, and must reach the box, not the cards.
+        self.set_focus(self.query_one("#expression", Input))
 
     @on(Input.Submitted, "#expression")
     def expression_submitted(self, event: Input.Submitted) -> None:
         text = event.value.strip()
-        if not text or self.over:
+        if not text or self.refuse_when_over():
             return
+        self.tried = True
         verdict = check_answer(self.hand, text)
         if verdict.ok:
             self.finish(True, verdict.expression)
@@ -261,11 +381,23 @@ class Game24Screen(PonderScreen):
             message.append(f"\n{claim.describe()}")
         self.say(message)
 
-    def on_key(self, event: Any) -> None:
+    def on_key(self, event: events.Key) -> None:
+        box = self.query_one("#expression", Input)
         # Escape from the expression box returns the keys to the cards.
-        if event.key == "escape" and isinstance(self.focused, Input):
+        if event.key == "escape" and self.focused is box:
             self.set_focus(None)
             event.stop()
+        elif event.key == "e" and self.focused is None:
+            # Here, in the order keys come, rather than as a binding (bindings run when the
+            # key reaches the app, after the keys typed next were already routed).
+            event.stop()
+            event.prevent_default()
+            self.action_type_expression()
+        elif event.is_printable and self.focused is box:
+            # Typed after e but routed before the box took focus: the box's, not the cards'.
+            event.stop()
+            event.prevent_default()
+            box.post_message(events.Key(event.key, event.character))
 
     def finish_attempt(self) -> None:
         if self.board.solved:
@@ -279,35 +411,37 @@ class Game24Screen(PonderScreen):
 
     def finish(self, solved: bool, answer: str) -> None:
         self.ended = time.monotonic()
-        seconds = self.ended - self.started
         self.refresh_title()
         if solved:
-            clock = f"{int(seconds // 60)}:{int(seconds % 60):02d}"
+            clock = _clock(self.elapsed())
             hints = (
                 f" with {self.hints_used} hint{'s' * (self.hints_used != 1)}"
                 if self.hints_used
                 else " without hints"
             )
-            self.say(
-                Text.assemble(
-                    ("★ Solved! ", "bold green"),
-                    f"{_shown(answer)} = {self.hand.target}\n",
-                    f"in {clock}{hints}. Press n for a new puzzle.",
-                )
+            shown = " (the solution was shown: no streak or best time)" * self.solution_shown
+            text = Text.assemble(
+                ("★ Solved! ", "bold green"),
+                f"{_shown(answer)} = {self.hand.target}\n",
+                f"in {clock}{hints}{shown}. Press n for a new puzzle.",
             )
+            if self.race:
+                text = self.race_result(answer)
+            self.say(text)
             self.query_one("#puzzle").add_class("-won")
+        self.end_race()
         self.record(solved, answer)
 
-    def record(self, solved: bool, answer: str | None) -> None:
+    def record(self, solved: bool, answer: str | None, *, abandoned: bool = False) -> None:
         if self.recorded or self.replay is not None:
             return
         self.recorded = True
         pane = self.query_one(SolverPane)
-        finished = pane.finished
+        finished = self.solver_result or pane.finished
         self.ponder.record_result(
             puzzle=str(self.hand),
             difficulty=self.level,
-            seconds=(self.ended or time.monotonic()) - self.started,
+            seconds=self.elapsed(),
             hints=self.hints_used,
             solved=solved,
             gave_up=self.gave_up,
@@ -315,16 +449,86 @@ class Game24Screen(PonderScreen):
             solver_method=pane.method or None,
             solver_solved=finished.solved if finished else None,
             solver_seconds=finished.wall_time if finished else None,
+            solution_shown=solved and self.solution_shown,
+            abandoned=abandoned,
+            race=self.race,
+            race_won=self.race_won if self.race else None,
         )
+
+    # ---------------------------------------------------------------- the race
+
+    def refresh_race(self) -> None:
+        """The solver's progress while it races, never its thoughts."""
+        if not self.race or self.over:
+            return
+        pane = self.query_one(SolverPane)
+        who = pane.method or self.ponder.method_name
+        result = self.solver_result
+        if result is None:
+            line = Text.assemble(
+                ("Race: ", "bold"),
+                f"{who} is thinking · {pane.calls} calls · {_clock(pane.elapsed)}",
+            )
+        elif result.solved:
+            line = Text.assemble(
+                ("Race: ", "bold yellow"),
+                f"{who} found an answer in {_seconds(result.wall_time)}. Keep going: "
+                "you can still finish.",
+            )
+        else:
+            line = Text.assemble(
+                ("Race: ", "bold green"), f"{who} stopped without an answer. Finish it to win."
+            )
+        self.query_one("#race-status", Static).update(line)
+
+    def race_result(self, answer: str) -> Text:
+        """Who won the race, by how much, and both answers."""
+        mine = self.elapsed()
+        result = self.solver_result
+        who = self.query_one(SolverPane).method or self.ponder.method_name
+        yours = f"Yours: {_shown(answer)} = {self.hand.target} in {_seconds(mine)}."
+        if result is not None and result.solved and result.wall_time <= mine:
+            self.race_won = False
+            head = (f"{who} won the race by {_seconds(mine - result.wall_time)}. ", "bold yellow")
+        else:
+            self.race_won = True
+            if result is None:
+                margin = f"{who} is still thinking."
+            elif result.solved:
+                margin = f"by {_seconds(result.wall_time - mine)}."
+            else:
+                margin = f"{who} found no answer."
+            head = (f"★ You won the race! {margin} ", "bold green")
+        return Text.assemble(head, "\n", yours, "\n", self.solver_answer_line())
+
+    def solver_answer_line(self) -> str:
+        result = self.solver_result
+        who = self.query_one(SolverPane).method or self.ponder.method_name
+        if result is None:
+            return f"{who}'s answer: not yet (its run goes on beside you now)."
+        if not result.solved or not result.answer:
+            return f"{who}'s answer: none ({result.verdict or 'not solved'})."
+        return f"{who}'s: {_shown(result.answer)} in {_seconds(result.wall_time)}."
+
+    def end_race(self) -> None:
+        """Show the solver's panes once the player is done."""
+        if not self.race:
+            return
+        self.query_one(SolverPane).display = True
+        self.query_one("#race-status").display = False
 
     def action_hint(self) -> None:
         from puzzles.game24.catalogue import hints
 
+        if self.refuse_when_over():
+            return
         steps = hints(self.hand)
         if self.hints_used < len(steps):
             self.hints_used += 1
         titles = ("Nudge", "First step", "A full solution")
         level = min(self.hints_used, len(steps)) - 1
+        if len(steps) >= FULL_SOLUTION_HINT and level == FULL_SOLUTION_HINT - 1:
+            self.solution_shown = True
         self.say(Text.assemble((f"{titles[min(level, 2)]}: ", "bold"), steps[level]))
         self.refresh_title()
 
@@ -335,16 +539,40 @@ class Game24Screen(PonderScreen):
         if not self.over:
             self.gave_up = True
             self.ended = time.monotonic()
+            self.first = self.op = None
+            self.refresh_board()
             self.refresh_title()
+            if self.race:
+                solver = self.solver_result
+                self.race_won = False if solver is not None and solver.solved else None
+            self.end_race()
             self.record(False, None)
+            message = Text("You gave up on this hand. Press n for a new hand.", style="yellow")
+            if self.race:
+                message.append(f"\n{self.solver_answer_line()}", style="")
+            self.say(message)
         self.app.push_screen(SolutionsDialog(self.hand, solutions(self.hand)))
 
     def action_new_puzzle(self) -> None:
         self.ponder.new_game24(self.level, replace=True)
 
     def action_leave(self) -> None:
-        if not self.over and self.board.steps and self.replay is None:
-            self.record(False, None)
+        if not self.in_play:
+            self.leave()
+            return
+
+        def answered(leave: bool | None) -> None:
+            if leave:
+                self.ended = time.monotonic()
+                if self.race:
+                    solver = self.solver_result
+                    self.race_won = False if solver is not None and solver.solved else None
+                self.record(False, None, abandoned=True)
+                self.leave()
+
+        self.app.push_screen(LeaveDialog(), answered)
+
+    def leave(self) -> None:
         self.workers.cancel_group(self, "solver")
         self.app.pop_screen()
 
@@ -371,11 +599,17 @@ class Game24Screen(PonderScreen):
             self.replay.toggle()
             self._replay_notice()
             return
+        if self.race and not self.over:
+            self.say("In a race the solver runs until you finish or give up (g).", "yellow")
+            return
         pane = self.query_one(SolverPane)
         if pane.running:
             self.workers.cancel_group(self, "solver")
             self.flush_events(everything=True)
             pane.stopped()
+            if pane.error.startswith("retrying"):
+                pane.error = ""  # nothing is retried once stopped
+                pane.refresh_status()
         else:
             self.start_solver()
 
@@ -385,6 +619,10 @@ class Game24Screen(PonderScreen):
         pane = self.query_one(SolverPane)
         pane.reset(method.name, app.model_label)
         self._pending.clear()
+        self.solver_result = None
+        if self._method_chosen:
+            self.say("")  # "press space to start it" is done with
+            self._method_chosen = False
         self.run_solver(method)
 
     @work(exclusive=True, group="solver", exit_on_error=False)
@@ -393,7 +631,9 @@ class Game24Screen(PonderScreen):
         from solver.methods import run_method
 
         app = self.ponder
-        model = app.make_model(on_retry=self._retrying)
+        model: Model = app.make_model(on_retry=self._retrying)
+        if self.race and app.race_delay > 0:
+            model = PacedModel(model, app.race_delay)
         try:
             async for event in run_method(
                 method,
@@ -402,6 +642,10 @@ class Game24Screen(PonderScreen):
                 seed=app.seed(),
                 deadline=app.settings.deadline,
             ):
+                if isinstance(event, ev.RunFinished):
+                    # The moment it finished, not the moment the screen shows it: a race is
+                    # decided on this.
+                    self.solver_result = event
                 self._pending.append(event)
         finally:
             await model.aclose()
@@ -420,15 +664,21 @@ class Game24Screen(PonderScreen):
         batch, self._pending = self._pending[:cut], self._pending[cut:]
         with self.app.batch_update():
             self.query_one(SolverPane).apply(batch)
+            self.refresh_race()
 
     def action_solver_options(self) -> None:
         from tui.screens.dialogs import MethodDialog
+
+        if self.race and not self.over:
+            self.say("The method is set for this race; change it on the next hand.", "yellow")
+            return
 
         def chosen(result: dict[str, Any] | None) -> None:
             if result:
                 self.ponder.method_name = result["method"]
                 self.ponder.method_options = result["options"]
                 self.say(f"Solver method: {result['method']}. Press space to start it.")
+                self._method_chosen = True
 
         self.app.push_screen(
             MethodDialog(self.ponder.method_name, self.ponder.method_options), chosen
@@ -455,6 +705,15 @@ class Game24Screen(PonderScreen):
         self.flush_events(everything=True)
         pane.notice = "replay finished · esc for home"
         pane.refresh_status()
+
+
+def _clock(seconds: float) -> str:
+    return f"{int(seconds // 60)}:{int(seconds % 60):02d}"
+
+
+def _seconds(seconds: float) -> str:
+    """A race margin: tenths under a minute, else minutes and seconds."""
+    return f"{seconds:.1f} s" if seconds < 60 else _clock(seconds)
 
 
 def _shown(arithmetic: str) -> str:

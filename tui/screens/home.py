@@ -5,13 +5,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import (
     DataTable,
-    Footer,
     Header,
     Input,
     OptionList,
@@ -22,11 +21,12 @@ from textual.widgets import (
 from textual.widgets.option_list import Option
 
 from tui.screens.base import PonderScreen
+from tui.widgets.footer import KeyHints
 
 if TYPE_CHECKING:
-    pass
+    from tui.store import Result
 
-__all__ = ["HomeScreen"]
+__all__ = ["HomeScreen", "SeedInput"]
 
 LEVEL_CHOICES = [
     ("any difficulty", "any"),
@@ -42,6 +42,30 @@ METHOD_CHOICES = [
     ("CoT (one chain)", "cot"),
     ("IO (direct)", "io"),
 ]
+HANDICAP_CHOICES = [
+    ("none", 0.0),
+    ("1 s a call", 1.0),
+    ("3 s a call", 3.0),
+    ("10 s a call", 10.0),
+]
+"""How long the solver waits before each model call in a race, so a person has a chance."""
+
+
+class SeedInput(Input):
+    """The Seed box. It takes only what a whole number is written with, so the screen's
+    keys (``p`` to play) still work while it has focus."""
+
+    def check_consume_key(self, key: str, character: str | None) -> bool:
+        return character is not None and (character.isdigit() or character == "-")
+
+    async def _on_key(self, event: events.Key) -> None:
+        if event.is_printable and not self.check_consume_key(event.key, event.character):
+            # Not part of a number: the screen's key (p plays), as its footer says.
+            event.prevent_default()
+            event.stop()
+            active = self.screen.active_bindings.get(event.key)
+            if active is not None and active.enabled:
+                await self.app.run_action(active.binding.action, active.node)
 
 
 class HomeScreen(PonderScreen):
@@ -75,15 +99,18 @@ class HomeScreen(PonderScreen):
                     yield Select(METHOD_CHOICES, value="bot", allow_blank=False, id="method")
                 with Horizontal(classes="field"):
                     yield Static("Seed", classes="field-label")
-                    yield Input(placeholder="random", id="seed", type="integer")
+                    yield SeedInput(placeholder="random", id="seed", type="integer")
                 with Horizontal(classes="field"):
                     yield Static("Race mode", classes="field-label")
                     yield Switch(value=False, id="race")
+                with Horizontal(classes="field"):
+                    yield Static("Race handicap", classes="field-label")
+                    yield Select(HANDICAP_CHOICES, value=0.0, allow_blank=False, id="handicap")
             with Vertical(id="home-right"):
                 yield Static(id="stats")
                 table: DataTable[str] = DataTable(id="recent", cursor_type="row")
                 yield table
-        yield Footer()
+        yield KeyHints()
 
     def on_mount(self) -> None:
         self.sub_title = "home"
@@ -91,10 +118,16 @@ class HomeScreen(PonderScreen):
         table.add_columns("puzzle", "result", "time", "hints", "solver")
         self.query_one("#method", Select).value = self.ponder.method_name
         self.query_one("#race", Switch).value = self.ponder.race
+        if self.ponder.race_delay in {value for _, value in HANDICAP_CHOICES}:
+            self.query_one("#handicap", Select).value = self.ponder.race_delay
         self.query_one("#kinds", OptionList).highlighted = 0
         self.refresh_home()
 
     def on_screen_resume(self) -> None:
+        # The method may have been changed in a game (m): show the one the next game runs.
+        method = self.query_one("#method", Select)
+        if self.ponder.method_name in {value for _, value in METHOD_CHOICES}:
+            method.value = self.ponder.method_name
         self.refresh_home()
 
     def refresh_home(self) -> None:
@@ -113,13 +146,15 @@ class HomeScreen(PonderScreen):
                 f"({stats.solve_rate:.0%}) · streak {stats.current_streak} "
                 f"(best {stats.best_streak}) · fastest {best}",
             )
+            if stats.races:
+                text.append(f"\nRaces won against the solver: {stats.races_won} of {stats.races}")
         if app.store_message:
             text.append(f"\n{app.store_message}", style="yellow")
         self.query_one("#stats", Static).update(text)
         table = self.query_one("#recent", DataTable)
         table.clear()
         for r in app.recent(8):
-            result = "solved" if r.solved else ("gave up" if r.gave_up else "unsolved")
+            result = _outcome(r)
             solver = ""
             if r.solver_method:
                 mark = "✓" if r.solver_solved else ("✗" if r.solver_solved is False else "…")
@@ -130,6 +165,15 @@ class HomeScreen(PonderScreen):
     def method_changed(self, event: Select.Changed) -> None:
         if isinstance(event.value, str):
             self.ponder.method_name = event.value
+
+    @on(Select.Changed, "#handicap")
+    def handicap_changed(self, event: Select.Changed) -> None:
+        if isinstance(event.value, float):
+            self.ponder.race_delay = event.value
+
+    @on(Input.Submitted, "#seed")
+    def seed_submitted(self) -> None:
+        self.action_play()
 
     @on(Switch.Changed, "#race")
     def race_changed(self, event: Switch.Changed) -> None:
@@ -148,6 +192,17 @@ class HomeScreen(PonderScreen):
 
     def action_settings(self) -> None:
         self.ponder.action_settings()
+
+
+def _outcome(r: Result) -> str:
+    """A result in a word or two for the history table."""
+    if r.solved:
+        text = "solved (shown)" if r.solution_shown else "solved"
+    else:
+        text = "gave up" if r.gave_up else ("left" if r.abandoned else "unsolved")
+    if r.race_won is not None:
+        text += " · won race" if r.race_won else " · lost race"
+    return text
 
 
 def _clock(seconds: float) -> str:

@@ -1,0 +1,343 @@
+"""The player's side of a Game of 24 hand, driven through Pilot: a given-up hand, leaving a
+started hand, a win after the full solution, keys typed fast after ``s`` and ``e``, race mode
+(hidden solver, handicap, who won, what is recorded), the messages that must go away, home
+following the method chosen in a game, the Seed box, the theme kept, and the clock paused
+under help."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+
+from textual import events
+from textual.pilot import Pilot
+from textual.widgets import Button, Input, Select, Static, Switch
+
+from puzzles.game24 import Hand
+from solver.model import Call, Generation, TokenCallback
+from solver.offline import OfflineModel
+from solver.settings import Settings, config_path, load_settings
+from tui.app import PonderApp, make_app
+from tui.screens.game24 import Game24Screen, LeaveDialog
+from tui.screens.home import HomeScreen
+from tui.store import Result
+from tui.widgets.solver_pane import SolverPane
+
+WIN = "(7-8/8)*4"  # on 4 7 8 8
+
+
+class SlowModel:
+    """The offline player, taking ``delay`` seconds a call."""
+
+    def __init__(self, delay: float = 0.05) -> None:
+        self.inner = OfflineModel(delay=delay)
+        self.name = self.inner.name
+        self.calls = 0
+
+    async def generate(self, call: Call, on_token: TokenCallback | None = None) -> Generation:
+        self.calls += 1
+        return await self.inner.generate(call, on_token)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+async def wait_for(
+    pilot: Pilot[None], condition: Callable[[], object], timeout: float = 10
+) -> None:
+    for _ in range(int(timeout / 0.05)):
+        if condition():
+            return
+        await pilot.pause(0.05)
+    raise AssertionError("condition not reached")
+
+
+def text(screen: object, selector: str) -> str:
+    assert isinstance(screen, Game24Screen | HomeScreen)
+    return str(screen.query_one(selector, Static).render())
+
+
+def app_for(tmp_path: Path, model: SlowModel | None = None) -> PonderApp:
+    return make_app(
+        Settings(),
+        model=(lambda: model) if model is not None else None,
+        store_path=tmp_path / "r.db",
+        seed=1,
+    )
+
+
+async def open_hand(app: PonderApp, pilot: Pilot[None], hand: str = "4 7 8 8") -> Game24Screen:
+    screen = Game24Screen(Hand.parse(hand), "easy")
+    await app.push_screen(screen)
+    await pilot.pause()
+    return screen
+
+
+async def saved(app: PonderApp, pilot: Pilot[None]) -> Result:
+    assert app.store is not None
+    await wait_for(pilot, lambda: app.store.recent(1))
+    (last,) = app.store.recent(1)
+    return last
+
+
+async def type_win(pilot: Pilot[None]) -> None:
+    await pilot.press("e", *WIN, "enter")
+
+
+# -- game state and results ---------------------------------------------------------------------
+
+
+async def test_a_given_up_hand_says_so_and_refuses_moves_hints_and_typing(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_hand(app, pilot)
+        await pilot.press("g")
+        await pilot.pause()
+        await pilot.press("escape")  # the solutions dialog
+        await pilot.pause()
+        assert app.screen is screen and "gave up" in text(screen, "#message")
+        for key in ("1", "h", "e", "u"):
+            await pilot.press(key)
+            await pilot.pause()
+            assert (
+                "gave up" in text(screen, "#message")
+                and "press n" in text(screen, "#message").lower()
+            )
+        assert screen.first is None and screen.hints_used == 0
+        assert not isinstance(app.focused, Input)
+        await pilot.press("n")
+        await pilot.pause()
+        assert isinstance(app.screen, Game24Screen) and app.screen is not screen
+
+
+async def test_esc_on_a_started_hand_asks_and_records_it_as_abandoned(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        assert app.store is not None
+        app.store.record(
+            Result(
+                kind="game24",
+                puzzle="1 2 3 4",
+                started_at=__import__("datetime").datetime.now(__import__("datetime").UTC),
+                seconds=5.0,
+                solved=True,
+            )
+        )
+        screen = await open_hand(app, pilot)
+        await pilot.press("1", "plus", "2")
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, LeaveDialog)
+        await pilot.press("n")  # keep playing
+        await pilot.pause()
+        assert app.screen is screen and not screen.recorded
+        await pilot.press("escape", "y")
+        await pilot.pause()
+        assert isinstance(app.screen, HomeScreen)
+        last = await saved(app, pilot)
+        assert last.abandoned and not last.solved and last.puzzle == "4 7 8 8"
+        assert app.store.stats().current_streak == 0
+
+
+async def test_esc_on_an_untouched_hand_leaves_without_asking(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_hand(app, pilot)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, HomeScreen)
+
+
+async def test_a_win_after_the_full_solution_is_kept_out_of_fastest_and_streak(
+    tmp_path: Path,
+) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_hand(app, pilot)
+        await pilot.press("h", "h", "h")
+        assert "full solution" in text(screen, "#message").lower()
+        await type_win(pilot)
+        assert "Solved" in text(screen, "#message") and "shown" in text(screen, "#message")
+        last = await saved(app, pilot)
+        assert last.solved and last.solution_shown
+        assert app.store is not None
+        stats = app.store.stats()
+        assert stats.best_seconds is None and stats.current_streak == 0 and stats.solved == 1
+
+
+async def test_keys_typed_straight_after_s_and_e_all_reach_the_box(tmp_path: Path) -> None:
+    model = SlowModel(delay=0.01)
+    app = app_for(tmp_path, model)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_hand(app, pilot)
+        assert app._driver is not None
+        # Back to back, with no pause between them: a person typing fast while the solver
+        # starts.
+        for key, char in [("s", "s"), ("e", "e"), *[(c, c) for c in "1+2"]]:
+            name = {"+": "plus"}.get(key, key)
+            app._driver.send_message(events.Key(name, char))
+        await pilot.pause(0.3)
+        box = screen.query_one("#expression", Input)
+        assert app.focused is box and box.value == "1+2"
+        assert screen.first is None and not screen.board.steps
+        await pilot.press("escape", "s")
+
+
+# -- race mode ----------------------------------------------------------------------------------
+
+
+async def race(tmp_path: Path, delay: float) -> tuple[PonderApp, SlowModel]:
+    model = SlowModel(delay=0.01)
+    app = app_for(tmp_path, model)
+    app.race = True
+    app.race_delay = delay
+    return app, model
+
+
+async def test_in_a_race_the_solver_is_hidden_and_a_handicapped_one_loses(
+    tmp_path: Path,
+) -> None:
+    app, model = await race(tmp_path, delay=10.0)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_hand(app, pilot)
+        pane = screen.query_one(SolverPane)
+        await wait_for(pilot, lambda: pane.running)
+        assert not pane.display and "Race" in text(screen, "#race-status")
+        assert model.calls == 0  # still waiting out its handicap
+        await pilot.press("s")
+        assert pane.running and "race" in text(screen, "#message")
+        await type_win(pilot)
+        message = text(screen, "#message")
+        assert "You won the race" in message and "Yours" in message
+        assert pane.display  # shown once the player is done
+        last = await saved(app, pilot)
+        assert last.race and last.race_won is True
+        assert app.store is not None and app.store.stats().races_won == 1
+        await pilot.press("s")
+
+
+async def test_a_race_the_solver_wins_says_by_how_much_and_both_answers(tmp_path: Path) -> None:
+    app, _ = await race(tmp_path, delay=0.0)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_hand(app, pilot)
+        await wait_for(pilot, lambda: screen.solver_result is not None)
+        result = screen.solver_result
+        assert result is not None and result.solved and result.answer
+        assert not screen.query_one(SolverPane).display
+        await wait_for(pilot, lambda: "found an answer" in text(screen, "#race-status"))
+        await type_win(pilot)
+        message = text(screen, "#message")
+        assert "won the race by" in message and "Yours:" in message
+        assert "'s:" in message
+        last = await saved(app, pilot)
+        assert last.race and last.race_won is False and last.solved
+        assert app.store is not None
+        assert (app.store.stats().races, app.store.stats().races_won) == (1, 0)
+
+
+async def test_home_offers_a_race_handicap(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        home = app.screen
+        assert isinstance(home, HomeScreen)
+        home.query_one("#handicap", Select).value = 3.0
+        await pilot.pause()
+        assert app.race_delay == 3.0
+        assert isinstance(home.query_one("#race", Switch), Switch)
+
+
+# -- smaller things -----------------------------------------------------------------------------
+
+
+async def test_undo_clears_the_last_steps_message(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_hand(app, pilot)
+        await pilot.press("3", "slash", "4")
+        assert "8 ÷ 8" in text(screen, "#message")
+        await pilot.press("u")
+        assert "8 ÷ 8" not in text(screen, "#message")
+
+
+async def test_the_start_prompt_goes_when_the_solver_starts(tmp_path: Path) -> None:
+    app = app_for(tmp_path, SlowModel())
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_hand(app, pilot, "1 1 1 2")
+        await pilot.press("m")
+        await pilot.pause()
+        app.screen.query_one("#use", Button).press()
+        await pilot.pause()
+        assert "Press space to start it" in text(screen, "#message")
+        await pilot.press("space")
+        await pilot.pause()
+        assert "Press space" not in text(screen, "#message")
+        await pilot.press("space")
+
+
+async def test_a_retry_notice_goes_when_the_solver_is_stopped(tmp_path: Path) -> None:
+    app = app_for(tmp_path, SlowModel(delay=60.0))  # its first call is still out
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_hand(app, pilot, "1 1 1 2")
+        pane = screen.query_one(SolverPane)
+        await pilot.press("s")
+        await wait_for(pilot, lambda: pane.running)
+        screen._retrying("rate_limited", 1, 2.0)
+        await wait_for(pilot, lambda: pane.error.startswith("retrying"))
+        await pilot.press("s")
+        await pilot.pause()
+        assert not pane.running and pane.error == ""
+
+
+async def test_home_shows_the_method_chosen_in_a_game(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("p")
+        await pilot.pause()
+        await pilot.press("m")
+        await pilot.pause()
+        app.screen.query_one("#method", Select).value = "tot"
+        app.screen.query_one("#use", Button).press()
+        await pilot.pause()
+        await pilot.press("escape")
+        await pilot.pause()
+        home = app.screen
+        assert isinstance(home, HomeScreen)
+        assert home.query_one("#method", Select).value == "tot" == app.method_name
+
+
+async def test_enter_and_p_in_the_seed_box_start_the_game(tmp_path: Path) -> None:
+    for key in ("enter", "p"):
+        app = app_for(tmp_path)
+        async with app.run_test(size=(120, 40)) as pilot:
+            seed = app.screen.query_one("#seed", Input)
+            seed.focus()
+            await pilot.pause()
+            await pilot.press("4", "2", key)
+            await pilot.pause()
+            assert isinstance(app.screen, Game24Screen), key
+
+
+async def test_the_theme_is_kept_across_restarts(tmp_path: Path) -> None:
+    app = make_app(load_settings(), store_path=tmp_path / "r.db")
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.theme = "nord"
+        await pilot.pause()
+    assert 'theme = "nord"' in config_path().read_text()
+    again = make_app(load_settings(), store_path=tmp_path / "r.db")
+    async with again.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        assert again.theme == "nord"
+
+
+async def test_the_clock_stops_while_help_is_open(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_hand(app, pilot)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert app.screen is not screen
+        await asyncio.sleep(1.2)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is screen and screen.elapsed() < 0.8
