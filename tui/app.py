@@ -42,18 +42,51 @@ OFFLINE_THINK_SECONDS = 0.02
 
 
 class Replay:
-    """A saved trace being played back: events, speed and pause."""
+    """A saved trace being played back: events, speed, pause and whether it has ended.
+
+    Events are paced by the wall time of the original run. A run shorter than
+    :attr:`SHORTEST_SECONDS` starts slowed down so it can be watched (an offline run is over
+    in half a second); ``[`` and ``]`` change the speed, ``R`` plays it again."""
+
+    SHORTEST_SECONDS = 8.0
+    SLOWEST = 1 / 32
+    FASTEST = 64.0
 
     def __init__(self, header: dict[str, Any], events: list[Any]) -> None:
         self.header = header
         self.events = events
         self.method = str(header.get("method", ""))
         self.model = str(header.get("model", "?"))
-        self.speed = 1.0
+        self.speed = self.default_speed()
         self.paused = False
+        self.finished = False
+
+    def default_speed(self) -> float:
+        """1x, or a power of two below it that makes a short run last about
+        :attr:`SHORTEST_SECONDS`."""
+        duration = max((float(getattr(e, "t", 0.0)) for e in self.events), default=0.0)
+        speed = 1.0
+        while duration > 0 and duration / speed < self.SHORTEST_SECONDS and speed > self.SLOWEST:
+            speed /= 2
+        return speed
 
     def toggle(self) -> None:
-        self.paused = not self.paused
+        if not self.finished:
+            self.paused = not self.paused
+
+    def change_speed(self, factor: float) -> None:
+        self.speed = min(self.FASTEST, max(self.SLOWEST, self.speed * factor))
+
+    def restart(self) -> None:
+        """Play it again from the first event."""
+        self.paused = self.finished = False
+
+    def notice(self) -> str:
+        """The replay's line in the solver pane."""
+        if self.finished:
+            return "replay over · R plays it again · esc for home"
+        state = "paused" if self.paused else f"playing at {self.speed:g}x"
+        return f"replay {state} · space pauses · [ slower · ] faster · R restarts"
 
     def hand(self) -> Hand:
         """The hand the trace was run on; :class:`HandError` when the header has none."""
@@ -72,6 +105,7 @@ class PonderApp(App[None]):
     BINDINGS = [
         Binding("question_mark,f1", "help", "Keys", id="app.help"),
         Binding("l", "legend", "Legend", show=False, id="app.legend"),
+        Binding("R", "replay_restart", "Restart replay", id="app.replay_restart"),
         Binding("ctrl+s", "settings", "Settings", show=False, id="app.settings"),
         Binding("ctrl+q", "quit", "Quit", id="app.quit"),
     ]
@@ -195,17 +229,27 @@ class PonderApp(App[None]):
     def _ponder_actions(self) -> set[str]:
         """The actions bound by ponder's own screens and the app (not Textual's widgets)."""
         actions: set[str] = set()
-        for node in (self, self.screen):
-            for binding in node._bindings.key_to_bindings.values():
-                actions.update(b.action for b in binding)
+        for cls in (*type(self).__mro__, *type(self.screen).__mro__):
+            if cls.__module__.startswith("tui."):
+                for binding in cls.__dict__.get("BINDINGS", []):
+                    if isinstance(binding, Binding):
+                        actions.add(binding.action)
         return actions
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "replay_restart":
+            return self.replay is not None and hasattr(self.screen, "start_replay")
         if action == "legend":
             from tui.widgets.solver_pane import SolverPane
 
             return bool(self.screen.query(SolverPane))  # only beside a solver
         return True
+
+    def action_replay_restart(self) -> None:
+        screen: Any = self.screen
+        if self.replay is not None and hasattr(screen, "start_replay"):
+            self.replay.restart()
+            screen.start_replay()  # exclusive: the playing one is cancelled
 
     def action_legend(self) -> None:
         from tui.screens.dialogs import LegendScreen

@@ -224,9 +224,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "replay",
         help="play a saved trace in the app's panes",
-        description="Replay a trace written with --trace: in the app (space pauses, + and - "
-        "change the speed), or printed with --print / --json. The answer is checked again "
-        "exactly: a trace's own verdict is not trusted.",
+        description="Replay a trace written with --trace: in the app (space pauses, [ and ] "
+        "change the speed, R plays it again), or printed with --print / --json. The answer "
+        "is checked again exactly: a trace's own verdict is not trusted.",
         epilog=codes,
         formatter_class=_HelpFormatter,
     )

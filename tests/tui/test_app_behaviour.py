@@ -372,7 +372,8 @@ async def test_space_pauses_a_replay_and_resumes_it(applied: list[ev.Event]) -> 
         await pilot.press("space")
         assert not replay.paused
         await wait_for(pilot, lambda: len(applied) > held)
-        assert "playing at 1x" in pane.notice
+        # A run of a few seconds starts slowed down (Replay.default_speed).
+        assert f"playing at {replay.speed:g}x" in pane.notice
 
 
 async def test_brackets_change_a_replays_speed_and_its_pace(applied: list[ev.Event]) -> None:
@@ -394,4 +395,31 @@ async def test_brackets_change_a_replays_speed_and_its_pace(applied: list[ev.Eve
         await wait_for(pilot, lambda: pane.finished is not None, timeout=10)
         assert len(applied) == len(replay.events)
         await pilot.press(*["left_square_bracket"] * 12)
-        assert replay.speed == 0.125  # the slowest there is
+        assert replay.speed == Replay.SLOWEST  # the slowest there is
+
+
+async def test_a_replay_says_when_it_is_over_and_r_plays_it_again(
+    applied: list[ev.Event],
+) -> None:
+    replay = await replay_of("4 7 8 8", spacing=0.001)
+    # Half a second of events: slowed down to last several seconds at the start.
+    assert replay.speed < 1.0 and replay.speed * Replay.SHORTEST_SECONDS >= 0.04
+    replay.speed = Replay.FASTEST
+    app = make_app(Settings(), replay=replay, use_store=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        pane = app.screen.query_one(SolverPane)
+        await wait_for(pilot, lambda: replay.finished)
+        assert "replay over" in pane.notice and "R plays it again" in pane.notice
+        await pilot.press("space")  # nothing plays: it says so, not "paused"
+        assert not replay.paused and "replay over" in pane.notice
+        await pilot.press("right_square_bracket")
+        assert "playing" not in pane.notice
+        before = len(applied)
+        await pilot.press("R")
+        await wait_for(pilot, lambda: replay.finished and len(applied) >= 2 * before)
+        assert len(applied) == 2 * before
+        await pilot.press("question_mark")
+        await pilot.pause()
+        help_text = str(app.screen.query_one("#help-keys", Static).render())
+        assert "Faster" in help_text and "Slower" in help_text and "[" in help_text
+        assert "Restart replay" in help_text

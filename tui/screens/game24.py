@@ -585,13 +585,12 @@ class Game24Screen(PonderScreen):
 
     def action_replay_speed(self, factor: float) -> None:
         if self.replay is not None:
-            self.replay.speed = min(64.0, max(0.125, self.replay.speed * factor))
+            self.replay.change_speed(factor)
             self._replay_notice()
 
     def _replay_notice(self) -> None:
         pane = self.query_one(SolverPane)
-        state = "paused" if self.replay.paused else f"playing at {self.replay.speed:g}x"
-        pane.notice = f"replay {state} · space pauses · [ ] change speed"
+        pane.notice = self.replay.notice()
         pane.refresh_status()
 
     def action_toggle_solver(self) -> None:
@@ -692,6 +691,7 @@ class Game24Screen(PonderScreen):
         pane = self.query_one(SolverPane)
         pane.model_suffix = " (replay)"
         pane.reset(replay.method, replay.model)
+        self._pending.clear()
         self._replay_notice()
         clock = 0.0
         for event in replay.events:
@@ -703,8 +703,8 @@ class Game24Screen(PonderScreen):
                 await asyncio.sleep(min(gap, 2.0))
             self._pending.append(event)
         self.flush_events(everything=True)
-        pane.notice = "replay finished · esc for home"
-        pane.refresh_status()
+        replay.finished = True
+        self._replay_notice()
 
 
 def _clock(seconds: float) -> str:

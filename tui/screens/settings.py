@@ -122,11 +122,21 @@ class SettingsScreen(PonderScreen):
                 yield Button("Save", id="save", variant="primary")
                 yield Button("Test connection", id="test")
                 yield Button("Back", id="back")
-            yield Static(Text(f"Saved to {config_path()}", style="dim"))
+            yield Static(
+                Text(f"Config file: {config_path()} (written only by Save)", style="dim"),
+                id="settings-path",
+            )
         yield KeyHints()
+
+    # The model name is the field most often changed; Enter in any field saves.
+    AUTO_FOCUS = "#model"
 
     def on_mount(self) -> None:
         self.sub_title = "settings"
+
+    @on(Input.Submitted)
+    def _submitted(self) -> None:
+        self.save()
 
     def _key_text(self) -> Text:
         masked = self.settings.masked_key()
@@ -227,7 +237,10 @@ class SettingsScreen(PonderScreen):
         self.query_one("#base-url", Input).value = self.shown["base-url"]
         self.ponder.apply_settings(settings)
         names = ", ".join(name.replace("_", " ") for name in changes)
-        self.say(f"Saved {names} to {path}.", "green")
+        # The path is on the line below the buttons: said once, not twice.
+        self.say(
+            f"Saved {names}." if path == config_path() else f"Saved {names} to {path}.", "green"
+        )
 
     @on(Button.Pressed, "#test")
     def action_test(self) -> None:

@@ -113,11 +113,13 @@ class SolverPane(Vertical):
         yield tree
         with TabbedContent(id="solver-tabs"):
             with TabPane("Arithmetic", id="tab-arith"):
-                yield RichLog(id="arith", max_lines=3000, markup=False, wrap=True)
+                yield RichLog(id="arith", max_lines=3000, markup=False, wrap=True, min_width=10)
             with TabPane("Experience", id="tab-experience"):
-                yield RichLog(id="experience", max_lines=3000, markup=False, wrap=True)
+                yield RichLog(
+                    id="experience", max_lines=3000, markup=False, wrap=True, min_width=10
+                )
             with TabPane("Details", id="tab-details"):
-                yield RichLog(id="details", max_lines=3000, markup=False, wrap=True)
+                yield RichLog(id="details", max_lines=3000, markup=False, wrap=True, min_width=10)
 
     # ---------------------------------------------------------------- lifecycle
 
