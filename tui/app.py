@@ -215,7 +215,7 @@ class PonderApp(App[None]):
         ]
         if "pick(0)" in seen:
             rows.insert(0, ("1-4", "pick a card, then an operator, then a card"))
-            rows.insert(1, ("+ - * / x", "the operator between two cards"))
+            rows.insert(1, ("+ - * / x", "the operator between two cards: + - × ÷"))
             rows = [
                 r
                 for r in rows

@@ -111,3 +111,64 @@ def test_settings(snap_compare: SnapCompare, app: PonderApp) -> None:
 
 def test_help_on_the_game_screen(snap_compare: SnapCompare, app: PonderApp) -> None:
     assert snap_compare(app, terminal_size=SIZE, press=["question_mark"], run_before=open_hand)
+
+
+# -- 80x24: the smallest terminal ponder is made for (issue 12) --------------------------------
+
+SMALL = (80, 24)
+
+
+async def _with_history(pilot: Pilot[None]) -> None:
+    """Two results in the history, so its solver column (with ✓ / ✗) is on screen."""
+    app = pilot.app
+    assert isinstance(app, PonderApp)
+    for solved, method in ((True, "cot-sc"), (False, "bot")):
+        app.record_result(
+            puzzle="10 11 12 13",
+            difficulty="hard",
+            seconds=75.0,
+            hints=1,
+            solved=solved,
+            gave_up=not solved,
+            answer=None,
+            solver_method=method,
+            solver_solved=solved,
+            solver_seconds=1.0,
+        )
+    await pilot.pause(0.5)
+    await app.workers.wait_for_complete()
+    screen = app.screen
+    if hasattr(screen, "refresh_home"):
+        screen.refresh_home()
+    await pilot.pause()
+
+
+def test_home_80x24(snap_compare: SnapCompare, app: PonderApp) -> None:
+    assert snap_compare(app, terminal_size=SMALL, run_before=_with_history)
+
+
+def test_playing_80x24(snap_compare: SnapCompare, app: PonderApp) -> None:
+    assert snap_compare(
+        app, terminal_size=SMALL, press=["2", "asterisk", "3"], run_before=open_hand
+    )
+
+
+def test_solver_mid_run_80x24(snap_compare: SnapCompare, app: PonderApp) -> None:
+    async def feed_the_pane(pilot: Pilot[None]) -> None:
+        screen = await open_hand(pilot)
+        events = await recorded_events()
+        cut = next(i for i, e in enumerate(events) if isinstance(e, ev.SolutionFound)) + 1
+        pane = screen.query_one(SolverPane)
+        pane.reset("bot", "offline")
+        with pilot.app.batch_update():
+            pane.apply(events[:cut])
+
+    assert snap_compare(app, terminal_size=SMALL, run_before=feed_the_pane)
+
+
+def test_method_dialog_80x24(snap_compare: SnapCompare, app: PonderApp) -> None:
+    assert snap_compare(app, terminal_size=SMALL, press=["m"], run_before=open_hand)
+
+
+def test_help_80x24(snap_compare: SnapCompare, app: PonderApp) -> None:
+    assert snap_compare(app, terminal_size=SMALL, press=["question_mark"], run_before=open_hand)

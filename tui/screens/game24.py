@@ -183,7 +183,7 @@ class Game24Screen(PonderScreen):
                 yield Static(id="selection")
                 yield Static(id="steps")
                 yield Input(
-                    placeholder="type an expression, e.g. (8 - 4) * (7 - 1)", id="expression"
+                    placeholder="e.g. (8 - 4) × (7 - 1)", id="expression"
                 )
                 yield Static(id="message")
                 yield Static(id="race-status")
@@ -301,7 +301,7 @@ class Game24Screen(PonderScreen):
             return False
         if self.gave_up:
             self.say(
-                "You gave up on this hand; its solutions are above. Press n for a new hand.",
+                "You gave up on this hand (g shows its solutions). Press n for a new hand.",
                 "yellow",
             )
         else:
