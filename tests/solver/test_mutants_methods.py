@@ -19,6 +19,7 @@ import pytest
 
 from puzzles.arith import extract_claims
 from puzzles.game24 import Hand, State, apply
+from solver.domains import game24 as g24
 from solver.domains.game24 import Game24Domain
 from solver.events import (
     ChainAggregated,
@@ -1171,3 +1172,114 @@ def test_make_method_reads_names_loosely_and_options_strictly() -> None:
     with pytest.raises(ValueError) as info:
         make_method("tot", breadth=2, width=3, depth=None, height=1)
     assert str(info.value) == "tot has no option width, height"
+
+
+async def test_bot_analysis_is_asked_of_a_checker_and_its_arithmetic_checked() -> None:
+    def replies(call: Call) -> Iterable[str] | str:
+        if call.purpose == "bot_step":
+            return BOT_STEPS[(1, numbers_of(call))][0]
+        if call.purpose == "bot_evaluate":
+            return BOT_EDGES[step_key(call.context["step"])]
+        return "Well, 80 / 4 = 24 I suppose."  # no report, no advice, no confidence
+
+    model = ScriptedModel(replies)
+    fin, events = await solve(
+        BoT(BoTConfig(iterations=1, trees=1, children=1)), Game24Domain(Hand.parse("2 3 4")), model
+    )
+    (feedback,) = [c for c in model.calls if c.purpose == "bot_feedback"]
+    assert feedback.messages[0] == Message("system", g24.FEEDBACK_SYSTEM)
+    content = feedback.messages[-1].content
+    assert "Remaining numbers: 4, New set: 4 6" in content
+    assert "Remaining numbers: none, New set: 24" in content
+    claims = [(c.node_id, c.expression, c.claimed, c.ok) for c in of(events, ClaimVerified)]
+    assert claims[-1] == (None, "80 / 4", "24", False)
+    assert [(e.purpose, e.text, e.reason) for e in of(events, ParseFailed)] == [
+        ("bot_feedback", "Well, 80 / 4 = 24 I suppose.", "no analysis report or confidence")
+    ]
+    assert fin.solved
+
+
+async def test_bot_without_any_chain_answers_nothing() -> None:
+    fin, events = await solve(
+        BoT(BoTConfig(iterations=2, trees=1)),
+        Game24Domain(Hand.parse("2 3 4")),
+        ScriptedModel(["no idea"]),
+    )
+    assert not of(events, ChainAggregated) and fin.answer is None and fin.calls == 2
+
+
+@pytest.mark.parametrize(
+    ("score", "edge", "leaf"),
+    [
+        (0.1, 0.2, "hopeless (0.1, 0.2)"),
+        (0.1, 0.9, None),  # one score in the band or above: not hopeless
+        (0.9, 0.1, None),
+        (0.3, 0.1, None),  # the band's lower edge is in the band
+        (0.1, 0.3, None),
+        (0.9, 0.9, "confident (0.9, 0.9)"),
+        (0.9, 0.8, None),  # the upper edge too
+        (0.8, 0.9, None),
+    ],
+)
+async def test_bot_leaf_band(score: float, edge: float, leaf: str | None) -> None:
+    def replies(call: Call) -> Iterable[str] | str:
+        if call.purpose == "bot_step":
+            if numbers_of(call) == "2 3 4":
+                return bot_step("2 3 4", "2", "*", "3", "6", "4", "4 6", score)
+            return bot_step("4 6", "6", "-", "4", "2", "none", "2", 0.5)
+        if call.purpose == "bot_evaluate":
+            first = step_key(call.context["step"]) == "2 * 3 = 6"
+            return f"Evaluation score: {edge if first else 0.5}"
+        return FEEDBACK
+
+    model = ScriptedModel(replies)
+    _, events = await solve(
+        BoT(BoTConfig(iterations=1, trees=1, children=1, confident_leaf=True)),
+        Game24Domain(Hand.parse("2 3 4")),
+        model,
+    )
+    reasons = {e.node_id: e.reason for e in of(events, LeafReached)}
+    assert reasons.get("i1.t1.n1") == leaf
+    assert len([c for c in model.calls if c.purpose == "bot_step"]) == (1 if leaf else 2)
+
+
+async def test_bot_a_single_number_left_is_a_leaf_whatever_the_depth() -> None:
+    def replies(call: Call) -> Iterable[str] | str:
+        if call.purpose == "bot_step":
+            return {
+                "2 3 4": bot_step("2 3 4", "2", "+", "3", "5", "4", "4 5", 0.9),
+                "4 5": bot_step("4 5", "4", "*", "5", "20", "none", "20", 0.9),
+            }[numbers_of(call)]
+        if call.purpose == "bot_evaluate":
+            return "Evaluation score: 0.5"
+        return FEEDBACK
+
+    model = ScriptedModel(replies)
+    fin, events = await solve(
+        BoT(BoTConfig(iterations=1, trees=1, children=1, depth=5)),
+        Game24Domain(Hand.parse("2 3 4")),
+        model,
+    )
+    assert [(e.node_id, e.reason) for e in of(events, LeafReached)] == [("i1.t1.n2", "depth limit")]
+    assert len([c for c in model.calls if c.purpose == "bot_step"]) == 2
+    assert fin.answer == "4 * (2 + 3) = 20" and not fin.solved
+
+
+def test_bot_greedy_stitches_every_step_of_a_longer_chain() -> None:
+    domain = Game24Domain(Hand.parse("1 2 3 4"))
+    start = domain.start()
+    root = Node("root", None, start, 0)
+
+    def step(parent: Node, name: str, a: int, op: str, b: int, edge: float) -> Node:
+        state = apply(parent.state, Fraction(a), op, Fraction(b))
+        line = f"{a} {op} {b} = {state.numbers[-1]} (left: {state.left()})"
+        return Node(name, parent, state, parent.depth + 1, line=line, score=0.5, edge=edge)
+
+    a1 = step(root, "a1", 1, "+", 2, 0.9)
+    a2 = step(a1, "a2", 3, "+", 3, 0.5)
+    a3 = step(a2, "a3", 6, "*", 4, 0.5)
+    b1 = step(root, "b1", 1, "+", 2, 0.1)
+    b2 = step(b1, "b2", 3, "+", 3, 0.5)  # like a2, same edge: the first found is kept
+    b3 = step(b2, "b3", 6, "*", 4, 0.9)  # the best continuation of the second step
+    bot = BoT(BoTConfig(aggregation="greedy"))
+    assert [n.id for n in bot._greedy([[a1, a2, a3], [b1, b2, b3]], 3)] == ["a1", "a2", "b3"]
