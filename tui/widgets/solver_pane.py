@@ -292,8 +292,6 @@ class SolverPane(Vertical):
         scores = []
         if info.score is not None:
             scores.append(f"{info.score:g}")
-        elif star:
-            scores.append("not scored")
         if info.edge is not None:
             scores.append(f"edge {info.edge:g}")
         if info.samples and info.samples != ("duplicate",):
@@ -375,7 +373,8 @@ class SolverPane(Vertical):
         if self.method == "tot" and self.iteration[0]:
             self._tot_kept(self.iteration[0])
         log = self.query_one("#experience", RichLog)
-        log.write(self.answer_line())
+        mark = ("✓ solved", "bold green") if e.solved else ("✗ not solved", "bold red")
+        log.write(Text.assemble(mark, "  ", self.answer_line()))
 
     def answer_line(self) -> Text:
         """What the solver answered, in the notation a person reads, with the exact check:
