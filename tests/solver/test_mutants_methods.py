@@ -1283,3 +1283,136 @@ def test_bot_greedy_stitches_every_step_of_a_longer_chain() -> None:
     b3 = step(b2, "b3", 6, "*", 4, 0.9)  # the best continuation of the second step
     bot = BoT(BoTConfig(aggregation="greedy"))
     assert [n.id for n in bot._greedy([[a1, a2, a3], [b1, b2, b3]], 3)] == ["a1", "a2", "b3"]
+
+
+def test_bot_depth_is_one_level_per_step_unless_set() -> None:
+    assert BoT()._depth(Game24Domain(Hand.parse("2 3 4"))) == 2
+    assert BoT()._depth(Game24Domain(Hand.parse("1 2 3 4 5"))) == 4
+    assert BoT(BoTConfig(depth=5))._depth(Game24Domain(Hand.parse("2 3 4"))) == 5
+
+
+@pytest.mark.parametrize("verify_steps", [True, False])
+async def test_bot_a_step_with_wrong_arithmetic_is_an_invalid_leaf_when_verifying(
+    verify_steps: bool,
+) -> None:
+    def replies(call: Call) -> Iterable[str] | str:
+        if call.purpose == "bot_step":
+            return {
+                "2 3 4": bot_step("2 3 4", "2", "*", "3", "7", "4", "4 7", 0.9),
+                "4 6": bot_step("4 6", "4", "*", "6", "24", "none", "24", 0.9),
+            }[numbers_of(call)]
+        if call.purpose == "bot_evaluate":
+            return "Evaluation score: 0.9"
+        return FEEDBACK
+
+    model = ScriptedModel(replies)
+    fin, events = await solve(
+        BoT(BoTConfig(iterations=1, trees=1, children=1, verify_steps=verify_steps)),
+        Game24Domain(Hand.parse("2 3 4")),
+        model,
+    )
+    purposes = [c.purpose for c in model.calls]
+    (exp,) = of(events, ExperienceAdded)
+    if verify_steps:
+        (leaf,) = of(events, LeafReached)
+        assert leaf.node_id == "i1.t1.n1" and leaf.reason.startswith("invalid step: ")
+        assert purposes == ["bot_step", "bot_feedback"]
+        assert exp.verdict == "step 1 is invalid" and not exp.chain_ok
+        assert fin.answer is None
+    else:  # the exact state goes on (2 * 3 is 6, whatever the model wrote)
+        assert purposes == ["bot_step", "bot_evaluate", "bot_step", "bot_evaluate", "bot_feedback"]
+        assert fin.solved
+
+
+async def test_bot_step_calls_carry_the_system_prompt_and_the_chain_score_is_rounded() -> None:
+    def replies(call: Call) -> Iterable[str] | str:
+        if call.purpose == "bot_step":
+            return bot_step("2 3 4", "2", "*", "3", "6", "4", "4 6", 0.5)
+        if call.purpose == "bot_evaluate":
+            return "Evaluation score: 0.12345"
+        return FEEDBACK
+
+    model = ScriptedModel(replies)
+    _, events = await solve(
+        BoT(BoTConfig(iterations=1, trees=1, children=1, depth=1)),
+        Game24Domain(Hand.parse("2 3 4")),
+        model,
+    )
+    (step,) = [c for c in model.calls if c.purpose == "bot_step"]
+    assert step.messages[0] == Message("system", g24.BOT_SYSTEM)
+    (agg,) = of(events, ChainAggregated)
+    assert agg.score == 0.623
+
+
+async def test_bot_takes_every_sample_after_an_unreadable_or_repeated_one() -> None:
+    texts = [
+        "no step here",
+        bot_step("2 3 4", "2", "*", "3", "6", "4", "4 6", 0.5),
+        bot_step("2 3 4", "2", "*", "3", "6", "4", "4 6", 0.5),
+        bot_step("2 3 4", "3", "+", "4", "7", "2", "2 7", 0.5),
+    ]
+
+    def replies(call: Call) -> Iterable[str] | str:
+        if call.purpose == "bot_step":
+            return texts
+        if call.purpose == "bot_evaluate":
+            return "Evaluation score: 0.5"
+        return FEEDBACK
+
+    _, events = await solve(
+        BoT(BoTConfig(iterations=1, trees=1, children=4, depth=1)),
+        Game24Domain(Hand.parse("2 3 4")),
+        ScriptedModel(replies),
+    )
+    assert [step_key(e.text) for e in of(events, ThoughtAdded)] == ["2 * 3 = 6", "3 + 4 = 7"]
+
+
+async def test_bot_reads_at_most_eight_steps_of_a_reply() -> None:
+    # Nine steps that cannot be played here, then one that can: past the cap, the reply's
+    # first step is the child (shown as invalid).
+    unplayable = "\n".join(f"{n} + {n} = {2 * n} (left: {2 * n})" for n in range(10, 18))
+    text = f"{unplayable}\n2 * 3 = 6 (left: 4 6)\nEvaluation score: 0.9"
+
+    def replies(call: Call) -> Iterable[str] | str:
+        if call.purpose == "bot_step":
+            return text
+        return FEEDBACK
+
+    _, events = await solve(
+        BoT(BoTConfig(iterations=1, trees=1, children=1, depth=1)),
+        Game24Domain(Hand.parse("2 3 4")),
+        ScriptedModel(replies),
+    )
+    (node,) = of(events, ThoughtAdded)
+    assert node.text.startswith("10 + 10 = 20") and node.state == ""
+    short = f"{unplayable.split(chr(10), 1)[1]}\n2 * 3 = 6 (left: 4 6)\nEvaluation score: 0.9"
+    text = short  # seven unplayable steps: the eighth, playable, is taken
+    _, events = await solve(
+        BoT(BoTConfig(iterations=1, trees=1, children=1, depth=1)),
+        Game24Domain(Hand.parse("2 3 4")),
+        ScriptedModel(replies),
+    )
+    (node,) = of(events, ThoughtAdded)
+    assert node.text == "2 * 3 = 6 (left: 4 6)"
+
+
+async def test_bot_leaf_wise_growth_fills_a_whole_tree_of_depth_three() -> None:
+    def replies(call: Call) -> Iterable[str] | str:
+        if call.purpose == "bot_step":  # the sum and the product of the first two numbers
+            a, b = numbers_of(call).split()[:2]
+            return [
+                f"{a} + {b} = {Fraction(a) + Fraction(b)}\nEvaluation score: 0.5",
+                f"{a} * {b} = {Fraction(a) * Fraction(b)}\nEvaluation score: 0.5",
+            ]
+        if call.purpose == "bot_evaluate":
+            return "Evaluation score: 0.5"
+        return FEEDBACK
+
+    model = ScriptedModel(replies)
+    _, events = await solve(
+        BoT(BoTConfig(iterations=1, trees=1, growth=("leaf",))),
+        Game24Domain(Hand.parse("1 2 3 4")),
+        model,
+    )
+    assert len(of(events, ThoughtAdded)) == 2 + 4 + 8
+    assert len([c for c in model.calls if c.purpose == "bot_step"]) == 1 + 2 + 4
