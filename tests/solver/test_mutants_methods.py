@@ -679,7 +679,13 @@ async def test_bot_entries_are_joined_by_a_hash_line() -> None:
     assert prompt.count("\n#\n") == 1
 
 
-async def test_bot_leaf_wise_growth_expands_the_best_node_of_the_deepest_layer_first() -> None:
+@pytest.mark.parametrize(
+    ("growth", "order"),
+    [("leaf", ["2 3 4", "2 7", "4 5"]), ("layer", ["2 3 4", "4 5", "2 7"])],
+)
+async def test_bot_leaf_wise_growth_expands_the_best_node_of_the_deepest_layer_first(
+    growth: str, order: list[str]
+) -> None:
     # From the root: 2 + 3 (0.5, 0.5) then 3 + 4 (0.9, 0.9): the second is grown first, its
     # children at the depth limit, then the first.
     steps = {
@@ -707,13 +713,13 @@ async def test_bot_leaf_wise_growth_expands_the_best_node_of_the_deepest_layer_f
 
     model = ScriptedModel(replies)
     _, events = await solve(
-        BoT(BoTConfig(iterations=1, trees=1, growth=("leaf",))),
+        BoT(BoTConfig(iterations=1, trees=1, growth=(growth,))),
         Game24Domain(Hand.parse("2 3 4")),
         model,
     )
-    assert [t.strategy for t in of(events, TreeStarted)] == ["leaf"]
+    assert [t.strategy for t in of(events, TreeStarted)] == [growth]
     grown = [numbers_of(c) for c in model.calls if c.purpose == "bot_step"]
-    assert grown == ["2 3 4", "2 7", "4 5"]
+    assert grown == order
     assert len(of(events, ThoughtAdded)) == 6
     # Best chain: 3 + 4 (1.8) and either child (1.0): the first of the two.
     (agg,) = of(events, ChainAggregated)
