@@ -9,6 +9,7 @@ Scripted replies only; every test is fast and offline. Helpers come from
 from __future__ import annotations
 
 import asyncio
+import inspect
 import random
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
@@ -262,7 +263,7 @@ async def test_cot_sc_batches_samples_and_shows_each_as_its_own_branch() -> None
         ("s5", None, 1, 3),
     ]
     # Two of the three readable answers are one expression: the majority, its first wording.
-    assert fin.answer == "(7 - 8 / 8) * 4" and fin.solved
+    assert fin.answer == "(7 - 8 / 8) * 4" and fin.solved and fin.votes == 2
     assert fin.calls == 3
 
 
@@ -841,7 +842,7 @@ async def test_cot_sc_a_sample_without_a_readable_answer_does_not_stop_its_batch
         Game24Domain(Hand.parse(HAND)),
         ScriptedModel(replies),
     )
-    assert fin.answer == "(7 - 8 / 8) * 4" and fin.solved
+    assert fin.answer == "(7 - 8 / 8) * 4" and fin.solved and fin.votes == 3
 
 
 async def test_tot_shows_unreadable_proposals_and_answers_as_parse_failures() -> None:
@@ -1095,7 +1096,7 @@ async def test_a_bug_in_a_method_ends_the_run_with_an_internal_error(
     assert [(e.kind, e.message, e.fatal) for e in of(events, ErrorRaised)] == [
         (kind, message, True)
     ]
-    assert fin.reason == "error" and fin.answer is None
+    assert fin.reason == "error" and fin.answer is None and fin.votes == 0
 
 
 async def test_a_run_past_its_deadline_is_stopped_with_a_deadline_error() -> None:
@@ -1422,3 +1423,65 @@ async def test_bot_leaf_wise_growth_fills_a_whole_tree_of_depth_three() -> None:
     )
     assert len(of(events, ThoughtAdded)) == 2 + 4 + 8
     assert len([c for c in model.calls if c.purpose == "bot_step"]) == 1 + 2 + 4
+
+
+async def test_a_cut_reply_loses_only_its_own_unfinished_line() -> None:
+    class TwoSamples(BilledModel):
+        async def generate(self, call: Call, on_token: Any = None) -> Generation:
+            self.calls.append(call)
+            texts, reasons = self.bills[len(self.calls) - 1]  # type: ignore[misc]
+            return Generation(texts, Usage(1, 1), finish_reasons=reasons)
+
+    got: list[tuple[str, ...]] = []
+
+    async def body(domain: Game24Domain, ctx: RunContext) -> Outcome:
+        for _ in range(3):
+            gen, _ = await ctx.call(a_call())
+            got.append(gen.texts)
+        return Outcome(None)
+
+    bills: Any = [
+        (("a\nb", "c\nd"), ("length", "stop")),
+        (("\nhalf", "no newline"), ("length", "content_filter")),
+        (("whole",), ("stop",)),
+    ]
+    await solve(Scripted(body), Game24Domain(Hand.parse("2 3 4")), TwoSamples(bills))
+    assert got == [("a\n", "c\nd"), ("\n", ""), ("whole",)]
+
+
+async def test_gather_waits_for_the_siblings_it_cancels_and_closes_unstarted_work() -> None:
+    ctx = RunContext(ScriptedModel([]), lambda e: None)
+    log: list[str] = []
+
+    async def slow() -> None:
+        try:
+            await asyncio.sleep(5)
+        except asyncio.CancelledError:
+            await asyncio.sleep(0)
+            log.append("cancelled")
+            raise
+
+    async def fail() -> None:
+        await asyncio.sleep(0)
+        raise ValueError("x")
+
+    with pytest.raises(ValueError):
+        await ctx.gather(slow(), fail())
+    assert log == ["cancelled"]  # the sibling was stopped and finished before gather raised
+
+    work = [slow(), slow()]
+    outer = asyncio.ensure_future(ctx.gather(*work))
+    await asyncio.sleep(0)  # gather has made its tasks; none has started
+    outer.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await outer
+    assert [inspect.getcoroutinestate(w) for w in work] == ["CORO_CLOSED", "CORO_CLOSED"]
+
+
+def test_parse_failures_are_counted_and_a_stop_carries_its_answer() -> None:
+    ctx = RunContext(ScriptedModel([]), lambda e: None)
+    ctx.parse_failed("a", "x", "y")
+    ctx.parse_failed("a", "x", "y")
+    assert ctx.parse_failures == 2
+    stop = StopRun("2 * 3 * 4")
+    assert stop.answer == "2 * 3 * 4" and str(stop) == "2 * 3 * 4"
