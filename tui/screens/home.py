@@ -49,6 +49,8 @@ HANDICAP_CHOICES = [
     ("10 s a call", 10.0),
 ]
 """How long the solver waits before each model call in a race, so a person has a chance."""
+_WIDE_HISTORY = 48
+"""Columns the recent-games table needs to show every column."""
 
 
 class SeedInput(Input):
@@ -114,8 +116,6 @@ class HomeScreen(PonderScreen):
 
     def on_mount(self) -> None:
         self.sub_title = "home"
-        table = self.query_one("#recent", DataTable)
-        table.add_columns("puzzle", "result", "time", "hints", "solver")
         self.query_one("#method", Select).value = self.ponder.method_name
         self.query_one("#race", Switch).value = self.ponder.race
         if self.ponder.race_delay in {value for _, value in HANDICAP_CHOICES}:
@@ -152,14 +152,21 @@ class HomeScreen(PonderScreen):
             text.append(f"\n{app.store_message}", style="yellow")
         self.query_one("#stats", Static).update(text)
         table = self.query_one("#recent", DataTable)
-        table.clear()
+        # Narrow windows (80 columns) drop the hints column so the solver's verdict shows.
+        wide = table.size.width == 0 or table.size.width >= _WIDE_HISTORY
+        table.clear(columns=True)
+        table.add_columns("puzzle", "result", "time", *(("hints",) if wide else ()), "solver")
         for r in app.recent(8):
             result = _outcome(r)
             solver = ""
             if r.solver_method:
                 mark = "✓" if r.solver_solved else ("✗" if r.solver_solved is False else "…")
                 solver = f"{r.solver_method} {mark}"
-            table.add_row(r.puzzle, result, _clock(r.seconds), str(r.hints), solver)
+            hints = (str(r.hints),) if wide else ()
+            table.add_row(r.puzzle, result, _clock(r.seconds), *hints, solver)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self.refresh_home)
 
     @on(Select.Changed, "#method")
     def method_changed(self, event: Select.Changed) -> None:
