@@ -79,10 +79,13 @@ async def test_tree_marks_every_leaf_reaching_24_and_wrong_arithmetic(app: Ponde
                 ev.LeafReached("c", "done"),
                 ev.ThoughtAdded("tot", "d", "b", "6 / 4 = 2 (left: 2)", 3, "2"),
                 ev.ClaimVerified("d", "6 / 4", "2", "3/2", "wrong", False),
+                # Reached 24, but stop-early cut its scoring: still a star.
+                ev.ThoughtAdded("tot", "e", "a", "6 * 4 = 24 (left: 24)", 2, "24"),
             ]
         )
-        labels = {nid: str(pane._tree_nodes[nid].label) for nid in ("a", "c", "d")}
+        labels = {nid: str(pane._tree_nodes[nid].label) for nid in ("a", "c", "d", "e")}
         assert labels["c"].startswith("★ ") and "0.9" in labels["c"] and "×" in labels["c"]
+        assert labels["e"].startswith("★ ")
         assert labels["d"].startswith("✗ ") and "÷" in labels["d"]
         assert "★" not in labels["a"] and "✗" not in labels["a"]
 

@@ -280,7 +280,9 @@ class SolverPane(Vertical):
         text = Text()
         if info.chain:
             text.append("◆ ", style="bold cyan")
-        star = info.status == "solution" or (info.status == "leaf" and self._reaches(info))
+        # A thought that leaves only the target reached it, scored or not (stop-early may
+        # cancel its scoring); one with wrong arithmetic gets ✗ instead.
+        star = info.status == "solution" or (self._reaches(info) and not info.wrong)
         if star:
             text.append("★ ", style="bold green")
         if info.wrong or info.reason.startswith("invalid step"):
