@@ -108,6 +108,7 @@ async def test_hints_progress_and_give_up_shows_all_solutions(tmp_path: Path) ->
         assert "First step" in text_of(screen, "#message")
         await pilot.press("h")
         assert "full solution" in text_of(screen, "#message")
+        assert "×" in text_of(screen, "#message") and "*" not in text_of(screen, "#message")
         assert screen.hints_used == 3
         await pilot.press("g")
         await pilot.pause()

@@ -20,6 +20,7 @@ from puzzles.game24 import Hand, StepError, check_answer
 from puzzles.game24.play import Board
 from solver import events as ev
 from solver.model import Call, Generation, Model, TokenCallback
+from tui.notation import written
 from tui.screens.base import PonderScreen
 from tui.widgets.footer import KeyHints
 from tui.widgets.solver_pane import SolverPane
@@ -529,7 +530,7 @@ class Game24Screen(PonderScreen):
         level = min(self.hints_used, len(steps)) - 1
         if len(steps) >= FULL_SOLUTION_HINT and level == FULL_SOLUTION_HINT - 1:
             self.solution_shown = True
-        self.say(Text.assemble((f"{titles[min(level, 2)]}: ", "bold"), steps[level]))
+        self.say(Text.assemble((f"{titles[min(level, 2)]}: ", "bold"), written(steps[level])))
         self.refresh_title()
 
     def action_give_up(self) -> None:
