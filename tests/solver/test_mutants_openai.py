@@ -498,6 +498,8 @@ async def test_a_listed_model_is_available_without_a_request(
     )
     assert fake_server.chat_requests == []
     assert model.requests == 1  # the list of models
+    await model.check_connection()
+    assert model.requests == 2  # counted with every other request
 
 
 async def test_an_ollama_tag_counts_as_listed(make: Callable[..., OpenAIModel]) -> None:
@@ -1386,11 +1388,13 @@ async def test_the_token_and_character_caps_are_exact(raw: RawServer, over: int)
     # max_tokens=1: 66 deltas and 1,056 characters a choice.
     deltas = [chunk(0, "x") for _ in range(66 + over)]
     outcome = await answer(
-        raw, stream(*deltas, chunk(0, finish="stop")), the_call=call(max_tokens=1)
+        raw, stream(*deltas, chunk(0, finish="stop")), the_call=call(max_tokens=1), max_retries=1
     )
+    assert len(raw.chat_requests) == 1  # a flood is not asked for again
     if not over:
         assert outcome.text == "x" * 66
     else:
+        assert (outcome.kind, outcome.retryable) == ("too_large", False)
         assert outcome.message == (
             f"The model server at {raw.url} sent too much: the reply passed 66 tokens and was "
             "not read further (max_tokens was 1: the server ignores it)."
@@ -1736,3 +1740,19 @@ def test_secrets_of_eight_characters_count_and_every_piece_is_hidden() -> None:
 )  # fmt: skip
 def test_base_url_problems_word_for_word(url: str, problem: str | None) -> None:
     assert base_url_problem(url) == problem
+
+
+async def test_without_a_key_deltas_stream_straight_through_under_their_index(
+    fake_server: FakeServer,
+) -> None:
+    model = OpenAIModel(base_url=fake_server.url, model="fake-model")
+    streamed: dict[int, list[str]] = {}
+    try:
+        generation = await model.generate(
+            call(n=2), lambda index, delta: streamed.setdefault(index, []).append(delta)
+        )
+    finally:
+        await model.aclose()
+    assert sorted(streamed) == [0, 1]
+    assert ["".join(streamed[i]) for i in (0, 1)] == list(generation.texts)
+    assert all(len(delta) <= 4 for deltas in streamed.values() for delta in deltas)
