@@ -1485,3 +1485,28 @@ def test_parse_failures_are_counted_and_a_stop_carries_its_answer() -> None:
     assert ctx.parse_failures == 2
     stop = StopRun("2 * 3 * 4")
     assert stop.answer == "2 * 3 * 4" and str(stop) == "2 * 3 * 4"
+
+
+async def test_a_run_whose_task_is_cancelled_still_reports_it_stopped() -> None:
+    # Ctrl-C in the CLI cancels every task but the consumer: the finish still reaches it.
+    async def body(domain: Game24Domain, ctx: RunContext) -> Outcome:
+        await asyncio.sleep(5)
+        return Outcome(None)
+
+    events: list[Event] = []
+
+    async def consume() -> None:
+        async for event in run_method(
+            Scripted(body), Game24Domain(Hand.parse("2 3 4")), BilledModel([])
+        ):
+            events.append(event)
+
+    consumer = asyncio.ensure_future(consume())
+    await asyncio.sleep(0.01)
+    for task in asyncio.all_tasks():
+        if task is not consumer and task is not asyncio.current_task():
+            task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await consumer
+    fin = events[-1]
+    assert isinstance(fin, RunFinished) and fin.reason == "stopped" and fin.answer is None
