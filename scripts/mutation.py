@@ -106,7 +106,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.survivors:
         return survivors(args.survivors)
     if not args.report:
-        patterns = [f"{_module(f)}.*" for f in args.files]
+        # mutmut names a mutant MODULE.x_FUNCTION__mutmut_N or MODULE.xǁCLASSǁMETHOD__...;
+        # naming both forms keeps a package's __init__ from matching its submodules too.
+        patterns = [f"{_module(f)}.{kind}*" for f in args.files for kind in ("x_", "xǁ")]
         command = [str(Path(sys.executable).parent / "mutmut"), "run", "--max-children",
                    str(args.jobs), *patterns]  # fmt: skip
         done = subprocess.run(command, cwd=ROOT, stdout=subprocess.DEVNULL)
