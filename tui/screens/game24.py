@@ -183,9 +183,7 @@ class Game24Screen(PonderScreen):
                         yield NumberCard(i)
                 yield Static(id="selection")
                 yield Static(id="steps")
-                yield Input(
-                    placeholder="e.g. (8 - 4) × (7 - 1)", id="expression"
-                )
+                yield Input(placeholder="e.g. (8 - 4) × (7 - 1)", id="expression")
                 yield Static(id="message")
                 yield Static(id="race-status")
             yield SolverPane(id="solver")
