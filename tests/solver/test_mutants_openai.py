@@ -167,6 +167,8 @@ class RawServer:
                 pass
         except (ConnectionError, asyncio.IncompleteReadError):
             pass  # the client hung up (a deadline, a cap, the end)
+        except asyncio.CancelledError:
+            pass  # the server closes; ending quietly spares asyncio a logged "error"
         finally:
             self.closed += 1
             writer.close()
@@ -1756,3 +1758,21 @@ async def test_without_a_key_deltas_stream_straight_through_under_their_index(
     assert sorted(streamed) == [0, 1]
     assert ["".join(streamed[i]) for i in (0, 1)] == list(generation.texts)
     assert all(len(delta) <= 4 for deltas in streamed.values() for delta in deltas)
+
+
+async def test_a_failed_sample_leaves_no_request_of_its_call_running(raw: RawServer) -> None:
+    # Three samples from a server that answers one: two more requests, both sent; one is
+    # refused while the other still waits. The call fails, and nothing of it is left running.
+    refused = error(400, {"error": {"message": "no"}})
+    refused.delay = 0.2
+    raw.chat.extend([reply("a"), refused, Exchange(hang=True)])
+    model = OpenAIModel(base_url=raw.url, model="m", api_key=KEY)
+    try:
+        with pytest.raises(ModelError) as info:
+            await model.generate(call(n=3))
+        others = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
+        assert info.value.kind == "bad_request"
+        assert len(raw.chat_requests) == 3
+        assert [task for task in others if task not in raw._tasks] == []
+    finally:
+        await model.aclose()
