@@ -27,8 +27,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import openai
 import pytest
 
+from solver import openai_model
 from solver.model import Call, Message, ModelError, Sampling, Usage, rough_tokens
 from solver.openai_model import (
     OPENAI_BASE_URL,
@@ -1776,3 +1778,55 @@ async def test_a_failed_sample_leaves_no_request_of_its_call_running(raw: RawSer
         assert [task for task in others if task not in raw._tasks] == []
     finally:
         await model.aclose()
+
+
+@pytest.mark.parametrize(
+    "broken",
+    [OSError("connection reset by peer"), UnicodeDecodeError("utf-8", b"\xff", 0, 1, "bad")],
+)
+async def test_a_stream_broken_below_the_http_layer_is_retried(
+    monkeypatch: pytest.MonkeyPatch, broken: Exception
+) -> None:
+    # Errors of the operating system (or a decoder) that reach the reply stream unwrapped.
+    http = openai_model._http_library()
+    attempts: list[int] = []
+
+    class Breaking(http.AsyncByteStream):  # type: ignore[misc, name-defined]
+        async def __aiter__(self) -> AsyncIterator[bytes]:
+            yield sse(chunk(0, "Let me"))[:40]
+            raise broken
+
+    class Transport(http.AsyncBaseTransport):  # type: ignore[misc, name-defined]
+        async def handle_async_request(self, request: Any) -> Any:
+            attempts.append(1)
+            if len(attempts) == 1:
+                headers = {"content-type": "text/event-stream"}
+                return http.Response(200, headers=headers, stream=Breaking())
+            body = sse(chunk(0, "fine"), chunk(0, finish="stop"))
+            return http.Response(200, headers={"content-type": "text/event-stream"}, content=body)
+
+    monkeypatch.setattr(
+        openai_model,
+        "_capped_http_client",
+        lambda: openai.DefaultAsyncHttpxClient(transport=Transport()),
+    )
+    told: list[str] = []
+    url = "http://test.invalid/v1"  # never reached: the transport above answers
+    retrying = OpenAIModel(
+        base_url=url, model="m", api_key=KEY, backoff_base=0.001,
+        on_retry=lambda kind, attempt, wait: told.append(kind),
+    )  # fmt: skip
+    once = OpenAIModel(base_url=url, model="m", api_key=KEY, max_retries=0)
+    try:
+        generation = await retrying.generate(call())
+        attempts.clear()
+        err = await fails(once)
+    finally:
+        await retrying.aclose()
+        await once.aclose()
+    assert generation.text == "fine"
+    assert told == ["bad_response"]
+    assert (err.kind, err.retryable) == ("bad_response", True)
+    assert err.message == (
+        f"The model server at {url} sent a broken reply: the reply stream broke: {broken}."
+    )
