@@ -1830,3 +1830,15 @@ async def test_a_stream_broken_below_the_http_layer_is_retried(
     assert err.message == (
         f"The model server at {url} sent a broken reply: the reply stream broke: {broken}."
     )
+
+
+async def test_a_stream_cut_off_mid_reply_word_for_word(
+    fake_server: FakeServer, make: Callable[..., OpenAIModel]
+) -> None:
+    fake_server.faults.extend(["cut", "cut"])
+    err = await fails(make())
+    assert (err.kind, err.retryable) == ("bad_response", True)
+    assert err.message == (
+        f"The model server at {fake_server.url} sent a broken reply: the reply stream was cut "
+        "off (gave up after 2 tries)."
+    )
