@@ -216,7 +216,7 @@ async def record_bot(iterations: int) -> list[ev.Event]:
     """A long BoT run of the offline engine on "1 1 1 2", for replaying."""
     from solver.domains.game24 import Game24Domain
     from solver.methods import make_method, run_method
-    from solver.offline import OfflineModel
+    from solver.model.offline import OfflineModel
 
     return [
         event
@@ -253,7 +253,7 @@ async def template_calls() -> dict[str, ev.ModelCalled]:
     """One real model call of each kind, from a short offline BoT run: realistic sizes."""
     from solver.domains.game24 import Game24Domain
     from solver.methods import make_method, run_method
-    from solver.offline import OfflineModel
+    from solver.model.offline import OfflineModel
 
     found: dict[str, ev.ModelCalled] = {}
     async for event in run_method(

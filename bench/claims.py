@@ -15,7 +15,7 @@ from puzzles.game24 import catalogue
 from solver.domains.game24 import Game24Domain
 from solver.events import ClaimVerified
 from solver.methods import make_method, solve
-from solver.offline import OfflineModel
+from solver.model.offline import OfflineModel
 
 
 async def main() -> None:

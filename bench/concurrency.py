@@ -18,7 +18,7 @@ import time
 from puzzles.game24 import Hand
 from solver.domains.game24 import Game24Domain
 from solver.methods import make_method, solve
-from solver.openai_model import OpenAIModel
+from solver.model.openai import OpenAIModel
 from tests import llm_replies
 from tests.fakeserver import FakeServer
 

@@ -2,7 +2,7 @@
 
     .venv/bin/pip install mutmut==3.8.1
     .venv/bin/python scripts/mutation.py                     # every configured file (long)
-    .venv/bin/python scripts/mutation.py solver/methods/tot.py solver/model.py
+    .venv/bin/python scripts/mutation.py solver/methods/tot.py solver/model/*
     .venv/bin/python scripts/mutation.py --report             # the last results only
     .venv/bin/python scripts/mutation.py --survivors solver/methods/tot.py
 

@@ -1,49 +1,92 @@
-"""Reasoning methods, each written once against the model and domain seams."""
+"""Reasoning methods, each written once against the model and domain seams.
+
+The catalogue is collected from the modules of this package: each declares ``SPEC`` (or
+``SPECS``), a :class:`~solver.methods.spec.MethodSpec`. Adding a method is adding a module;
+the command line, the app's dialogs and the panes read it from here.
+"""
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from typing import Any
 
 from solver.methods.base import Method, Outcome, RunContext, run_method, solve
-from solver.methods.baselines import IO, CoT, CoTConfig, CoTSC, CoTSCConfig, IOConfig
-from solver.methods.bot import BoT, BoTConfig
-from solver.methods.tot import ToT, ToTConfig
+from solver.methods.spec import MethodSpec, OptionInfo
 
 __all__ = [
     "METHODS",
     "Method",
+    "MethodSpec",
     "Outcome",
     "RunContext",
+    "all_options",
+    "find_spec",
     "make_method",
+    "missing_roles",
     "run_method",
     "solve",
 ]
 
-METHODS: dict[str, tuple[type[Any], type[Any]]] = {
-    "io": (IO, IOConfig),
-    "cot": (CoT, CoTConfig),
-    "cot-sc": (CoTSC, CoTSCConfig),
-    "tot": (ToT, ToTConfig),
-    "bot": (BoT, BoTConfig),
-}
-"""Method name -> (method class, config class)."""
+
+def _collect() -> dict[str, MethodSpec]:
+    found: list[MethodSpec] = []
+    for info in pkgutil.iter_modules(__path__):
+        if info.name in ("base", "spec"):
+            continue
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        specs = getattr(module, "SPECS", None) or (
+            (module.SPEC,) if hasattr(module, "SPEC") else ()
+        )
+        found.extend(specs)
+    found.sort(key=lambda s: (s.order, s.name))
+    out: dict[str, MethodSpec] = {}
+    for spec in found:
+        if spec.name in out:
+            raise RuntimeError(f"two methods are called {spec.name!r}")
+        out[spec.name] = spec
+    return out
+
+
+METHODS: dict[str, MethodSpec] = _collect()
+"""Method name -> spec, in the order people see them."""
+
+
+def find_spec(name: str) -> MethodSpec:
+    """The spec of the method ``name`` (any case; ``_`` for ``-``; aliases).
+
+    Raises ``ValueError`` listing the methods when there is none of that name.
+    """
+    key = name.strip().lower().replace("_", "-")
+    for spec in METHODS.values():
+        if key == spec.name or key in spec.aliases:
+            return spec
+    raise ValueError(f"unknown method {name!r}; choose from {', '.join(METHODS)}")
 
 
 def make_method(name: str, **options: Any) -> Method:
     """A method by name with config fields overridden by ``options`` (None values ignored).
 
-    Raises ``ValueError`` naming the method or option that does not exist.
+    Raises ``ValueError`` naming the method or option that does not exist, or a value out of
+    the option's bounds.
     """
-    key = name.lower().replace("_", "-")
-    if key == "cotsc":
-        key = "cot-sc"
-    if key not in METHODS:
-        raise ValueError(f"unknown method {name!r}; choose from {', '.join(METHODS)}")
-    cls, config_cls = METHODS[key]
-    fields = config_cls.__dataclass_fields__
-    given = {k: v for k, v in options.items() if v is not None}
-    unknown = [k for k in given if k not in fields]
-    if unknown:
-        raise ValueError(f"{key} has no option {', '.join(unknown)}")
-    method: Method = cls(config_cls(**given))
+    method: Method = find_spec(name).make(**options)
     return method
+
+
+def all_options() -> dict[str, tuple[OptionInfo, list[MethodSpec]]]:
+    """Every user-facing option of every method: name -> (the first method's declaration,
+    the methods that have it)."""
+    out: dict[str, tuple[OptionInfo, list[MethodSpec]]] = {}
+    for spec in METHODS.values():
+        for opt in spec.options():
+            if opt.name in out:
+                out[opt.name][1].append(spec)
+            else:
+                out[opt.name] = (opt, [spec])
+    return out
+
+
+def missing_roles(spec: MethodSpec, roles: frozenset[str]) -> list[str]:
+    """The roles ``spec`` needs that a domain declaring ``roles`` lacks (sorted)."""
+    return sorted(spec.roles - roles)

@@ -10,6 +10,7 @@ from puzzles.arith import ArithError, extract_claims, parse
 from solver.domains import game24 as g24
 from solver.domains.game24 import Game24Domain
 from solver.events import IterationStarted, LeafReached, SolutionFound, ThoughtAdded
+from solver.methods.spec import MethodSpec, option
 from solver.methods.base import Outcome, RunContext
 from solver.model import CUT_REASONS, Call, Sampling
 
@@ -82,7 +83,7 @@ def report_chain(
 class IOConfig:
     """Input-output prompting: few-shot, one sample (ToT's IO baseline)."""
 
-    temperature: float = 0.7
+    temperature: float = option(0.7, "sampling temperature", low=0, high=2)
     """Sampling temperature (ToT: 0.7)."""
     max_tokens: int = 1000
     """Longest reply (ToT's reference code: 1000)."""
@@ -138,9 +139,9 @@ class CoT(IO):
 class CoTSCConfig:
     """CoT self-consistency: the majority answer of k chain-of-thought samples."""
 
-    samples: int = 100
+    samples: int = option(100, "chain-of-thought samples", low=1, high=10_000, app=True)
     """k, the number of CoT samples (ToT's CoT-SC baseline: 100)."""
-    temperature: float = 0.7
+    temperature: float = option(0.7, "sampling temperature", low=0, high=2)
     """Sampling temperature."""
     max_tokens: int = 1000
     """Longest reply."""
@@ -197,3 +198,47 @@ class CoTSC:
             return Outcome(None)
         best, count = votes.most_common(1)[0]
         return Outcome(first[best], votes=count)
+
+
+IO_SPEC = MethodSpec(
+    name="io",
+    label="IO",
+    title="input-output prompting",
+    description="Answers at once, from a few worked examples, with no steps.",
+    build=IO,
+    config=IOConfig,
+    roles=frozenset({"io"}),
+    order=50,
+    round="step",
+    paper={"game24": "7.3%"},
+    paper_note="ToT, Table 2, GPT-4",
+)
+COT_SPEC = MethodSpec(
+    name="cot",
+    label="CoT",
+    title="chain of thought",
+    description="Writes one step-by-step solution.",
+    build=CoT,
+    config=CoTConfig,
+    roles=frozenset({"cot"}),
+    order=40,
+    round="step",
+    paper={"game24": "4.0%"},
+    paper_note="ToT, Table 2, GPT-4",
+)
+SPEC = MethodSpec(
+    name="cot-sc",
+    label="CoT-SC",
+    title="chain-of-thought self-consistency",
+    description="Writes many step-by-step solutions and answers with the most common one.",
+    build=CoTSC,
+    config=CoTSCConfig,
+    roles=frozenset({"cot"}),
+    order=30,
+    round="step",
+    paper={"game24": "9.0%"},
+    paper_note="ToT, Table 2, GPT-4, k = 100",
+    aliases=("cotsc", "cot_sc"),
+)
+SPECS = (SPEC, COT_SPEC, IO_SPEC)
+"""A module with several methods lists them all in ``SPECS``."""

@@ -33,6 +33,7 @@ from solver.events import (
     ThoughtScored,
     TreeStarted,
 )
+from solver.methods.spec import MethodSpec, option
 from solver.methods.base import Outcome, RunContext, StopRun
 from solver.model import Call, Sampling
 
@@ -46,9 +47,9 @@ TOP_PS = (0.1, 0.3, 0.5, 0.7, 0.9)
 class BoTConfig:
     """BoT settings; defaults are the paper's Game of 24 setup."""
 
-    iterations: int = 10
+    iterations: int = option(10, "boosting iterations", low=1, high=10_000, app=True)
     """T: boosting iterations, each adding one experience entry."""
-    trees: int = 15
+    trees: int = option(15, "thought trees per iteration", low=1, high=10_000, app=True)
     """M: thought trees grown per iteration."""
     depth: int | None = None
     """Tree depth; None: one level per step of the hand (3 for four numbers, as the paper)."""
@@ -63,11 +64,15 @@ class BoTConfig:
     """top_p values drawn per tree."""
     leaf_band: tuple[float, float] = (0.3, 0.8)
     """A node whose two scores both fall below this band is a hopeless leaf."""
-    confident_leaf: bool = False
+    confident_leaf: bool = option(
+        False, "also end a branch when both scores exceed 0.8, as the paper's text says"
+    )
     """Also end a branch when both scores are above the band (the paper's text). Off by
     default: in the Game of 24 a "confident" step that has not used all four numbers is not
     an answer, and the reference code ends branches only at the depth limit or a solution."""
-    aggregation: str = "best_first"
+    aggregation: str = option(
+        "best_first", "chain aggregation", choices=("best_first", "greedy"), app=True
+    )
     """``best_first`` (the best chain of all trees) or ``greedy`` (stitched step by step)."""
     similarity: float = 0.7
     """Greedy aggregation: steps this similar to the last chosen one can be continued."""
@@ -82,7 +87,7 @@ class BoTConfig:
     verify_steps: bool = True
     """Make steps with wrong arithmetic or unavailable numbers leaves with edge score 0 (ours;
     the paper leaves them to the model's own evaluation)."""
-    stop_early: bool = False
+    stop_early: bool = option(False, "stop once an answer is verified exactly")
     """End the run once a chain reaches the target exactly (on in the app, off for benchmarks)."""
 
 
@@ -462,3 +467,19 @@ def _chain_score(chain: list[Node]) -> float:
     # An invalid step adds nothing, whatever the model thought of it (ours: with exact
     # checking on, a chain with a broken step must not outscore a sound one).
     return sum(n.score + n.edge for n in chain if n.valid)
+
+
+SPEC = MethodSpec(
+    name="bot",
+    label="BoT",
+    title="Boosting of Thoughts",
+    description="Grows many small trees of steps, joins the best chain, learns from its "
+    "mistakes, and repeats.",
+    build=BoT,
+    config=BoTConfig,
+    roles=frozenset({"step", "evaluate", "analyze"}),
+    order=10,
+    paper={"game24": "~84%"},
+    paper_note="BoT, GPT-4, T = 10, M = 15",
+    in_app={"stop_early": True},
+)

@@ -27,6 +27,7 @@ from solver.events import (
     ThoughtPruned,
     ThoughtScored,
 )
+from solver.methods.spec import MethodSpec, option
 from solver.methods.base import Outcome, RunContext
 from solver.model import Call, Sampling
 
@@ -37,20 +38,20 @@ __all__ = ["ToT", "ToTConfig"]
 class ToTConfig:
     """ToT BFS settings; defaults are the paper's Game of 24 run."""
 
-    breadth: int = 5
+    breadth: int = option(5, "states kept per step", low=1, high=10_000, app=True)
     """b: states kept after each step."""
-    value_samples: int = 3
+    value_samples: int = option(3, "value samples per state", low=1, high=10_000)
     """Value prompt samples per state, summed."""
     steps: int | None = None
     """Steps of the search; None: one per equation, then the answer (4 for four numbers)."""
-    temperature: float = 0.7
+    temperature: float = option(0.7, "sampling temperature", low=0, high=2)
     """Sampling temperature for every call (the paper: 0.7)."""
     max_tokens: int = 1000
     """Longest reply (the reference code: 1000)."""
     verify_steps: bool = True
     """Prune proposed steps whose arithmetic is wrong or whose numbers are not on the table,
     before valuing them (ours: the paper trusts the model's ``left:`` list)."""
-    stop_early: bool = False
+    stop_early: bool = option(False, "stop once an answer is verified exactly")
     """End the run as soon as an answer is verified exactly (off for paper-style benchmarks)."""
     weights: dict[str, float] = field(default_factory=lambda: dict(g24.VALUE_WEIGHTS))
     """Value of each label: sure 20, likely 1, impossible 0.001 (the reference code)."""
@@ -249,3 +250,19 @@ class ToT:
                     ctx.emit(SolutionFound(cand.node, cand.answer))
                 else:
                     ctx.emit(LeafReached(cand.node, verdict.reason))
+
+
+SPEC = MethodSpec(
+    name="tot",
+    label="ToT",
+    title="Tree of Thoughts (breadth-first)",
+    description="Keeps the best few states at each step, as rated by the model, breadth first.",
+    build=ToT,
+    config=ToTConfig,
+    roles=frozenset({"propose", "value", "cot", "judge"}),
+    order=20,
+    round="step",
+    paper={"game24": "74%"},
+    paper_note="ToT, Table 2, GPT-4, b = 5",
+    in_app={"stop_early": True},
+)

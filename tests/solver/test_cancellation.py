@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-import solver.engine
 import solver.methods
+import solver.model.factory
 from puzzles.game24 import Hand
 from solver.bench import run_bench
 from solver.domains.game24 import Game24Domain
@@ -26,7 +26,7 @@ from solver.events import ErrorRaised, Event, ModelCalled
 from solver.methods import run_method, solve
 from solver.methods.bot import BoT, BoTConfig
 from solver.model import Call, Generation, Model, TokenCallback
-from solver.offline import OfflineModel
+from solver.model.offline import OfflineModel
 from tui import cli
 from tui.exitcodes import ExitCode
 
@@ -182,12 +182,12 @@ async def test_stopping_a_bench_stops_every_run() -> None:
 
 
 def use_model(monkeypatch: pytest.MonkeyPatch, model: CountingModel) -> None:
-    """``ponder solve`` runs on ``model`` (the CLI builds its model through solver.engine)."""
+    """``ponder solve`` runs on ``model`` (the CLI builds it through solver.model.factory)."""
 
     def make_model(settings: Any, *, seed: int | None = None) -> Model:
         return model
 
-    monkeypatch.setattr(solver.engine, "make_model", make_model)
+    monkeypatch.setattr(solver.model.factory, "make_model", make_model)
 
 
 def test_ctrl_c_in_the_cli_starts_no_call_after_it(

@@ -17,7 +17,7 @@ from solver.domains.game24 import Game24Domain
 from solver.events import ModelCalled, ParseFailed, RunFinished
 from solver.methods import make_method, solve
 from solver.model import Call, Generation, Message, ModelError, Sampling, ScriptedModel
-from solver.openai_model import (
+from solver.model.openai import (
     OpenAIModel,
     Redactor,
     ReplyLimits,

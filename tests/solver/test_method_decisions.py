@@ -33,7 +33,7 @@ from solver.methods.baselines import CoTSC, CoTSCConfig
 from solver.methods.bot import BoT, BoTConfig
 from solver.methods.tot import ToT, ToTConfig
 from solver.model import Call, Generation, Sampling, ScriptedModel, TokenCallback
-from solver.offline import OfflineModel
+from solver.model.offline import OfflineModel
 
 VALUES = {  # three value samples each, so every state below has its own sum
     60.0: ("sure", "sure", "sure"),

@@ -28,8 +28,8 @@ from solver.methods import make_method, solve
 from solver.methods.bot import BoT, BoTConfig, similarity
 from solver.methods.tot import ToT, ToTConfig
 from solver.model import ScriptedModel
-from solver.offline import OfflineModel
-from solver.openai_model import OpenAIModel
+from solver.model.offline import OfflineModel
+from solver.model.openai import OpenAIModel
 from tests import llm_replies
 from tests.fakeserver import FakeServer
 

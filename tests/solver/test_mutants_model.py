@@ -1,5 +1,5 @@
 """The model seam pinned exactly: token estimates, unfinished replies, ``ModelError`` and the
-scripted model every method test is built on (issue 14: mutation testing of solver/model.py).
+scripted model every method test is built on (issue 14: mutation testing of solver/model/*).
 
 A method test that scripts replies trusts :class:`ScriptedModel` to hand them out in order,
 one per sample, to pad and cut to ``n``, to stream each text under its sample index and to

@@ -1,4 +1,4 @@
-"""OpenAIModel pinned exactly (issue 14: mutation testing of solver/openai_model.py).
+"""OpenAIModel pinned exactly (issue 14: mutation testing of solver/model/openai.py).
 
 What a caller and a person rely on, to the letter: the words of every error, how many tries
 and how long the waits, the cache key of each sample, usage sums, the concurrency bound, the
@@ -30,9 +30,9 @@ from typing import Any
 import openai
 import pytest
 
-from solver import openai_model
 from solver.model import Call, Message, ModelError, Sampling, Usage, rough_tokens
-from solver.openai_model import (
+from solver.model import openai as openai_model
+from solver.model.openai import (
     OPENAI_BASE_URL,
     OpenAIModel,
     Redactor,

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from solver.model import Call, Message, Model, ModelError, Sampling, Usage, rough_tokens
-from solver.openai_model import OpenAIModel
+from solver.model.openai import OpenAIModel
 from solver.settings import Settings
 from tests.fakeserver import FakeServer, character_usage
 

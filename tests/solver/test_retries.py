@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from solver.model import Call, Message, Sampling
-from solver.openai_model import OpenAIModel
+from solver.model.openai import OpenAIModel
 from tests.fakeserver import FakeServer, RecordedRequest
 
 Retry = tuple[str, int, float]

@@ -16,7 +16,7 @@ from solver import events as events_module
 from solver.domains.game24 import Game24Domain
 from solver.events import Event, RunFinished, event_from_json, event_to_json
 from solver.methods import make_method, run_method
-from solver.offline import OfflineModel
+from solver.model.offline import OfflineModel
 from solver.trace import TraceError, TraceWriter, read_trace
 
 

@@ -11,7 +11,7 @@ from puzzles.game24 import Hand
 from solver.domains.game24 import Game24Domain
 from solver.methods import make_method, run_method
 from solver.model import Call, Generation, TokenCallback
-from solver.offline import OfflineModel
+from solver.model.offline import OfflineModel
 from solver.settings import Settings, load_settings
 from solver.trace import TraceWriter, read_trace
 from tui.app import PonderApp, Replay, make_app

@@ -25,7 +25,7 @@ from solver import events as ev
 from solver.domains.game24 import Game24Domain
 from solver.methods import make_method, run_method
 from solver.model import Call, Generation, TokenCallback
-from solver.offline import OfflineModel
+from solver.model.offline import OfflineModel
 from solver.settings import Settings
 from tests.fakeserver import FakeServer
 from tui.app import PonderApp, Replay, make_app

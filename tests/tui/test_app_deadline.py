@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from solver.offline import OfflineModel
+from solver.model.offline import OfflineModel
 from solver.settings import Settings
 from tests.tui.test_app import open_hand, wait_for
 from tui.app import make_app

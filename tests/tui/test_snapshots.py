@@ -20,7 +20,7 @@ from puzzles.game24 import Hand
 from solver import events as ev
 from solver.domains.game24 import Game24Domain
 from solver.methods import make_method, run_method
-from solver.offline import OfflineModel
+from solver.model.offline import OfflineModel
 from solver.settings import Settings
 from tui.app import PonderApp, make_app
 from tui.screens.game24 import Game24Screen

@@ -26,7 +26,7 @@ from fractions import Fraction
 from typing import Any
 
 from puzzles.arith import format_number, format_operand
-from solver.model import Call, Generation, ModelError, TokenCallback, Usage, rough_tokens
+from solver.model.base import Call, Generation, ModelError, TokenCallback, Usage, rough_tokens
 
 __all__ = ["OfflineModel"]
 

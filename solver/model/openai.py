@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
-import email.utils
 import hashlib
 import importlib
 import json
@@ -27,17 +26,15 @@ import math
 import os
 import random
 import re
-import sqlite3
 import time
 import urllib.parse
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import openai
 
-from solver.model import (
+from solver.model.base import (
     CUT_REASONS,
     Call,
     Generation,
@@ -48,6 +45,9 @@ from solver.model import (
     Usage,
     rough_tokens,
 )
+from solver.model.cache import ResponseCache
+from solver.model.retry import backoff
+from solver.model.retry import retry_after as _retry_after
 from solver.settings import Settings, mask_url
 
 __all__ = [
@@ -329,64 +329,6 @@ class _Slots:
     loop: asyncio.AbstractEventLoop
     semaphore: asyncio.Semaphore
     client: Any = field(default=None)  # openai.AsyncOpenAI; its connections belong to `loop`
-
-
-class ResponseCache:
-    """Sample texts keyed by request identity and sample index; in memory, optionally on disk.
-
-    The disk copy is an SQLite file (``PRAGMA user_version`` marks its layout). If the file
-    cannot be opened the cache quietly stays in memory: a cache is never worth a failed run.
-    """
-
-    _VERSION = 1
-
-    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
-        self._memory: dict[str, str] = {}
-        self._db: sqlite3.Connection | None = None
-        if path is not None:
-            with contextlib.suppress(sqlite3.Error, OSError):
-                self._db = self._open(Path(path))
-
-    def _open(self, path: Path) -> sqlite3.Connection:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        db = sqlite3.connect(path)
-        version = db.execute("PRAGMA user_version").fetchone()[0]
-        if version != self._VERSION:
-            # A cache holds nothing that cannot be fetched again: rebuild rather than migrate.
-            db.execute("DROP TABLE IF EXISTS samples")
-            db.execute("CREATE TABLE samples (key TEXT PRIMARY KEY, text TEXT NOT NULL)")
-            db.execute(f"PRAGMA user_version = {self._VERSION}")
-            db.commit()
-        return db
-
-    def get(self, key: str) -> str | None:
-        """The cached text for ``key``, if any."""
-        if key in self._memory:
-            return self._memory[key]
-        if self._db is not None:
-            row = self._db.execute("SELECT text FROM samples WHERE key = ?", (key,)).fetchone()
-            if row is not None:
-                self._memory[key] = row[0]
-                return str(row[0])
-        return None
-
-    def put(self, key: str, text: str) -> None:
-        """Remember ``text`` for ``key``."""
-        self._memory[key] = text
-        if self._db is not None:
-            with contextlib.suppress(sqlite3.Error), self._db:
-                self._db.execute(
-                    "INSERT OR REPLACE INTO samples (key, text) VALUES (?, ?)", (key, text)
-                )
-
-    def __len__(self) -> int:
-        return len(self._memory)
-
-    def close(self) -> None:
-        """Close the disk copy, if any."""
-        if self._db is not None:
-            self._db.close()
-            self._db = None
 
 
 class OpenAIModel:
@@ -908,11 +850,14 @@ class OpenAIModel:
 
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
         """Seconds to wait before retry number ``attempt + 1``."""
-        if retry_after is not None:
-            return min(max(retry_after, 0.0), self.retry_after_cap)
-        ceiling = min(self.backoff_cap, self.backoff_base * 2**attempt)
-        # Jitter spreads out the retries of calls that failed together.
-        return ceiling * self._random.uniform(0.5, 1.0)
+        return backoff(
+            attempt,
+            retry_after,
+            base=self.backoff_base,
+            cap=self.backoff_cap,
+            retry_after_cap=self.retry_after_cap,
+            rng=self._random,
+        )
 
     def _bound(self) -> _Slots:
         """The semaphore and client for the running loop, made on first use in that loop."""
@@ -1107,25 +1052,3 @@ def _names_missing_model(err: openai.APIStatusError) -> bool:
     body = err.body
     message = str(body.get("message", "") if isinstance(body, Mapping) else body or "").lower()
     return "model" in message and ("not found" in message or "does not exist" in message)
-
-
-def _retry_after(headers: Mapping[str, str]) -> float | None:
-    """Seconds a server asks us to wait (``retry-after-ms`` or ``retry-after``), if it says."""
-    millis = headers.get("retry-after-ms")
-    if millis:
-        with contextlib.suppress(ValueError):
-            value = float(millis) / 1000
-            if math.isfinite(value):
-                return value
-    text = headers.get("retry-after")
-    if not text:
-        return None
-    try:
-        value = float(text)
-        return value if math.isfinite(value) else None
-    except ValueError:
-        pass
-    with contextlib.suppress(TypeError, ValueError):
-        when = email.utils.parsedate_to_datetime(text)
-        return max(0.0, when.timestamp() - time.time())
-    return None

@@ -11,10 +11,10 @@ __all__ = ["describe_engine", "make_model"]
 def make_model(settings: Settings, *, seed: int | None = None) -> Model:
     """The model the settings ask for. The OpenAI client is imported only when needed."""
     if settings.engine == "openai":
-        from solver.openai_model import OpenAIModel
+        from solver.model.openai import OpenAIModel
 
         return OpenAIModel(settings)
-    from solver.offline import OfflineModel
+    from solver.model.offline import OfflineModel
 
     return OfflineModel(seed=seed if seed is not None else (settings.seed or 0))
 
