@@ -20,8 +20,8 @@ from textual.worker import Worker, WorkerState
 
 from puzzles.game24 import Hand, HandError
 from puzzles.text import visible
-from solver.engine import describe_engine
 from solver.model import Model
+from solver.model.factory import describe_engine
 from solver.settings import Settings
 from tui.screens.home import HomeScreen
 
@@ -314,10 +314,10 @@ class PonderApp(App[None]):
         if self._model_factory is not None:
             return self._model_factory()
         if self.settings.engine == "openai":
-            from solver.openai_model import OpenAIModel
+            from solver.model.openai import OpenAIModel
 
             return OpenAIModel(self.settings, on_retry=on_retry)
-        from solver.offline import OfflineModel
+        from solver.model.offline import OfflineModel
 
         # The offline engine computes on the app's event loop; a short think per call keeps
         # keys responsive and the tree watchable.

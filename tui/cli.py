@@ -273,7 +273,7 @@ def _settings(args: argparse.Namespace) -> Settings:
     except (SettingsError, ValueError) as exc:
         raise UsageError(str(exc)) from exc
     if settings.engine == "openai" and settings.base_url:
-        from solver.openai_model import base_url_problem
+        from solver.model.openai import base_url_problem
 
         problem = base_url_problem(settings.base_url)
         if problem is not None:
@@ -454,9 +454,9 @@ def cmd_solve(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from solver.domains.game24 import Game24Domain
-    from solver.engine import make_model
     from solver.events import ErrorRaised, RunFinished, event_to_json
     from solver.methods import run_method
+    from solver.model.factory import make_model
     from solver.trace import TraceError, TraceWriter
 
     _kind(args.kind)
@@ -600,7 +600,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from rich.text import Text
 
     from solver.bench import run_bench
-    from solver.engine import describe_engine, make_model
+    from solver.model.factory import describe_engine, make_model
 
     _kind(args.kind)
     methods = _methods(args, [m for m in args.method.split(",") if m.strip()])

@@ -10,8 +10,8 @@ from puzzles.arith import ArithError, extract_claims, parse
 from solver.domains import game24 as g24
 from solver.domains.game24 import Game24Domain
 from solver.events import IterationStarted, LeafReached, SolutionFound, ThoughtAdded
-from solver.methods.spec import MethodSpec, option
 from solver.methods.base import Outcome, RunContext
+from solver.methods.spec import MethodSpec, option
 from solver.model import CUT_REASONS, Call, Sampling
 
 __all__ = ["IO", "CoT", "CoTConfig", "CoTSC", "CoTSCConfig", "IOConfig", "report_chain"]

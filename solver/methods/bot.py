@@ -33,8 +33,8 @@ from solver.events import (
     ThoughtScored,
     TreeStarted,
 )
-from solver.methods.spec import MethodSpec, option
 from solver.methods.base import Outcome, RunContext, StopRun
+from solver.methods.spec import MethodSpec, option
 from solver.model import Call, Sampling
 
 __all__ = ["BoT", "BoTConfig", "Node", "similarity"]

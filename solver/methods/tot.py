@@ -27,8 +27,8 @@ from solver.events import (
     ThoughtPruned,
     ThoughtScored,
 )
-from solver.methods.spec import MethodSpec, option
 from solver.methods.base import Outcome, RunContext
+from solver.methods.spec import MethodSpec, option
 from solver.model import Call, Sampling
 
 __all__ = ["ToT", "ToTConfig"]

@@ -257,7 +257,7 @@ class SettingsScreen(PonderScreen):
 
     @work(exclusive=True, group="settings-test", exit_on_error=False)
     async def test_connection(self, settings: Settings) -> None:
-        from solver.openai_model import OpenAIModel
+        from solver.model.openai import OpenAIModel
 
         model = OpenAIModel(settings.replace(max_retries=0))
         try:
