@@ -19,6 +19,7 @@ from solver.model import CUT_REASONS
 __all__ = [
     "ChainAggregated",
     "ClaimVerified",
+    "DialogueStopped",
     "ErrorRaised",
     "Event",
     "ExperienceAdded",
@@ -34,6 +35,8 @@ __all__ = [
     "ThoughtScored",
     "TokensUsed",
     "TreeStarted",
+    "TurnAnswered",
+    "TurnGuided",
     "event_from_json",
     "event_to_json",
 ]
@@ -166,6 +169,48 @@ class ExperienceAdded(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class TurnGuided(Event):
+    """IoT: the Inner Dialogue Agent's prompt for one turn, and whether it called the answer
+    final (its ``iteration_stop``). ``phase`` is ``discuss`` or, for GIoT's closing call,
+    ``final`` (then there is no guide call and ``guidance`` is the fixed closing request)."""
+
+    turn: int
+    total: int
+    guidance: str
+    stop: bool = False
+    phase: str = "discuss"
+    call_id: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TurnAnswered(Event):
+    """IoT: the LLM Agent's reply to one turn's prompt, its candidate answer checked exactly
+    by the domain beside the model's own claim that it is final."""
+
+    turn: int
+    reply: str
+    answer: str | None
+    final: bool  # the model says the answer is final (``answer_to_query``)
+    uncertainty: str
+    ok: bool  # the exact check of ``answer``
+    verdict: str  # the check's reason
+    changed: bool  # the answer differs from the last turn's
+    prompt_tokens: int = 0  # grows with the transcript
+    call_id: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DialogueStopped(Event):
+    """IoT: why the dialogue ended: ``guide`` (the IDA's stop flag), ``answerer`` (the LLMA
+    said its answer was final), ``cap`` (AIoT's iteration cap) or ``fixed`` (GIoT's N turns
+    and its final answer)."""
+
+    turn: int
+    by: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class ModelCalled(Event):
     """One call to the model, with the prompt and replies, for "where did this come from".
 
@@ -256,6 +301,9 @@ _TYPES: dict[str, type[Event]] = {
         RunStarted,
         IterationStarted,
         TreeStarted,
+        TurnGuided,
+        TurnAnswered,
+        DialogueStopped,
         ThoughtAdded,
         ThoughtScored,
         ThoughtPruned,

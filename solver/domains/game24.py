@@ -566,6 +566,11 @@ def parse_answer(text: str) -> str | None:
 
 # ---------------------------------------------------------------------- the adapter
 
+ROLES = frozenset(
+    {"io", "cot", "propose", "value", "judge", "step", "evaluate", "analyze", "guide", "respond"}
+)
+"""The roles the Game of 24 has prompts and parsers for."""
+
 
 @dataclass
 class Game24Domain:
@@ -573,6 +578,7 @@ class Game24Domain:
 
     hand: Hand
     kind: str = field(default="game24", init=False)
+    roles: frozenset[str] = field(default=ROLES, init=False)
 
     @property
     def title(self) -> str:
