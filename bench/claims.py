@@ -9,6 +9,7 @@ are the engine's own slips in a step. Run: ``python -m bench.claims``.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 
 from puzzles.game24 import catalogue
@@ -36,4 +37,5 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
+    argparse.ArgumentParser(description=__doc__.split("\n\n")[0]).parse_args()
     asyncio.run(main())

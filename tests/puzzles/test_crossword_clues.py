@@ -191,7 +191,7 @@ def accuracy(pairs: list[tuple[str, str]], known: tuple[int, ...]) -> tuple[floa
 
 @pytest.mark.parametrize(
     ("known", "floor1", "floor10"),
-    # Measured (tests/puzzles/bench_crossword.py): 41% / 66% with the length only and
+    # Measured (bench/crossword.py): 41% / 66% with the length only and
     # 72% / 97% with two letters known; the floors leave a little room.
     [((), 0.30, 0.55), ((1, 3), 0.60, 0.90)],
 )

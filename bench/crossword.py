@@ -1,6 +1,6 @@
-"""Benchmarks for the crossword generator and clue index (not collected as tests).
+"""How fast the crossword generator is, and how well the clue index ranks answers.
 
-    python -m tests.puzzles.bench_crossword [--seeds 100] [--blocks] [--skip-index]
+    python -m bench.crossword [--seeds 100] [--blocks] [--skip-index]
 
 Prints, for the generator, the median and worst seconds per grid over the seeds (the word
 list is loaded before timing starts; the cold first call is shown apart), and, for the clue
