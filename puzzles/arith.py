@@ -408,6 +408,11 @@ class Claim:
         """True when the claim is exact or a fair rounding of the exact value."""
         return self.status in (ClaimStatus.EXACT, ClaimStatus.APPROX)
 
+    @property
+    def exact_text(self) -> str | None:
+        """The exact value as people read it (``8/3``), or None when there is none."""
+        return format_number(self.exact) if self.exact is not None else None
+
     def describe(self) -> str:
         """One line for people: ``✓ 4 + 8 = 12``, ``≈ 8 / 3 = 2.67 (exactly 8/3)``."""
         if self.status is ClaimStatus.EXACT:

@@ -62,3 +62,36 @@ def test_no_eval_on_text() -> None:
                 for banned in ("eval(", "exec(", "sympify(", "parse_expr("):
                     if re.search(rf"(?<!\w){re.escape(banned)}", stripped):
                         raise AssertionError(f"{path}: {stripped}")
+
+
+def _ast_imports(folder: str | Path) -> list[tuple[Path, str]]:
+    """Every module a folder's files import, read from the syntax tree (so an import
+    inside a function, a multi-line import and ``import a.b as c`` all count)."""
+    import ast
+
+    found = []
+    for path in Path(ROOT, folder).rglob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                found += [(path, alias.name) for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                found.append((path, node.module))
+    return found
+
+
+def test_methods_know_puzzles_only_through_the_domain_seam() -> None:
+    imports = _ast_imports("solver/methods")
+    assert len(imports) > 20
+    bad = [(p.name, m) for p, m in imports if m == "puzzles" or m.startswith("puzzles.")]
+    bad += [(p.name, m) for p, m in imports if m.startswith("solver.domains.") and "base" not in m]
+    assert not bad, f"methods must use solver.domains.base only: {bad}"
+
+
+def test_the_import_contract_check_sees_a_hidden_import(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text(
+        "def f():\n    from puzzles.game24 import (\n        Hand,\n    )\n"
+        "    import puzzles.arith as a\nfrom . import sibling\n"
+    )
+    found = sorted(m for _, m in _ast_imports(tmp_path))
+    assert found == ["puzzles.arith", "puzzles.game24"]

@@ -117,10 +117,16 @@ class Domain(Protocol[S, P]):
     """The puzzle kind (``game24``)."""
     roles: frozenset[str]
     """The roles this domain has prompts and parsers for."""
-    value_weights: Mapping[str, float]
-    """The value of each label a ``value`` reply may give (ToT: sure 20 / likely 1 / ...)."""
-    tools: tuple[Tool, ...]
-    """The tools a tool-using method may call (none for the Game of 24)."""
+
+    @property
+    def value_weights(self) -> Mapping[str, float]:
+        """The value of each label a ``value`` reply may give (ToT: sure 20 / likely 1)."""
+        ...
+
+    @property
+    def tools(self) -> tuple[Tool, ...]:
+        """The tools a tool-using method may call (none for the Game of 24)."""
+        ...
 
     @property
     def title(self) -> str: ...
@@ -181,7 +187,7 @@ class Domain(Protocol[S, P]):
 
     def parse_feedback(self, text: str, steps: int) -> FeedbackLike: ...
 
-    def claims(self, text: str) -> list[ClaimLike]:
+    def claims(self, text: str) -> Sequence[ClaimLike]:
         """Every claim in free text, each checked exactly."""
         ...
 

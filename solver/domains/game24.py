@@ -9,9 +9,12 @@ Nothing here raises on model text: what cannot be parsed comes back as a reason.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from types import MappingProxyType
+from typing import Any
 
 from puzzles.arith import (
     ArithError,
@@ -19,18 +22,22 @@ from puzzles.arith import (
     ClaimStatus,
     StepReading,
     claim_sides,
+    extract_claims,
     format_number,
     format_operand,
     leading_expression,
+    parse,
     parse_number,
     read_step,
     verify_claim,
 )
 from puzzles.game24 import Hand, State, StepError, Verdict, apply, check_answer, format_numbers
+from solver.domains.base import RolesMissing, Tool
 from solver.model import Message
 
 __all__ = [
     "BOT_SCORES",
+    "ROLES",
     "Feedback",
     "Game24Domain",
     "ParsedStep",
@@ -38,10 +45,12 @@ __all__ = [
     "parse_score",
     "parse_steps",
     "parse_value",
+    "similarity",
 ]
 
 VALUE_WEIGHTS = {"sure": 20.0, "likely": 1.0, "impossible": 0.001}
 """ToT's value mapping (sure / likely / impossible), summed over samples."""
+_VALUE_WEIGHTS = MappingProxyType(VALUE_WEIGHTS)
 BOT_SCORES = (0.1, 0.3, 0.5, 0.7, 0.9, 1.0)
 """The score scale BoT asks the model to use."""
 
@@ -551,6 +560,41 @@ def parse_feedback(text: str, steps: int) -> Feedback:
     return Feedback(report, tuple(advice), tuple(verdicts), confidence, text, parsed)
 
 
+def _step_numbers(line: str) -> list[str]:
+    return re.findall(r"\d+(?:/\d+)?|[-+*/]", line.split("(left")[0]) + re.findall(
+        r"\d+(?:/\d+)?", line.split("(left")[-1]
+    )
+
+
+def similarity(a: str, b: str) -> float:
+    """Share of identical numbers and operators between two step lines (0..1).
+
+    BoT's greedy aggregation has the model judge the percentage of identical words and
+    numbers; we compute it exactly on the steps' numbers and operators, which is what that
+    judgement amounts to for the Game of 24 and costs no call.
+    """
+    ta, tb = Counter(_step_numbers(a)), Counter(_step_numbers(b))
+    if not ta or not tb:
+        return 0.0
+    common = sum((ta & tb).values())
+    return common / max(sum(ta.values()), sum(tb.values()))
+
+
+def bot_line(step_no: int, before: State, step: ParsedStep) -> str:
+    """A step in BoT's own format, from the exact state."""
+    assert step.state is not None
+    after = step.state
+    remaining = list(before.numbers)
+    for v in (step.a, step.b):
+        remaining.remove(v)
+    return (
+        f"Step {step_no}, Current set: {before.left()}, Two numbers selected: "
+        f"{format_numbers([step.a])} {format_numbers([step.b])}, Operation: {step.op}, "
+        f"New number calculated: {step.claimed}, Remaining numbers: "
+        f"{format_numbers(remaining) or 'none'}, New set: {after.left()}"
+    )
+
+
 def parse_answer(text: str) -> str | None:
     """The expression of the last ``Answer:`` line, or None."""
     if not isinstance(text, str):
@@ -574,33 +618,37 @@ ROLES = frozenset(
 
 @dataclass
 class Game24Domain:
-    """Everything a method needs to know about one Game of 24 hand."""
+    """Everything a method needs to know about one Game of 24 hand (the Domain seam)."""
 
     hand: Hand
     kind: str = field(default="game24", init=False)
     roles: frozenset[str] = field(default=ROLES, init=False)
 
     @property
+    def value_weights(self) -> Mapping[str, float]:
+        return _VALUE_WEIGHTS
+
+    @property
+    def tools(self) -> tuple[Tool, ...]:
+        return ()
+
+    @property
     def title(self) -> str:
         return str(self.hand)
+
+    # ---------------------------------------------------------------- states and answers
 
     def start(self) -> State:
         return self.hand.start()
 
-    def context(self, state: State, **extra: object) -> dict[str, object]:
-        """The public state of the puzzle, for the offline engine (never the answer)."""
-        ctx: dict[str, object] = {
-            "kind": self.kind,
-            "hand": list(self.hand.numbers),
-            "target": self.hand.target,
-            "numbers": [format_number(n) for n in state.numbers],
-            "steps": [str(s) for s in state.steps],
-        }
-        ctx.update(extra)
-        return ctx
-
     def is_goal(self, state: State) -> bool:
         return state.is_goal(self.hand.target)
+
+    def is_final(self, state: State) -> bool:
+        return len(state.numbers) <= 1
+
+    def depth(self) -> int:
+        return len(self.hand.numbers) - 1
 
     def check(self, answer: str | None) -> Verdict:
         if not answer:
@@ -614,11 +662,99 @@ class Game24Domain:
             return None
         return f"{expr} = {format_number(state.numbers[0])}"
 
-    # prompts as chat messages
+    def uses_all(self, answer: str) -> bool:
+        want = Counter(Fraction(n) for n in self.hand.numbers)
+        try:
+            return Counter(leaf.value for leaf in parse(answer).leaves()) == want
+        except ArithError:
+            return False
+
+    def answer_key(self, answer: str) -> str | None:
+        try:
+            return parse(answer).render()
+        except ArithError:
+            return None
+
+    def context(self, state: State, **extra: object) -> dict[str, object]:
+        """The public state of the puzzle, for traces and panes (never the answer)."""
+        ctx: dict[str, object] = {
+            "kind": self.kind,
+            "hand": list(self.hand.numbers),
+            "target": self.hand.target,
+            "numbers": [format_number(n) for n in state.numbers],
+            "steps": [str(s) for s in state.steps],
+        }
+        ctx.update(extra)
+        return ctx
+
+    def state_text(self, state: State) -> str:
+        return state.left()
+
+    def state_key(self, state: State) -> Hashable:
+        return tuple(sorted(state.numbers))
+
+    # ---------------------------------------------------------------- prompts
+
     def messages(self, user: str, system: str | None = None) -> tuple[Message, ...]:
         if system:
             return (Message("system", system), Message("user", user))
         return (Message("user", user),)
+
+    def prompt(self, role: str, **args: Any) -> tuple[Message, ...]:
+        """The messages for ``role``. Arguments by role: ``cot`` (steps: lines so far),
+        ``propose`` / ``value`` (state), ``judge`` (answer), ``step`` (experience: text,
+        chain: (step text, score) pairs), ``evaluate`` (chain, step: text), ``analyze``
+        (chain: step texts), ``guide`` / ``respond`` (transcript: turns, turn, total, and
+        for ``respond`` also guidance and final)."""
+        hand = self.hand
+        if role == "io":
+            return self.messages(io_prompt(hand))
+        if role == "cot":
+            return self.messages(cot_prompt(hand, args.get("steps", ())))
+        if role == "propose":
+            return self.messages(propose_prompt(args["state"].left()))
+        if role == "value":
+            numbers = format_numbers(sorted(args["state"].numbers))
+            return self.messages(value_prompt(numbers, hand.target))
+        if role == "judge":
+            return self.messages(last_step_prompt(hand, args["answer"]))
+        if role == "step":
+            return self.messages(
+                bot_step_prompt(hand, args["experience"], args["chain"]), BOT_SYSTEM
+            )
+        if role == "evaluate":
+            return self.messages(bot_evaluate_prompt(hand, args["chain"], args["step"]))
+        if role == "analyze":
+            return self.messages(bot_feedback_prompt(hand, args["chain"]), FEEDBACK_SYSTEM)
+        raise RolesMissing("a method", self.kind, [role])
+
+    # ---------------------------------------------------------------- parsers
+
+    def parse_steps(self, text: str, state: State, limit: int = 32) -> list[ParsedStep]:
+        return parse_steps(text, state, limit)
+
+    def parse_answer(self, text: str) -> str | None:
+        return parse_answer(text)
+
+    def parse_value(self, text: str) -> str | None:
+        return parse_value(text)
+
+    def parse_score(self, text: str) -> float | None:
+        return parse_score(text)
+
+    def parse_feedback(self, text: str, steps: int) -> Feedback:
+        return parse_feedback(text, steps)
+
+    def claims(self, text: str) -> list[Claim]:
+        return extract_claims(text)
+
+    # ---------------------------------------------------------------- steps and chains
+
+    def after(self, step: ParsedStep) -> State | None:
+        return step.state
+
+    def step_key(self, step: ParsedStep) -> Hashable:
+        return (step.a, step.op, step.b)
 
     def step_line(self, step: ParsedStep) -> str:
         """ToT's line for a step, from the exact state (``4 + 8 = 12 (left: 8 12)``)."""
@@ -627,3 +763,27 @@ class Game24Domain:
             f"{format_operand(step.a)} {step.op} {format_operand(step.b)} = {step.claimed} "
             f"(left: {format_numbers(step.state.numbers)})"
         )
+
+    def step_text(self, number: int, before: State, step: ParsedStep) -> str:
+        return bot_line(number, before, step)
+
+    def replay(self, states: Sequence[State]) -> tuple[State | None, str, bool]:
+        """Replay a (possibly stitched) chain exactly from the start: each state's last
+        step must follow from the state before."""
+        state = self.start()
+        for i, after in enumerate(states, 1):
+            step = after.steps[-1] if after.steps else None
+            if step is None:
+                return None, f"step {i} is empty", False
+            try:
+                state = apply(state, step.a, step.op, step.b)
+            except StepError as exc:
+                return None, f"step {i} does not follow: {exc}", False
+        if self.is_goal(state):
+            return state, f"reaches {self.hand.target} exactly", True
+        if len(state.numbers) == 1:
+            return state, f"ends at {state.left()}, not {self.hand.target}", False
+        return state, f"stops with {state.left()} left", False
+
+    def similarity(self, a: str, b: str) -> float:
+        return similarity(a, b)

@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
-from solver.domains.game24 import Game24Domain
+from solver.domains.base import ClaimLike, Domain, RolesMissing
 from solver.events import (
     ClaimVerified,
     ErrorRaised,
@@ -46,7 +46,7 @@ class Method(Protocol):
 
     def config_dict(self) -> dict[str, Any]: ...
 
-    async def run(self, domain: Game24Domain, ctx: RunContext) -> Outcome: ...
+    async def run(self, domain: Domain[Any, Any], ctx: RunContext) -> Outcome: ...
 
 
 _T = TypeVar("_T")
@@ -196,16 +196,14 @@ class RunContext:
         self.parse_failures += 1
         self.emit(ParseFailed(purpose, text[:500], reason))
 
-    def verified(self, node_id: str | None, claim: Any) -> None:
-        """Report an arithmetic claim checked through puzzles.arith."""
-        from puzzles.arith import format_number
-
+    def verified(self, node_id: str | None, claim: ClaimLike) -> None:
+        """Report an arithmetic claim the domain checked exactly."""
         self.emit(
             ClaimVerified(
                 node_id,
                 claim.lhs,
                 claim.rhs,
-                format_number(claim.exact) if claim.exact is not None else None,
+                claim.exact_text,
                 str(claim.status),
                 claim.ok,
                 claim.reason,
@@ -215,7 +213,7 @@ class RunContext:
 
 async def run_method(
     method: Method,
-    domain: Game24Domain,
+    domain: Domain[Any, Any],
     model: Model,
     *,
     seed: int | None = None,
@@ -241,6 +239,7 @@ async def run_method(
         votes = 0
         timer = asyncio.timeout(deadline)
         try:
+            _check_roles(method, domain)
             async with timer:
                 outcome = await method.run(domain, ctx)
             answer, reason = outcome.answer, outcome.reason
@@ -253,6 +252,9 @@ async def run_method(
             else:  # not ours: a bug, reported like any other
                 ctx.emit(ErrorRaised("internal", f"TimeoutError: {exc}", fatal=True))
                 reason = "error"
+        except RolesMissing as exc:
+            ctx.emit(ErrorRaised("unsupported", str(exc), fatal=True))
+            reason = "error"
         except StopRun as stop:
             answer, reason = stop.answer, "solved early"
         except ModelError as exc:
@@ -284,6 +286,16 @@ async def run_method(
                 await task
 
 
+def _check_roles(method: Method, domain: Domain[Any, Any]) -> None:
+    """Raise :class:`RolesMissing` when the domain lacks a role the method's spec needs."""
+    from solver.domains.base import require_roles
+    from solver.methods import METHODS
+
+    spec = METHODS.get(method.name)
+    if spec is not None:
+        require_roles(spec.name, spec.roles, domain)
+
+
 def _finished_lines(text: str) -> str:
     """The lines of an unfinished reply that were written to their end."""
     end = text.rfind("\n")
@@ -291,7 +303,7 @@ def _finished_lines(text: str) -> str:
 
 
 def _finish(
-    ctx: RunContext, domain: Game24Domain, answer: str | None, reason: str, votes: int = 0
+    ctx: RunContext, domain: Domain[Any, Any], answer: str | None, reason: str, votes: int = 0
 ) -> None:
     verdict = domain.check(answer)
     ctx.emit(
@@ -312,7 +324,7 @@ def _finish(
 
 
 async def solve(
-    method: Method, domain: Game24Domain, model: Model, *, seed: int | None = None
+    method: Method, domain: Domain[Any, Any], model: Model, *, seed: int | None = None
 ) -> tuple[RunFinished, list[Event]]:
     """Run to the end and return the finish event and every event (tests, benchmarks)."""
     events: list[Event] = []

@@ -6,9 +6,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from puzzles.arith import ArithError, extract_claims, parse
-from solver.domains import game24 as g24
-from solver.domains.game24 import Game24Domain
+from solver.domains.base import Domain
 from solver.events import IterationStarted, LeafReached, SolutionFound, ThoughtAdded
 from solver.methods.base import Outcome, RunContext
 from solver.methods.spec import MethodSpec, option
@@ -19,7 +17,7 @@ __all__ = ["IO", "CoT", "CoTConfig", "CoTSC", "CoTSCConfig", "IOConfig", "report
 
 def report_chain(
     ctx: RunContext,
-    domain: Game24Domain,
+    domain: Domain[Any, Any],
     tree_id: str,
     text: str,
     call_id: int | None,
@@ -36,14 +34,15 @@ def report_chain(
     for line in text.splitlines()[:40]:
         if not line.strip():
             continue
-        steps = g24.parse_steps(line, state, limit=1)
-        answer = g24.parse_answer(line)
+        steps = domain.parse_steps(line, state, limit=1)
+        answer = domain.parse_answer(line)
         if not steps and answer is None:
             continue
         node = ctx.node_id()
         depth += 1
         if steps:
             step = steps[0]
+            after = domain.after(step)
             ctx.emit(
                 ThoughtAdded(
                     tree_id,
@@ -51,23 +50,23 @@ def report_chain(
                     parent,
                     step.text,
                     depth,
-                    step.state.left() if step.state else "",
+                    domain.state_text(after) if after is not None else "",
                     call_id,
                 )
             )
             ctx.verified(node, step.claim)
-            if step.state is not None:
-                state = step.state
+            if after is not None:
+                state = after
         else:
             ctx.emit(ThoughtAdded(tree_id, node, parent, line.strip()[:200], depth, "", call_id))
-            for claim in extract_claims(line):
+            for claim in domain.claims(line):
                 ctx.verified(node, claim)
         parent = node
     if cut is not None:
         if parent is not None:
             ctx.emit(LeafReached(parent, f"the reply was {CUT_REASONS[cut]}: no answer taken"))
         return None
-    answer = g24.parse_answer(text)
+    answer = domain.parse_answer(text)
     if parent is not None:
         verdict = domain.check(answer)
         if verdict.ok:
@@ -101,14 +100,13 @@ class IO:
     def config_dict(self) -> dict[str, Any]:
         return asdict(self.config)
 
-    def prompt(self, domain: Game24Domain) -> str:
-        return g24.io_prompt(domain.hand)
+    role = "io"
 
-    async def run(self, domain: Game24Domain, ctx: RunContext) -> Outcome:
+    async def run(self, domain: Domain[Any, Any], ctx: RunContext) -> Outcome:
         ctx.emit(IterationStarted(1, 1, self.name))
         call = Call(
             self.purpose,
-            domain.messages(self.prompt(domain)),
+            domain.prompt(self.role),
             Sampling(self.config.temperature, 1.0, 1, self.config.max_tokens),
             domain.context(domain.start()),
         )
@@ -131,8 +129,7 @@ class CoT(IO):
     def __init__(self, config: CoTConfig | None = None) -> None:
         self.config = config or CoTConfig()
 
-    def prompt(self, domain: Game24Domain) -> str:
-        return g24.cot_prompt(domain.hand)
+    role = "cot"
 
 
 @dataclass(frozen=True)
@@ -160,9 +157,9 @@ class CoTSC:
     def config_dict(self) -> dict[str, Any]:
         return asdict(self.config)
 
-    async def run(self, domain: Game24Domain, ctx: RunContext) -> Outcome:
+    async def run(self, domain: Domain[Any, Any], ctx: RunContext) -> Outcome:
         cfg = self.config
-        messages = domain.messages(g24.cot_prompt(domain.hand))
+        messages = domain.prompt("cot")
         batches = []
         offset = 0
         while offset < cfg.samples:
@@ -188,9 +185,8 @@ class CoTSC:
                 answer = report_chain(ctx, domain, f"s{index}", text, call_id, gen.cut(i))
                 if not answer:
                     continue
-                try:
-                    key = parse(answer).render()
-                except ArithError:
+                key = domain.answer_key(answer)
+                if key is None:
                     continue
                 votes[key] += 1
                 first.setdefault(key, answer)

@@ -14,15 +14,10 @@ The answer is the last aggregated chain (or, with ``stop_early``, the first chai
 
 from __future__ import annotations
 
-import re
-from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from puzzles.arith import extract_claims
-from puzzles.game24 import State, StepError, apply, format_numbers
-from solver.domains import game24 as g24
-from solver.domains.game24 import Feedback, Game24Domain, ParsedStep
+from solver.domains.base import Domain, FeedbackLike
 from solver.events import (
     ChainAggregated,
     ExperienceAdded,
@@ -37,7 +32,7 @@ from solver.methods.base import Outcome, RunContext, StopRun
 from solver.methods.spec import MethodSpec, option
 from solver.model import Call, Sampling
 
-__all__ = ["BoT", "BoTConfig", "Node", "similarity"]
+__all__ = ["BoT", "BoTConfig", "Node"]
 
 TEMPERATURES = (0.2, 0.4, 0.6, 0.7, 0.9, 1.1, 1.5)
 TOP_PS = (0.1, 0.3, 0.5, 0.7, 0.9)
@@ -97,7 +92,7 @@ class Node:
 
     id: str
     parent: Node | None
-    state: State
+    state: Any
     depth: int
     text: str = ""  # the step, in BoT's format
     line: str = ""  # the step as 'a op b = c (left: ...)'
@@ -128,41 +123,6 @@ class _Tree:
     nodes: list[Node] = field(default_factory=list)
 
 
-def _step_numbers(line: str) -> list[str]:
-    return re.findall(r"\d+(?:/\d+)?|[-+*/]", line.split("(left")[0]) + re.findall(
-        r"\d+(?:/\d+)?", line.split("(left")[-1]
-    )
-
-
-def similarity(a: str, b: str) -> float:
-    """Share of identical numbers and operators between two step lines (0..1).
-
-    The paper has the model judge the percentage of identical words and numbers; we compute it
-    exactly on the steps' numbers and operators, which is what that judgement amounts to for
-    the Game of 24 and costs no call.
-    """
-    ta, tb = Counter(_step_numbers(a)), Counter(_step_numbers(b))
-    if not ta or not tb:
-        return 0.0
-    common = sum((ta & tb).values())
-    return common / max(sum(ta.values()), sum(tb.values()))
-
-
-def bot_line(step_no: int, before: State, step: ParsedStep) -> str:
-    """A step in BoT's own format, from the exact state."""
-    assert step.state is not None
-    after = step.state
-    remaining = list(before.numbers)
-    for v in (step.a, step.b):
-        remaining.remove(v)
-    return (
-        f"Step {step_no}, Current set: {before.left()}, Two numbers selected: "
-        f"{format_numbers([step.a])} {format_numbers([step.b])}, Operation: {step.op}, "
-        f"New number calculated: {step.claimed}, Remaining numbers: "
-        f"{format_numbers(remaining) or 'none'}, New set: {after.left()}"
-    )
-
-
 class BoT:
     """Boosting of Thoughts."""
 
@@ -174,7 +134,7 @@ class BoT:
     def config_dict(self) -> dict[str, Any]:
         return asdict(self.config)
 
-    async def run(self, domain: Game24Domain, ctx: RunContext) -> Outcome:
+    async def run(self, domain: Domain[Any, Any], ctx: RunContext) -> Outcome:
         cfg = self.config
         experience: list[str] = []
         structured: list[dict[str, Any]] = []
@@ -200,7 +160,7 @@ class BoT:
             if not chains:
                 continue
             if cfg.aggregation == "greedy":
-                chain = self._greedy(chains, self._depth(domain))
+                chain = self._greedy(domain, chains, self._depth(domain))
             else:
                 chain = max(chains, key=_chain_score)
             lines = [n.line for n in chain]
@@ -246,7 +206,7 @@ class BoT:
 
     async def _grow(
         self,
-        domain: Game24Domain,
+        domain: Domain[Any, Any],
         ctx: RunContext,
         spec: tuple[str, str, float, float],
         exp_text: str,
@@ -279,7 +239,7 @@ class BoT:
 
     async def _expand(
         self,
-        domain: Game24Domain,
+        domain: Domain[Any, Any],
         ctx: RunContext,
         tree: _Tree,
         node: Node,
@@ -291,7 +251,7 @@ class BoT:
         scored = [(n.text, n.edge) for n in chain]
         call = Call(
             "bot_step",
-            domain.messages(g24.bot_step_prompt(domain.hand, exp_text, scored), g24.BOT_SYSTEM),
+            domain.prompt("step", experience=exp_text, chain=scored),
             Sampling(tree.temperature, tree.top_p, cfg.children, cfg.max_tokens),
             # A copy: the list grows after this iteration, and a call is what was asked.
             domain.context(node.state, experience=list(structured), chain=[n.line for n in chain]),
@@ -301,36 +261,37 @@ class BoT:
         )
         gen, call_id = await ctx.call(call)
         children: list[Node] = []
-        seen: set[tuple[Any, ...]] = set()
+        seen: set[Any] = set()
         for text in gen.texts:
-            steps = g24.parse_steps(text, node.state, limit=8)
+            steps = domain.parse_steps(text, node.state, limit=8)
             if not steps:
                 ctx.parse_failed("bot_step", text, "no step found")
                 continue
             # Models often repeat the steps so far before the new one: take the first step
             # that can be played from this state (else the first, to be shown as invalid).
             step = next((s for s in steps if s.valid), steps[0])
-            key = (step.a, step.op, step.b)
+            key = domain.step_key(step)
             if key in seen:
                 continue
             seen.add(key)
-            score = g24.parse_score(text)
+            score = domain.parse_score(text)
             if score is None:
                 ctx.parse_failed("bot_step", text, "no evaluation score; using 0.5")
                 score = 0.5
+            after = domain.after(step)
             child = Node(
                 ctx.node_id(f"{tree.id}.n"),
                 node,
-                step.state or node.state,
+                after if after is not None else node.state,
                 node.depth + 1,
                 score=score,
             )
-            if step.state is not None:
-                child.text = bot_line(child.depth, node.state, step)
+            if after is not None:
+                child.text = domain.step_text(child.depth, node.state, step)
                 child.line = domain.step_line(step)
             else:
                 child.text = child.line = step.text
-            child.valid = step.state is not None and not (cfg.verify_steps and step.problem)
+            child.valid = after is not None and not (cfg.verify_steps and step.problem)
             child.problem = step.problem
             node.children.append(child)
             tree.nodes.append(child)
@@ -342,7 +303,7 @@ class BoT:
                     node.id if node.parent else None,
                     child.line,
                     child.depth,
-                    step.state.left() if step.state else "",
+                    domain.state_text(after) if after is not None else "",
                     call_id,
                 )
             )
@@ -351,7 +312,11 @@ class BoT:
         return children
 
     async def _evaluate(
-        self, domain: Game24Domain, ctx: RunContext, child: Node, scored: list[tuple[str, float]]
+        self,
+        domain: Domain[Any, Any],
+        ctx: RunContext,
+        child: Node,
+        scored: list[tuple[str, float]],
     ) -> None:
         cfg = self.config
         call_id = None
@@ -360,12 +325,12 @@ class BoT:
         else:
             call = Call(
                 "bot_evaluate",
-                domain.messages(g24.bot_evaluate_prompt(domain.hand, scored, child.text)),
+                domain.prompt("evaluate", chain=scored, step=child.text),
                 Sampling(cfg.eval_temperature, cfg.eval_top_p, 1, cfg.max_tokens),
                 domain.context(child.state, step=child.line),
             )
             gen, call_id = await ctx.call(call)
-            edge = g24.parse_score(gen.text)
+            edge = domain.parse_score(gen.text)
             if edge is None:
                 ctx.parse_failed("bot_evaluate", gen.text, "no evaluation score; using 0.5")
                 edge = 0.5
@@ -381,7 +346,7 @@ class BoT:
         elif not child.valid:
             child.leaf = True
             ctx.emit(LeafReached(child.id, f"invalid step: {child.problem}"))
-        elif child.depth >= self._depth(domain) or len(child.state.numbers) <= 1:
+        elif child.depth >= self._depth(domain) or domain.is_final(child.state):
             child.leaf = True
             ctx.emit(LeafReached(child.id, "depth limit"))
         elif child.score < lo and child.edge < lo:
@@ -399,10 +364,10 @@ class BoT:
             return []
         return max((n.chain() for n in ends), key=_chain_score)
 
-    def _depth(self, domain: Game24Domain) -> int:
-        return self.config.depth or len(domain.hand.numbers) - 1
+    def _depth(self, domain: Domain[Any, Any]) -> int:
+        return self.config.depth or domain.depth()
 
-    def _greedy(self, chains: list[list[Node]], depth: int) -> list[Node]:
+    def _greedy(self, domain: Domain[Any, Any], chains: list[list[Node]], depth: int) -> list[Node]:
         """Stitch a chain step by step from the trees' best chains (the paper's greedy)."""
         first = max(chains, key=lambda c: c[0].score + c[0].edge)
         out = [first[0]]
@@ -410,7 +375,7 @@ class BoT:
             best: Node | None = None
             for chain in chains:
                 for j, node in enumerate(chain[:-1]):
-                    if similarity(out[-1].line, node.line) > self.config.similarity:
+                    if domain.similarity(out[-1].line, node.line) > self.config.similarity:
                         nxt = chain[j + 1]
                         if best is None or nxt.edge > best.edge:
                             best = nxt
@@ -420,32 +385,22 @@ class BoT:
         return out
 
     def _check_chain(
-        self, domain: Game24Domain, chain: list[Node]
-    ) -> tuple[State | None, str, bool]:
+        self, domain: Domain[Any, Any], chain: list[Node]
+    ) -> tuple[Any | None, str, bool]:
         """Replay a (possibly stitched) chain exactly from the start."""
-        state = domain.start()
         for i, node in enumerate(chain, 1):
             if not node.valid:
                 return None, f"step {i} is invalid", False
-            step = node.state.steps[-1] if node.state.steps else None
-            if step is None:
-                return None, f"step {i} is empty", False
-            try:
-                state = apply(state, step.a, step.op, step.b)
-            except StepError as exc:
-                return None, f"step {i} does not follow: {exc}", False
-        if domain.is_goal(state):
-            return state, f"reaches {domain.hand.target} exactly", True
-        if len(state.numbers) == 1:
-            return state, f"ends at {state.left()}, not {domain.hand.target}", False
-        return state, f"stops with {state.left()} left", False
+        return domain.replay([n.state for n in chain])
 
-    async def _analyse(self, domain: Game24Domain, ctx: RunContext, chain: list[Node]) -> Feedback:
+    async def _analyse(
+        self, domain: Domain[Any, Any], ctx: RunContext, chain: list[Node]
+    ) -> FeedbackLike:
         cfg = self.config
         texts = [n.text for n in chain]
         call = Call(
             "bot_feedback",
-            domain.messages(g24.bot_feedback_prompt(domain.hand, texts), g24.FEEDBACK_SYSTEM),
+            domain.prompt("analyze", chain=texts),
             Sampling(cfg.feedback_temperature, 1.0, 1, cfg.max_tokens),
             domain.context(
                 chain[-1].state if chain else domain.start(),
@@ -455,9 +410,9 @@ class BoT:
         )
         gen, _ = await ctx.call(call)
         # The analysis is checked too: models write things like "80 ... equals 24".
-        for claim in extract_claims(gen.text):
+        for claim in domain.claims(gen.text):
             ctx.verified(None, claim)
-        feedback = g24.parse_feedback(gen.text, len(chain))
+        feedback = domain.parse_feedback(gen.text, len(chain))
         if not feedback.parsed:
             ctx.parse_failed("bot_feedback", gen.text, "no analysis report or confidence")
         return feedback

@@ -10,15 +10,10 @@ the four input numbers (ToT's own success rule); it counts only if it equals 24 
 from __future__ import annotations
 
 import asyncio
-from collections import Counter
 from dataclasses import asdict, dataclass, field
-from fractions import Fraction
 from typing import Any
 
-from puzzles.arith import ArithError, extract_claims, parse
-from puzzles.game24 import State, format_numbers
-from solver.domains import game24 as g24
-from solver.domains.game24 import Game24Domain
+from solver.domains.base import Domain
 from solver.events import (
     IterationStarted,
     LeafReached,
@@ -53,14 +48,15 @@ class ToTConfig:
     before valuing them (ours: the paper trusts the model's ``left:`` list)."""
     stop_early: bool = option(False, "stop once an answer is verified exactly")
     """End the run as soon as an answer is verified exactly (off for paper-style benchmarks)."""
-    weights: dict[str, float] = field(default_factory=lambda: dict(g24.VALUE_WEIGHTS))
-    """Value of each label: sure 20, likely 1, impossible 0.001 (the reference code)."""
+    weights: dict[str, float] | None = field(default=None)
+    """Value of each label; None: the domain's (Game of 24: sure 20, likely 1, impossible
+    0.001, as the reference code)."""
 
 
 @dataclass
 class _Beam:
     node: str | None
-    state: State
+    state: Any
     lines: tuple[str, ...]
     answer: str | None = None
     value: float = 0.0
@@ -77,14 +73,14 @@ class ToT:
     def config_dict(self) -> dict[str, Any]:
         return asdict(self.config)
 
-    async def run(self, domain: Game24Domain, ctx: RunContext) -> Outcome:
+    async def run(self, domain: Domain[Any, Any], ctx: RunContext) -> Outcome:
         cfg = self.config
         beams = [_Beam(None, domain.start(), ())]
         # Values are cached per run by the remaining numbers (the value prompt shows only
         # those), as in the reference code; one method object may serve concurrent runs.
         cache: dict[Any, asyncio.Future[tuple[float, tuple[str, ...]]]] = {}
         # One equation a step until one number is left, then the answer: 4 for four numbers.
-        steps = cfg.steps or len(domain.hand.numbers)
+        steps = cfg.steps or domain.depth() + 1
         for step in range(1, steps + 1):
             ctx.emit(IterationStarted(step, steps, f"step {step}"))
             expansions = await ctx.gather(*(self._expand(domain, ctx, b) for b in beams))
@@ -105,38 +101,31 @@ class ToT:
                         return Outcome(b.answer, "solved early")
         return Outcome(self._final(domain, beams))
 
-    def _final(self, domain: Game24Domain, beams: list[_Beam]) -> str | None:
-        want = Counter(Fraction(n) for n in domain.hand.numbers)
+    def _final(self, domain: Domain[Any, Any], beams: list[_Beam]) -> str | None:
         for b in beams:
-            if not b.answer:
-                continue
-            try:
-                used = Counter(leaf.value for leaf in parse(b.answer).leaves())
-            except ArithError:
-                continue
-            if used == want:
+            if b.answer and domain.uses_all(b.answer):
                 return b.answer
         for b in beams:
             if b.answer:
                 return b.answer
         return None
 
-    async def _expand(self, domain: Game24Domain, ctx: RunContext, beam: _Beam) -> list[_Beam]:
+    async def _expand(self, domain: Domain[Any, Any], ctx: RunContext, beam: _Beam) -> list[_Beam]:
         cfg = self.config
         sampling = Sampling(cfg.temperature, 1.0, 1, cfg.max_tokens)
-        if len(beam.state.numbers) <= 1:
+        if domain.is_final(beam.state):
             if beam.answer is not None:
                 return []
             call = Call(
                 "answer",
-                domain.messages(g24.cot_prompt(domain.hand, beam.lines)),
+                domain.prompt("cot", steps=beam.lines),
                 sampling,
                 domain.context(beam.state),
             )
             gen, call_id = await ctx.call(call)
             if gen.cut(0):  # an unfinished reply gives no answer (the call event says why)
                 return []
-            answer = g24.parse_answer(gen.text)
+            answer = domain.parse_answer(gen.text)
             if answer is None:
                 ctx.parse_failed("answer", gen.text, "no 'Answer:' line")
                 return []
@@ -149,31 +138,32 @@ class ToT:
             return [_Beam(node, beam.state, beam.lines, answer)]
         call = Call(
             "propose",
-            domain.messages(g24.propose_prompt(beam.state.left())),
+            domain.prompt("propose", state=beam.state),
             sampling,
             domain.context(beam.state),
         )
         gen, call_id = await ctx.call(call)
-        steps = g24.parse_steps(gen.text, beam.state)
+        steps = domain.parse_steps(gen.text, beam.state)
         if not steps:
             ctx.parse_failed("propose", gen.text, "no step of the form 'a op b = c'")
         out = []
         for step in steps:
             node = ctx.node_id()
-            left = step.state.left() if step.state else ""
+            after = domain.after(step)
+            left = domain.state_text(after) if after is not None else ""
             ctx.emit(
                 ThoughtAdded("tot", node, beam.node, step.text, len(beam.lines) + 1, left, call_id)
             )
             ctx.verified(node, step.claim)
-            if step.state is None or (cfg.verify_steps and step.problem):
+            if after is None or (cfg.verify_steps and step.problem):
                 ctx.emit(ThoughtPruned(node, f"invalid step: {step.problem}"))
                 continue
-            out.append(_Beam(node, step.state, (*beam.lines, domain.step_line(step))))
+            out.append(_Beam(node, after, (*beam.lines, domain.step_line(step))))
         return out
 
     async def _value_all(
         self,
-        domain: Game24Domain,
+        domain: Domain[Any, Any],
         ctx: RunContext,
         cands: list[_Beam],
         cache: dict[Any, asyncio.Future[tuple[float, tuple[str, ...]]]],
@@ -193,7 +183,7 @@ class ToT:
 
     async def _value(
         self,
-        domain: Game24Domain,
+        domain: Domain[Any, Any],
         ctx: RunContext,
         cand: _Beam,
         cache: dict[Any, asyncio.Future[tuple[float, tuple[str, ...]]]],
@@ -201,11 +191,11 @@ class ToT:
         cfg = self.config
         if cand.answer is not None:
             key: Any = ("answer", cand.answer)
-            prompt = g24.last_step_prompt(domain.hand, cand.answer)
+            messages = domain.prompt("judge", answer=cand.answer)
             purpose = "judge"
         else:
-            key = tuple(sorted(cand.state.numbers))
-            prompt = g24.value_prompt(format_numbers(key), domain.hand.target)
+            key = domain.state_key(cand.state)
+            messages = domain.prompt("value", state=cand.state)
             purpose = "value"
         call_id = None
         pending = cache.get(key)
@@ -218,7 +208,7 @@ class ToT:
             try:
                 call = Call(
                     purpose,
-                    domain.messages(prompt),
+                    messages,
                     Sampling(cfg.temperature, 1.0, cfg.value_samples, cfg.max_tokens),
                     domain.context(cand.state, answer=cand.answer),
                 )
@@ -232,14 +222,15 @@ class ToT:
                 raise
             label_list = []
             for text in gen.texts:
-                for claim in extract_claims(text):  # the evaluator's trial arithmetic
+                for claim in domain.claims(text):  # the evaluator's trial arithmetic
                     ctx.verified(cand.node, claim)
-                label = g24.parse_value(text)
+                label = domain.parse_value(text)
                 if label is None:
                     ctx.parse_failed(purpose, text, "no sure / likely / impossible")
                 label_list.append(label or "?")
             labels = tuple(label_list)
-            value = sum(cfg.weights.get(lb, 0.0) for lb in labels)
+            weights = domain.value_weights if cfg.weights is None else cfg.weights
+            value = sum(weights.get(lb, 0.0) for lb in labels)
             pending.set_result((value, labels))
         cand.value = value
         if cand.node:

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import pytest
 
 from puzzles.game24 import Hand, check_answer
-from solver.domains.game24 import Game24Domain
+from solver.domains.game24 import Game24Domain, similarity
 from solver.events import (
     ChainAggregated,
     ClaimVerified,
@@ -25,7 +25,7 @@ from solver.events import (
     ThoughtScored,
 )
 from solver.methods import make_method, solve
-from solver.methods.bot import BoT, BoTConfig, similarity
+from solver.methods.bot import BoT, BoTConfig
 from solver.methods.tot import ToT, ToTConfig
 from solver.model import ScriptedModel
 from solver.model.offline import OfflineModel

@@ -21,7 +21,7 @@ import pytest
 from puzzles.arith import extract_claims
 from puzzles.game24 import Hand, State, apply
 from solver.domains import game24 as g24
-from solver.domains.game24 import Game24Domain
+from solver.domains.game24 import Game24Domain, similarity
 from solver.events import (
     ChainAggregated,
     ClaimVerified,
@@ -44,7 +44,7 @@ from solver.events import (
 from solver.methods import METHODS, make_method, run_method, solve
 from solver.methods.base import Outcome, RunContext, StopRun
 from solver.methods.baselines import IO, CoT, CoTConfig, CoTSC, CoTSCConfig, IOConfig
-from solver.methods.bot import BoT, BoTConfig, Node, similarity
+from solver.methods.bot import BoT, BoTConfig, Node
 from solver.methods.tot import ToT, ToTConfig, _Beam
 from solver.model import Call, Generation, Message, ModelError, Sampling, ScriptedModel, Usage
 from tests.solver.test_method_decisions import (
@@ -60,6 +60,9 @@ from tests.solver.test_method_decisions import (
 E = TypeVar("E", bound=Event)
 
 HAND = "4 7 8 8"
+
+GREEDY_DOMAIN = Game24Domain(Hand.parse("2 3 4"))
+"""Greedy aggregation asks the domain how alike two steps are."""
 
 
 def of(events: Sequence[Event], cls: type[E]) -> list[E]:
@@ -805,17 +808,17 @@ def test_bot_greedy_stops_when_no_step_is_like_the_last_one() -> None:
     b = Node("b1", root, s2, 1, line="3 + 4 = 7 (left: 2 7)", score=0.1, edge=0.1)
     b2 = Node("b2", b, apply(s2, Fraction(2), "*", Fraction(7)), 2, line="2 * 7 = 14 (left: 14)")
     bot = BoT(BoTConfig(aggregation="greedy"))
-    assert [n.id for n in bot._greedy([[b, b2], [a, a2]], 2)] == ["a1", "a2"]
+    assert [n.id for n in bot._greedy(GREEDY_DOMAIN, [[b, b2], [a, a2]], 2)] == ["a1", "a2"]
     # Only steps more similar than the threshold continue: at 1.0 none is.
     strict = BoT(BoTConfig(aggregation="greedy", similarity=1.0))
-    assert [n.id for n in strict._greedy([[b, b2], [a, a2]], 2)] == ["a1"]
+    assert [n.id for n in strict._greedy(GREEDY_DOMAIN, [[b, b2], [a, a2]], 2)] == ["a1"]
     # One step deep: nothing to stitch.
-    assert [n.id for n in bot._greedy([[b, b2], [a, a2]], 1)] == ["a1"]
+    assert [n.id for n in bot._greedy(GREEDY_DOMAIN, [[b, b2], [a, a2]], 1)] == ["a1"]
     # Of several continuations, the one with the best edge.
     a2_low = Node("a2low", a, a2.state, 2, line=a2.line, edge=0.1)
     a2_high = Node("a2high", a, a2.state, 2, line=a2.line, edge=0.7)
     chains = [[a, a2_low], [a, a2_high], [a, a2_low]]
-    assert [n.id for n in bot._greedy(chains, 2)] == ["a1", "a2high"]
+    assert [n.id for n in bot._greedy(GREEDY_DOMAIN, chains, 2)] == ["a1", "a2high"]
 
 
 def test_similarity_counts_shared_numbers_and_operators() -> None:
@@ -1175,7 +1178,13 @@ def test_make_method_reads_names_loosely_and_options_strictly() -> None:
     assert make_method("bot", trees=3, iterations=None).config == BoTConfig(trees=3)  # type: ignore[attr-defined]
     with pytest.raises(ValueError) as info:
         make_method("dfs")
-    assert str(info.value) == "unknown method 'dfs'; choose from io, cot, cot-sc, tot, bot"
+    assert str(info.value) == "unknown method 'dfs'; choose from bot, tot, cot-sc, cot, io"
+    with pytest.raises(ValueError) as info:
+        make_method("tot", breadth=0)
+    assert str(info.value) == "breadth must be between 1 and 10000"
+    with pytest.raises(ValueError) as info:
+        make_method("bot", aggregation="random")
+    assert str(info.value) == "aggregation must be one of best_first, greedy"
     with pytest.raises(ValueError) as info:
         make_method("tot", breadth=2, width=3, depth=None, height=1)
     assert str(info.value) == "tot has no option width, height"
@@ -1289,7 +1298,11 @@ def test_bot_greedy_stitches_every_step_of_a_longer_chain() -> None:
     b2 = step(b1, "b2", 3, "+", 3, 0.5)  # like a2, same edge: the first found is kept
     b3 = step(b2, "b3", 6, "*", 4, 0.9)  # the best continuation of the second step
     bot = BoT(BoTConfig(aggregation="greedy"))
-    assert [n.id for n in bot._greedy([[a1, a2, a3], [b1, b2, b3]], 3)] == ["a1", "a2", "b3"]
+    assert [n.id for n in bot._greedy(GREEDY_DOMAIN, [[a1, a2, a3], [b1, b2, b3]], 3)] == [
+        "a1",
+        "a2",
+        "b3",
+    ]
 
 
 def test_bot_depth_is_one_level_per_step_unless_set() -> None:

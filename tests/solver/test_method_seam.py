@@ -1,0 +1,98 @@
+"""The seams a method is written against: the catalogue of MethodSpecs and the domain roles."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from typing import Any
+
+import pytest
+
+import solver.methods as methods_pkg
+from puzzles.game24 import Hand
+from solver.domains.base import Domain, RolesMissing, require_roles
+from solver.domains.game24 import Game24Domain
+from solver.events import ErrorRaised, RunFinished
+from solver.methods import METHODS, all_options, find_spec, make_method, solve
+from solver.model import ScriptedModel
+
+
+class WithoutRoles:
+    """The Game of 24 with some roles taken away (a domain that has no prompt for them)."""
+
+    def __init__(self, inner: Game24Domain, *missing: str) -> None:
+        self._inner = inner
+        self.roles = inner.roles - set(missing)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+def test_every_method_module_is_in_the_catalogue_in_display_order() -> None:
+    declared = []
+    for info in pkgutil.iter_modules(methods_pkg.__path__):
+        module = importlib.import_module(f"solver.methods.{info.name}")
+        declared += [s.name for s in getattr(module, "SPECS", ())]
+        if hasattr(module, "SPEC") and not hasattr(module, "SPECS"):
+            declared.append(module.SPEC.name)
+    assert sorted(declared) == sorted(METHODS)
+    orders = [s.order for s in METHODS.values()]
+    assert orders == sorted(orders)
+    for spec in METHODS.values():
+        assert spec.description and spec.label and spec.roles
+        assert isinstance(make_method(spec.name), spec.build)
+
+
+def test_options_come_from_the_config_fields_with_their_bounds() -> None:
+    tot = find_spec("ToT")
+    names = [o.name for o in tot.options()]
+    assert names == ["breadth", "value_samples", "temperature", "stop_early"]
+    breadth = tot.options()[0]
+    assert (breadth.type, breadth.default, breadth.flag) == (int, 5, "--breadth")
+    assert breadth.check("7") == 7
+    for bad, message in (
+        (0, "breadth must be between 1 and 10000"),
+        ("x", "breadth must be a whole number"),
+        (2.5, "breadth must be a whole number"),
+    ):
+        with pytest.raises(ValueError, match=message):
+            breadth.check(bad)
+    temperature = tot.options()[2]
+    with pytest.raises(ValueError, match="finite"):
+        temperature.check(float("nan"))
+    owners = {name: [s.name for s in specs] for name, (_, specs) in all_options().items()}
+    assert owners["temperature"] == ["tot", "cot-sc", "cot", "io"]
+    assert owners["stop_early"] == ["bot", "tot"]
+    assert find_spec("cot_sc") is find_spec("COTSC") is METHODS["cot-sc"]
+
+
+def test_the_game_of_24_is_a_domain_with_every_role_the_methods_need() -> None:
+    domain = Game24Domain(Hand.parse("4 7 8 8"))
+    assert isinstance(domain, Domain)
+    for spec in METHODS.values():
+        require_roles(spec.name, spec.roles, domain)
+    with pytest.raises(RolesMissing) as info:
+        domain.prompt("act")
+    assert "act" in str(info.value)
+
+
+def test_a_missing_role_is_a_clear_error_before_any_call() -> None:
+    domain = WithoutRoles(Game24Domain(Hand.parse("4 7 8 8")), "value", "judge")
+    with pytest.raises(RolesMissing) as info:
+        require_roles("tot", METHODS["tot"].roles, domain)  # type: ignore[arg-type]
+    assert str(info.value) == (
+        "tot cannot solve game24 puzzles yet: the game24 domain has no judge, value prompts"
+    )
+    model = ScriptedModel(["3 + 5 = 8 (left: 7 8 8)"])
+    fin, events = run(make_method("tot"), domain, model)
+    errors = [e for e in events if isinstance(e, ErrorRaised)]
+    assert [(e.kind, e.fatal) for e in errors] == [("unsupported", True)]
+    assert "judge, value" in errors[0].message
+    assert isinstance(fin, RunFinished) and fin.reason == "error" and not fin.solved
+    assert model.calls == []  # refused before the first call
+
+
+def run(method: Any, domain: Any, model: Any) -> tuple[RunFinished, list[Any]]:
+    import asyncio
+
+    return asyncio.run(solve(method, domain, model))
