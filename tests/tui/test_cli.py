@@ -6,10 +6,14 @@ import json
 import socket
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+import solver.methods
+from solver.methods import Method, MethodSpec, make_method
+from solver.methods.spec import option
 from tests import llm_replies
 from tests.fakeserver import FakeServer
 from tui.cli import main
@@ -225,3 +229,106 @@ def test_other_targets_and_hand_sizes(capsys) -> None:  # type: ignore[no-untype
     last = json.loads(out.splitlines()[-1])
     assert last["type"] == "RunFinished" and code == (0 if last["solved"] else 1)
     assert "not 24" not in last["verdict"]
+
+
+# ------------------------------------------------------------------ generated from the catalogues
+
+
+@dataclass(frozen=True)
+class FakeConfig:
+    """A method nobody wrote into the command line."""
+
+    depth: int = option(4, "tree depth", low=1, high=9)
+    hunch: bool = option(False, "trust the first idea")
+
+
+def fake_spec(
+    roles: frozenset[str] = frozenset({"io"}),
+) -> tuple[MethodSpec, list[FakeConfig]]:
+    """A method that plays as IO does, for registering in the catalogue only, and the
+    configs it is built with."""
+    built: list[FakeConfig] = []
+
+    def build(config: FakeConfig) -> Method:
+        built.append(config)
+        return make_method("io")
+
+    spec = MethodSpec(
+        name="fake",
+        label="Fake",
+        title="a fake method",
+        description="Plays as IO does.",
+        build=build,
+        config=FakeConfig,
+        roles=roles,
+        paper={"game24": "42%"},
+        paper_note="the fake paper",
+    )
+    return spec, built
+
+
+def test_a_method_in_the_catalogue_is_on_the_command_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec, built = fake_spec()
+    monkeypatch.setitem(solver.methods.METHODS, "fake", spec)
+    for argv in (["solve", "24", "--help"], ["bench", "24", "--help"]):
+        with pytest.raises(SystemExit):
+            main(argv)
+        out = " ".join(capsys.readouterr().out.split())
+        assert "--depth N Fake: tree depth (4)" in out
+        assert "--hunch Fake: trust the first idea" in out
+        assert "fake" in out.split("--method")[2].split("(")[0]  # the choices in its help
+    code, _, err = run(capsys, "solve", "24", "1 2 3 4", "--method", "fake", "--depth", "7")
+    assert code in (0, 1) and not err
+    assert built[-1] == FakeConfig(depth=7)
+    code, _, err = run(capsys, "solve", "24", "1 2 3 4", "--method", "fake", "--depth", "10")
+    assert code == 2 and "--depth must be between 1 and 9" in err
+    code, _, err = run(capsys, "solve", "24", "1 2 3 4", "--method", "io", "--hunch")
+    assert code in (0, 1) and "--hunch does not apply to io" in err
+    code, out, _ = run(capsys, "bench", "24", "--method", "fake,io", "--hands", "1 2 3 4")
+    assert code == 0 and "42%" in out and "the fake paper" in out
+
+
+def test_a_method_the_kind_has_no_prompts_for_is_refused_before_any_run(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    spec, _ = fake_spec(roles=frozenset({"io", "telepathy"}))
+    monkeypatch.setitem(solver.methods.METHODS, "fake", spec)
+    trace = tmp_path / "t.jsonl"
+    for argv in (
+        ["solve", "24", "1 2 3 4", "--method", "fake", "--trace", str(trace)],
+        ["bench", "24", "--method", "io,fake", "--hands", "1 2 3 4"],
+    ):
+        code, out, err = run(capsys, *argv)
+        assert code == 2 and not out
+        assert "fake cannot solve game24 puzzles yet" in err and "telepathy" in err
+    assert not trace.exists()
+
+
+def test_kinds_come_from_the_registry(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "solve", "crossword", "x")
+    assert code == 2 and "the solvers do not play Mini crosswords puzzles yet" in err
+    assert "Game of 24 ('24')" in err
+    code, _, err = run(capsys, "bench", "gsm8k")
+    assert code == 2 and "do not play Word problems" in err
+    code, out, _ = run(capsys, "puzzles", "Game-24", "--solve", "4 7 8 8")
+    assert code == 0 and out.strip().endswith("= 24")
+    with pytest.raises(SystemExit):
+        main(["solve", "--help"])
+    assert "Game of 24" in capsys.readouterr().out
+
+
+def test_a_bad_command_line_is_one_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    # The parser's own refusals exit 2 through the same path as every other usage error:
+    # the command's usage, then one "ponder:" line, never a SystemExit out of main().
+    for argv, message in (
+        (["solve", "24", "4 7 8 8", "--bogus"], "unrecognized arguments: --bogus"),
+        (["solve", "24"], "required: HAND"),
+        (["solve", "24", "4 7 8 8", "--trees", "x"], "invalid int value: 'x'"),
+        (["bench", "24", "--hands", "1 2 3 4", "--file", "f"], "not allowed with"),
+        (["puzzles"], "required: KIND"),
+    ):
+        code, out, err = run(capsys, *argv)
+        assert code == 2 and not out
+        assert err.startswith("usage: ponder ") and "\nponder: " in err and message in err

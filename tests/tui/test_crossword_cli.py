@@ -1,8 +1,8 @@
-"""``ponder puzzles crossword``: run() with a parser built here, as the CLI will build it."""
+"""``ponder puzzles crossword``: run through the real command line, whose crossword
+sub-parser holds only the crosswords' own flags."""
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 
@@ -16,25 +16,11 @@ from tests.puzzles.test_crossword_loaders import (
     tot_entry,
     write,
 )
-from tui.commands import crossword
+from tui.cli import main
 
 
-def parser(shared: bool = True) -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="ponder puzzles")
-    p.add_argument("kind")
-    if shared:  # what the puzzles parser already has
-        p.add_argument("--solve")
-        p.add_argument("--level")
-        p.add_argument("--pick", action="store_true")
-        p.add_argument("--seed", type=int, default=None)
-        p.add_argument("--json", action="store_true")
-    crossword.add_arguments(p)
-    crossword.add_arguments(p)  # twice is harmless: options already there are skipped
-    return p
-
-
-def run(argv: list[str], shared: bool = True) -> int:
-    return crossword.run(parser(shared).parse_args(["crossword", *argv]))
+def run(argv: list[str], kind: str = "crossword") -> int:
+    return main(["puzzles", kind, *argv])
 
 
 def test_generate(capsys: pytest.CaptureFixture[str]) -> None:
@@ -55,9 +41,10 @@ def test_generate_json_several(capsys: pytest.CaptureFixture[str]) -> None:
     assert all("#" in "".join(r["grid"]) for r in records)
 
 
-def test_works_without_the_shared_options(capsys: pytest.CaptureFixture[str]) -> None:
-    assert run(["--generate"], shared=False) == 0
-    assert "Mini #0" in capsys.readouterr().out
+def test_any_name_of_the_kind_reaches_its_parser(capsys: pytest.CaptureFixture[str]) -> None:
+    for name in ("crossword", "Crosswords", "mini"):
+        assert run(["--generate"], kind=name) == 0
+        assert "Mini #0" in capsys.readouterr().out
 
 
 def test_load_and_print(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -115,8 +102,10 @@ def test_damaged_puz_checksum_is_bad_input_on_check(
         (["--load", "MISSING"], "no such file"),
         (["--generate", "--count", "0"], "--count is 1 to"),
         (["--generate", "--puzzle", "2"], "--puzzle picks"),
-        (["--solve", "1 2 3 4"], "not a crossword option"),
-        (["--level", "easy", "--generate"], "not a crossword option"),
+        # Other kinds' flags are refused by the crossword parser, which names their kind.
+        (["--solve", "1 2 3 4"], "--solve is for Game of 24, not Mini crosswords"),
+        (["--level", "easy", "--generate"], "--level is for Game of 24 and Word problems"),
+        (["--topic", "ages"], "unrecognized arguments: --topic ages"),
     ],
 )
 def test_bad_input(

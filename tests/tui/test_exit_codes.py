@@ -73,11 +73,9 @@ def test_no_command_keeps_its_own_exit_numbers() -> None:
     """Every command returns codes from tui.exitcodes: no second list of numbers."""
     own = re.compile(r"^\s*(?:return\s+(?:0|2|3|130)\s*$|EXIT_\w+(?:,\s*EXIT_\w+)*\s*=\s*\d)")
     offenders = []
-    for path in [
-        ROOT / "tui" / "cli.py",
-        ROOT / "tui" / "app.py",
-        *(ROOT / "tui").glob("commands/*.py"),
-    ]:
+    paths = [ROOT / "tui" / "app.py", *(ROOT / "tui" / "cli").glob("*.py")]
+    assert len(paths) > 5  # the command line's modules were found
+    for path in paths:
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             if own.match(line):
                 offenders.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")

@@ -36,7 +36,8 @@ from tests.puzzles.test_crossword_loaders import (
     tot_entry,
 )
 from tui.app import PonderApp, Replay, make_app
-from tui.cli import EventPrinter, main
+from tui.cli import main
+from tui.cli.printer import EventPrinter
 from tui.screens.game24 import Game24Screen
 from tui.screens.settings import SettingsScreen
 from tui.widgets.solver_pane import SolverPane

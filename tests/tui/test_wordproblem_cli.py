@@ -1,47 +1,36 @@
-"""``ponder puzzles wordproblem``: run() driven through a parser shaped like ``ponder puzzles``.
+"""``ponder puzzles wordproblem``: run through the real command line, whose word problem
+sub-parser holds only the word problems' own flags.
 
-(The command lives in tui/commands; these tests sit with the other word problem tests.)
+(The command lives in tui/cli/wordproblem.py; these tests sit with the other word problem tests.)
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 
 import pytest
 
 from tests.puzzles.test_wordproblem_files import BROKEN, FIXTURE, write_jsonl
-from tui.commands.wordproblem import add_arguments, run
-
-
-def puzzles_parser() -> argparse.ArgumentParser:
-    """The options ``ponder puzzles`` already has, then ours."""
-    parser = argparse.ArgumentParser(prog="ponder puzzles")
-    parser.add_argument("kind")
-    parser.add_argument("--solve", metavar="HAND")
-    parser.add_argument("--level")
-    parser.add_argument("--pick", action="store_true")
-    parser.add_argument("--seed", type=int, default=None)
-    parser.add_argument("--json", action="store_true")
-    add_arguments(parser)
-    return parser
+from tui.cli import main
 
 
 def call(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = run(puzzles_parser().parse_args(["wordproblem", *argv]))
+    code = main(["puzzles", "wordproblem", *argv])
     out, err = capsys.readouterr()
     return code, out, err
 
 
-def test_add_arguments_skips_options_already_present() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--load", help="a crossword file")  # as crossword.py might
-    parser.add_argument("--count", type=int, default=1)
-    add_arguments(parser)
-    add_arguments(parser)  # twice is harmless too
-    args = parser.parse_args(["--load", "f", "--check", "--generate", "--topic", "ages"])
-    assert (args.load, args.check, args.generate, args.topic) == ("f", True, True, "ages")
+def test_the_kind_has_its_own_flags_and_no_other_kinds(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Crossword flags are refused by the parser itself, naming the kind they belong to.
+    code, out, err = call(capsys, "--generate", "--blocks")
+    assert code == 2 and not out
+    assert "unrecognized arguments: --blocks" in err and "Mini crosswords" in err
+    # The aliases people type reach the same sub-parser.
+    assert main(["puzzles", "GSM8K", "--generate", "--count", "1", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["question"]
 
 
 def test_check_a_good_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

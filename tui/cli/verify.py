@@ -11,12 +11,15 @@ from __future__ import annotations
 import argparse
 import sys
 from collections import Counter
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from puzzles.arith import MAX_LENGTH, Claim, ClaimStatus, extract_claims, format_number
 from puzzles.files import MAX_FILE_BYTES, PuzzleFileError, read_puzzle_file, too_large
-from tui.commands import CommandError, json_line, run_command, say, visible
+from tui.cli.usage import UsageError, json_line, say, visible
 from tui.exitcodes import ExitCode
+
+if TYPE_CHECKING:
+    from tui.cli.kinds import _SubParsers
 
 __all__ = ["add_parser", "run", "verify_text"]
 
@@ -37,7 +40,7 @@ _WORDS = {
 }
 
 
-def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser], **common: Any) -> None:
+def add_parser(sub: _SubParsers, **common: Any) -> None:
     """Add ``verify`` to the command line (``common``: the epilog and formatter every
     command shares)."""
     p = sub.add_parser(
@@ -50,6 +53,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser], **commo
         "input.",
         **common,
     )
+    p.set_defaults(run=run, parser=p)
     p.add_argument("file", nargs="?", default="-", metavar="FILE", help="a text file, or -")
     p.add_argument(
         "--json",
@@ -68,20 +72,18 @@ def _read(path: str, stdin: IO[bytes]) -> str:
             )
         data = stdin.read(MAX_FILE_BYTES + 1)
         if len(data) > MAX_FILE_BYTES:
-            raise CommandError(f"standard input {too_large(len(data))}")
+            raise UsageError(f"standard input {too_large(len(data))}")
         where = "standard input"
     else:
         try:
             data = read_puzzle_file(path, "text file")
         except PuzzleFileError as exc:
-            raise CommandError(str(exc)) from None
+            raise UsageError(str(exc)) from None
         where = path
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise CommandError(
-            f"{where}: not UTF-8 text (byte {exc.start + 1} cannot be read)"
-        ) from None
+        raise UsageError(f"{where}: not UTF-8 text (byte {exc.start + 1} cannot be read)") from None
 
 
 def verify_text(text: str) -> list[tuple[int, Claim]]:
@@ -128,7 +130,9 @@ def _describe(number: int, claim: Claim) -> str:
     return head + (f"   ({'; '.join(notes)})" if notes else "")
 
 
-def _run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
+    """``ponder verify``: exit 0 when every claim holds, 1 when one is wrong or invalid; bad
+    input is a :class:`UsageError` (exit 2)."""
     text = _read(args.file, sys.stdin.buffer)
     found = verify_text(text)
     if args.json:
@@ -146,9 +150,3 @@ def _run(args: argparse.Namespace) -> int:
             print(visible(f"{len(found)} claim{plural}: " + ", ".join(parts)))
     bad = any(claim.status in (ClaimStatus.WRONG, ClaimStatus.INVALID) for _, claim in found)
     return ExitCode.NOT_SOLVED if bad else ExitCode.OK
-
-
-def run(args: argparse.Namespace) -> int:
-    """``ponder verify``: exit 0 when every claim holds, 1 when one is wrong or invalid, 2 on
-    bad input."""
-    return run_command(_run, args)

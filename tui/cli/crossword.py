@@ -1,4 +1,5 @@
-"""``ponder puzzles crossword``: print, check or generate mini crosswords.
+"""Mini crosswords on the command line: ``ponder puzzles crossword`` prints, checks or
+generates them.
 
 * ``--load FILE`` prints each puzzle of a ToT mini crossword JSON, ipuz or .puz file: its
   numbered grid and clues, as a player sees them (``--solution`` adds the answers).
@@ -18,76 +19,63 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from puzzles.crossword import Crossword
 
-from tui.commands import CommandError, add_missing, json_line, run_command, say
-from tui.commands import option as _option
+from tui.cli.kinds import KindCommands
+from tui.cli.usage import UsageError, json_line, say
 from tui.exitcodes import ExitCode
 
-__all__ = ["add_arguments", "run"]
+__all__ = ["COMMANDS", "render"]
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = ExitCode.OK, ExitCode.NOT_SOLVED, ExitCode.USAGE
+EXIT_OK, EXIT_FAILED = ExitCode.OK, ExitCode.NOT_SOLVED
 MAX_COUNT = 1000
 
 
-_UsageError = CommandError
+def add_puzzles_arguments(p: argparse.ArgumentParser) -> None:
+    """The flags of ``ponder puzzles crossword``."""
+    p.add_argument("--load", metavar="FILE", help="a puzzle file to read: ToT JSON, ipuz, .puz")
+    p.add_argument("--check", action="store_true", help="check the puzzles of --load FILE")
+    p.add_argument("--puzzle", type=int, metavar="N", help="only the N-th puzzle of the file")
+    p.add_argument(
+        "--generate", action="store_true", help="generate new puzzles (see --seed, --count)"
+    )
+    p.add_argument("--count", type=int, metavar="K", help="how many to generate (1)")
+    p.add_argument("--seed", type=int, default=None, metavar="N", help="seed for --generate (0)")
+    p.add_argument("--blocks", action="store_true", help="--generate grids with black squares")
+    p.add_argument("--solution", action="store_true", help="show the answers too")
+    p.add_argument("--json", action="store_true", help="one JSON object per line")
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add this command's options to the ``ponder puzzles`` parser, skipping any option
-    another puzzle kind has already added (they share one parser)."""
-
-    def add(flag: str, **options: Any) -> None:
-        add_missing(parser, flag, **options)
-
-    add("--load", metavar="FILE", help="a puzzle file to read (crosswords: ToT JSON, ipuz, .puz)")
-    add("--check", action="store_true", help="check the puzzles of --load FILE")
-    add("--generate", action="store_true", help="generate new puzzles (see --seed, --count)")
-    add("--count", type=int, metavar="K", help="how many to generate (1)")
-    add("--seed", type=int, default=None, help="seed for --generate (0)")
-    add("--json", action="store_true", help="one JSON object per line")
-    add("--solution", action="store_true", help="crosswords: show the answers too")
-    add("--blocks", action="store_true", help="crosswords: --generate grids with black squares")
-    add("--puzzle", type=int, metavar="N", help="crosswords: only the N-th puzzle of the file")
-
-
-def run(args: argparse.Namespace) -> int:
-    """Run ``ponder puzzles crossword`` with parsed ``args``; the exit code."""
-    return run_command(_run, args)
-
-
-def _run(args: argparse.Namespace) -> int:
-    for other in ("solve", "level", "pick", "topic"):
-        if _option(args, other):
-            raise _UsageError(f"--{other} is not a crossword option; see --load and --generate")
-    load, check, make = _option(args, "load"), _option(args, "check"), _option(args, "generate")
+def puzzles(args: argparse.Namespace) -> int:
+    """``ponder puzzles crossword``: the exit code."""
+    load, check, make = args.load, args.check, args.generate
     if load and make:
-        raise _UsageError("use either --load FILE or --generate, not both")
+        raise UsageError("use either --load FILE or --generate, not both")
     if check and not load:
-        raise _UsageError("--check needs a file: --load FILE --check")
+        raise UsageError("--check needs a file: --load FILE --check")
     if load:
         return _load(args, load, check)
-    if make or _option(args, "seed") is not None:
+    if make or args.seed is not None:
         return _generate(args)
-    raise _UsageError("say what to do: --load FILE [--check] or --generate [--seed N]")
+    raise UsageError("say what to do: --load FILE [--check] or --generate [--seed N]")
 
 
 def _load(args: argparse.Namespace, path: str, check: bool) -> int:
     from puzzles.crossword import PuzzleFileError, load_crosswords
 
-    if _option(args, "count") is not None or _option(args, "blocks"):
-        raise _UsageError("--count and --blocks are for --generate, not --load")
+    if args.count is not None or args.blocks:
+        raise UsageError("--count and --blocks are for --generate, not --load")
     try:
         crosswords = load_crosswords(path, verify_checksums=bool(check))
     except PuzzleFileError as exc:
-        raise _UsageError(str(exc)) from None
-    number = _option(args, "puzzle")
+        raise UsageError(str(exc)) from None
+    number = args.puzzle
     if number is not None:
         if not 1 <= number <= len(crosswords):
-            raise _UsageError(f"--puzzle {number}: the file has {len(crosswords)} puzzle(s)")
+            raise UsageError(f"--puzzle {number}: the file has {len(crosswords)} puzzle(s)")
         crosswords = [crosswords[number - 1]]
     if check:
         return _check(args, crosswords)
@@ -101,7 +89,7 @@ def _check(args: argparse.Namespace, crosswords: list[Crossword]) -> int:
         problems = crossword.problems()
         ok = not any(p.serious for p in problems)
         failed += not ok
-        if _option(args, "json"):
+        if args.json:
             record = {
                 "source": crossword.source,
                 "title": crossword.title,
@@ -116,7 +104,7 @@ def _check(args: argparse.Namespace, crosswords: list[Crossword]) -> int:
         say(f"{name}: {'ok' if ok else 'FAILED'}")
         for problem in problems:
             say(f"  {problem}")
-    if not _option(args, "json") and len(crosswords) > 1:
+    if not args.json and len(crosswords) > 1:
         print(f"{len(crosswords) - failed} of {len(crosswords)} puzzles pass")
     return EXIT_FAILED if failed else EXIT_OK
 
@@ -124,18 +112,18 @@ def _check(args: argparse.Namespace, crosswords: list[Crossword]) -> int:
 def _generate(args: argparse.Namespace) -> int:
     from puzzles.crossword import GenerationError, generate
 
-    if _option(args, "puzzle") is not None:
-        raise _UsageError("--puzzle picks from --load FILE; use --seed with --generate")
-    seed = _option(args, "seed")
+    if args.puzzle is not None:
+        raise UsageError("--puzzle picks from --load FILE; use --seed with --generate")
+    seed = args.seed
     seed = 0 if seed is None else seed
-    count = _option(args, "count")
+    count = args.count
     count = 1 if count is None else count
     if not 1 <= count <= MAX_COUNT:
-        raise _UsageError(f"--count is 1 to {MAX_COUNT}, not {count}")
+        raise UsageError(f"--count is 1 to {MAX_COUNT}, not {count}")
     crosswords = []
     for offset in range(count):
         try:
-            crosswords.append(generate(seed + offset, blocks=bool(_option(args, "blocks"))))
+            crosswords.append(generate(seed + offset, blocks=bool(args.blocks)))
         except GenerationError as exc:
             print(f"ponder: {exc}", file=sys.stderr)
             return EXIT_FAILED
@@ -144,9 +132,9 @@ def _generate(args: argparse.Namespace) -> int:
 
 
 def _print_all(args: argparse.Namespace, crosswords: list[Crossword]) -> None:
-    solution = bool(_option(args, "solution"))
+    solution = bool(args.solution)
     for index, crossword in enumerate(crosswords):
-        if _option(args, "json"):
+        if args.json:
             print(json_line(crossword.to_dict(solution=solution)))
             continue
         if index:
@@ -185,3 +173,11 @@ def render(crossword: Crossword, *, solution: bool = False) -> str:
             size = f" ({entry.clue.enumeration or entry.slot.length})"
             lines.append(f"  {entry.slot.number:>2}. {entry.clue.text}{size}{tail}")
     return "\n".join(lines)
+
+
+COMMANDS = KindCommands(
+    add_puzzles_arguments=add_puzzles_arguments,
+    puzzles=puzzles,
+    puzzles_help="print, check (--load FILE --check) or generate (--generate) mini crosswords",
+)
+"""Mini crosswords' commands (the solvers do not play them yet)."""

@@ -1,4 +1,5 @@
-"""``ponder puzzles wordproblem``: check GSM8K-style files and generate word problems.
+"""Word problems on the command line: ``ponder puzzles wordproblem`` checks GSM8K-style files
+and generates problems.
 
 * ``--load FILE --check`` verifies every worked-solution step and the final answer of each
   problem in a GSM8K JSON lines file (or a Q:/A: collection) and lists what fails, by line.
@@ -17,60 +18,55 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from rich.console import Console
 
     from puzzles.wordproblem import AlgebraProblem, WordProblem
 
-from tui.commands import CommandError, add_missing, json_line, run_command, visible
-from tui.commands import option as _option
+from tui.cli.kinds import KindCommands
+from tui.cli.usage import UsageError, json_line, visible
 from tui.exitcodes import ExitCode
 
-__all__ = ["add_arguments", "run"]
+__all__ = ["COMMANDS"]
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = ExitCode.OK, ExitCode.NOT_SOLVED, ExitCode.USAGE
+EXIT_OK, EXIT_FAILED = ExitCode.OK, ExitCode.NOT_SOLVED
 DEFAULT_COUNT = 5
 MAX_COUNT = 10_000
 
 
-_UsageError = CommandError
+def add_puzzles_arguments(p: argparse.ArgumentParser) -> None:
+    """The flags of ``ponder puzzles wordproblem``."""
+    p.add_argument("--load", metavar="FILE", help="a GSM8K .jsonl file (or Q:/A: text) to read")
+    p.add_argument("--check", action="store_true", help="verify every step and answer of --load")
+    p.add_argument(
+        "--generate", action="store_true", help="generate new problems (see --seed, --count)"
+    )
+    p.add_argument("--pick", action="store_true", help="one new problem, as a player sees it")
+    p.add_argument("--count", type=int, metavar="K", help=f"how many to generate ({DEFAULT_COUNT})")
+    p.add_argument(
+        "--topic", metavar="TOPIC", help="a topic such as shopping, or 'algebra' / an algebra kind"
+    )
+    p.add_argument("--level", metavar="LEVEL", help="easy, medium or hard")
+    p.add_argument(
+        "--seed", type=int, default=None, metavar="N", help="seed for --generate and --pick (0)"
+    )
+    p.add_argument("--json", action="store_true", help="one JSON object per line")
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add this command's options to the ``ponder puzzles`` parser, skipping any option
-    another puzzle kind has already added (they share one parser)."""
-
-    def add(flag: str, **options: Any) -> None:
-        add_missing(parser, flag, **options)
-
-    add("--load", metavar="FILE", help="a puzzle file to read (word problems: GSM8K .jsonl)")
-    add("--check", action="store_true", help="verify every step and answer of --load FILE")
-    add("--generate", action="store_true", help="generate new problems (see --seed, --count)")
-    add("--count", type=int, metavar="K", help=f"how many to generate ({DEFAULT_COUNT})")
-    add("--topic", help="word problems: a topic such as shopping, or 'algebra' / an algebra kind")
-    add("--level", help="easy, medium or hard")
-
-
-def run(args: argparse.Namespace) -> int:
-    """Run ``ponder puzzles wordproblem`` with parsed ``args``; the exit code."""
-    return run_command(_run, args)
-
-
-def _run(args: argparse.Namespace) -> int:
-    if _option(args, "solve"):
-        raise _UsageError("--solve is for the Game of 24; use --load FILE --check here")
-    load, check, make = _option(args, "load"), _option(args, "check"), _option(args, "generate")
+def puzzles(args: argparse.Namespace) -> int:
+    """``ponder puzzles wordproblem``: the exit code."""
+    load, check, make = args.load, args.check, args.generate
     if load and make:
-        raise _UsageError("use either --load FILE or --generate, not both")
+        raise UsageError("use either --load FILE or --generate, not both")
     if check and not load:
-        raise _UsageError("--check needs a file: --load FILE --check")
+        raise UsageError("--check needs a file: --load FILE --check")
     if load:
-        if _option(args, "topic") or _option(args, "level"):
-            raise _UsageError("--topic and --level choose what --generate makes, not --load")
+        if args.topic or args.level:
+            raise UsageError("--topic and --level choose what --generate makes, not --load")
         return _check_file(args, load) if check else _list_file(args, load)
-    if make or _option(args, "pick"):
+    if make or args.pick:
         return _generate(args)
     return _catalogue(args)
 
@@ -87,7 +83,7 @@ def _load(path: str) -> list[WordProblem]:
     try:
         return load_problems(path)
     except PuzzleFileError as exc:
-        raise _UsageError(str(exc)) from exc
+        raise UsageError(str(exc)) from exc
 
 
 # ------------------------------------------------------------------ --load
@@ -119,7 +115,7 @@ def _check_file(args: argparse.Namespace, path: str) -> int:
         elif not report.ok:
             failures.append((problem, report.failures()))
     verified = len(problems) - len(failures) - unchecked
-    if _option(args, "json"):
+    if args.json:
         summary = {
             "file": path,
             "problems": len(problems),
@@ -156,7 +152,7 @@ def _check_file(args: argparse.Namespace, path: str) -> int:
 
 def _list_file(args: argparse.Namespace, path: str) -> int:
     problems = _load(path)
-    if _option(args, "json"):
+    if args.json:
         for problem in problems:
             view = {**problem.public_view(), "line": problem.line}
             print(json_line(view))
@@ -176,40 +172,40 @@ def _list_file(args: argparse.Namespace, path: str) -> int:
 
 
 def _count(args: argparse.Namespace) -> int:
-    count = _option(args, "count")
+    count = args.count
     if count is None:
-        return 1 if _option(args, "pick") and not _option(args, "generate") else DEFAULT_COUNT
+        return 1 if args.pick and not args.generate else DEFAULT_COUNT
     if not 1 <= count <= MAX_COUNT:
-        raise _UsageError(f"--count must be between 1 and {MAX_COUNT}")
+        raise UsageError(f"--count must be between 1 and {MAX_COUNT}")
     return int(count)
 
 
 def _generate(args: argparse.Namespace) -> int:
     from puzzles.wordproblem import ALGEBRA_KINDS, LEVELS, TOPICS, generate, generate_algebra
 
-    seed = _option(args, "seed")
+    seed = args.seed
     seed = 0 if seed is None else seed
-    topic, level = _option(args, "topic"), _option(args, "level")
+    topic, level = args.topic, args.level
     count = _count(args)
     if level is not None and level not in LEVELS:
-        raise _UsageError(f"unknown level {level!r}; choose from {', '.join(LEVELS)}")
-    public = bool(_option(args, "pick")) and not _option(args, "generate")
+        raise UsageError(f"unknown level {level!r}; choose from {', '.join(LEVELS)}")
+    public = bool(args.pick) and not args.generate
     if topic == "algebra" or topic in ALGEBRA_KINDS:
         kind = None if topic == "algebra" else topic
         algebra = generate_algebra(seed, count, kind, level)
         return _print_algebra(args, algebra, public)
     if topic is not None and topic not in TOPICS:
         choices = ", ".join((*TOPICS, "algebra", *ALGEBRA_KINDS))
-        raise _UsageError(f"unknown topic {topic!r}; choose from {choices}")
+        raise UsageError(f"unknown topic {topic!r}; choose from {choices}")
     try:
         problems = generate(seed, count, topic, level)
     except ValueError as exc:
-        raise _UsageError(str(exc)) from exc
+        raise UsageError(str(exc)) from exc
     return _print_problems(args, problems, public)
 
 
 def _print_problems(args: argparse.Namespace, problems: list[WordProblem], public: bool) -> int:
-    if _option(args, "json"):
+    if args.json:
         for problem in problems:
             record = problem.public_view() if public else problem.to_gsm8k()
             print(json_line(record))
@@ -242,7 +238,7 @@ def _print_problems(args: argparse.Namespace, problems: list[WordProblem], publi
 
 
 def _print_algebra(args: argparse.Namespace, problems: list[AlgebraProblem], public: bool) -> int:
-    if _option(args, "json"):
+    if args.json:
         for problem in problems:
             record = problem.public_view()
             if not public:
@@ -276,7 +272,7 @@ def _catalogue(args: argparse.Namespace) -> int:
     counts = {t: dict.fromkeys(LEVELS, 0) for t in TOPICS}
     for t in TEMPLATES:
         counts[t.topic][t.level] += 1
-    if _option(args, "json"):
+    if args.json:
         print(
             json.dumps(
                 {
@@ -301,3 +297,11 @@ def _catalogue(args: argparse.Namespace) -> int:
     console.print(f"Algebra kinds (each easy, medium, hard): {', '.join(ALGEBRA_KINDS)}")
     console.print("Try: ponder puzzles wordproblem --generate --seed 1 --count 3")
     return EXIT_OK
+
+
+COMMANDS = KindCommands(
+    add_puzzles_arguments=add_puzzles_arguments,
+    puzzles=puzzles,
+    puzzles_help="check GSM8K-style files (--load FILE --check), generate problems (--generate)",
+)
+"""Word problems' commands (the solvers do not play them yet)."""

@@ -1,0 +1,184 @@
+"""The puzzle kinds on the command line: one sub-parser per kind, read from the registry
+(:mod:`tui.kinds`).
+
+Each kind's module here (``tui/cli/<kind>.py``, named as the registry names the kind) declares
+``COMMANDS``, a :class:`KindCommands`: its own flags and what it does for ``ponder puzzles``,
+and, for a kind the solvers play, for ``ponder solve`` and ``ponder bench``. A kind's flags
+live on its own parser, so no kind has to refuse another's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from tui.cli.usage import Parser, UsageError
+from tui.kinds import KINDS, PuzzleKind, UnknownKind, find_kind
+
+if TYPE_CHECKING:
+    from puzzles.game24 import Hand
+    from solver.domains.base import Domain
+
+    _SubParsers = argparse._SubParsersAction[Parser]
+else:
+    _SubParsers = argparse._SubParsersAction
+
+__all__ = ["KindCommands", "KindParsers", "SolverCommands", "add_kind_parsers", "kind_commands"]
+
+
+@dataclass(frozen=True)
+class SolvePuzzle:
+    """One puzzle to run a method on: its domain, and what the trace header records of it."""
+
+    domain: Domain[Any, Any]
+    header: dict[str, object]
+
+
+@dataclass(frozen=True)
+class SolverCommands:
+    """How ``ponder solve``, ``bench`` and ``replay`` read a kind the solvers play."""
+
+    add_solve_arguments: Callable[[argparse.ArgumentParser], None]
+    """The puzzle and the kind's own flags for ``ponder solve KIND``."""
+    solve_puzzle: Callable[[argparse.Namespace], SolvePuzzle]
+    add_bench_arguments: Callable[[argparse.ArgumentParser], None]
+    """Where ``ponder bench KIND`` takes its puzzles from."""
+    bench_hands: Callable[[argparse.Namespace], Sequence[Hand]]
+    domain: Callable[[Hand], Domain[Any, Any]]
+    trace_domain: Callable[[dict[str, Any], str], Domain[Any, Any]]
+    """The domain a trace was run on, from its header (and the file's name, for messages)."""
+    bench_setting: str = ""
+    """What the papers' figures were measured on, printed under a benchmark's table."""
+
+
+@dataclass(frozen=True)
+class KindCommands:
+    """What the command line does with one puzzle kind."""
+
+    add_puzzles_arguments: Callable[[argparse.ArgumentParser], None]
+    puzzles: Callable[[argparse.Namespace], int]
+    """``ponder puzzles KIND``: the exit code."""
+    puzzles_help: str
+    """One line for ``ponder puzzles --help``."""
+    solver: SolverCommands | None = None
+    """None while the solvers do not play the kind."""
+
+
+def kind_commands() -> list[tuple[PuzzleKind, KindCommands]]:
+    """Every registered kind that has a module here, in the registry's order."""
+    found = []
+    for kind in KINDS.values():
+        name = f"{__package__}.{kind.name}"
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name:
+                raise
+            continue  # a kind registered before its commands are written
+        found.append((kind, module.COMMANDS))
+    return found
+
+
+class _KindMap(dict[str, Parser]):
+    """Sub-parsers by kind, looked up the way :func:`tui.kinds.find_kind` reads a kind (any
+    case, aliases), with the registry's own messages for a kind that is not there."""
+
+    def __init__(self, refuse: Callable[[PuzzleKind], str]) -> None:
+        super().__init__()
+        self.refuse = refuse
+        self.building = False
+
+    def _key(self, text: object) -> object:
+        if self.building or not isinstance(text, str) or dict.__contains__(self, text):
+            return text
+        try:
+            kind = find_kind(text)
+        except UnknownKind as exc:
+            raise UsageError(str(exc)) from None
+        if not dict.__contains__(self, kind.cli):
+            raise UsageError(self.refuse(kind))
+        return kind.cli
+
+    def __contains__(self, key: object) -> bool:
+        return dict.__contains__(self, self._key(key))
+
+    def __getitem__(self, key: str) -> Parser:
+        return dict.__getitem__(self, str(self._key(key)))
+
+
+class KindParsers(_SubParsers):
+    """The sub-parsers action of a command that takes a puzzle kind first."""
+
+    def __init__(self, *args: Any, refuse: Callable[[PuzzleKind], str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._kinds = _KindMap(refuse)
+        self._name_parser_map = self.choices = self._kinds
+
+    def add_parser(self, name: str, **kwargs: Any) -> Parser:
+        self._kinds.building = True
+        try:
+            return super().add_parser(name, **kwargs)
+        finally:
+            self._kinds.building = False
+
+
+def add_kind_parsers(parser: Parser, refuse: Callable[[PuzzleKind], str]) -> KindParsers:
+    """The ``KIND`` argument of ``parser``; ``refuse`` says why a registered kind has no
+    sub-parser here."""
+    kinds = parser.add_subparsers(  # type: ignore[call-overload]  # refuse: KindParsers's own
+        action=KindParsers,
+        metavar="KIND",
+        required=True,
+        title="puzzle kinds",
+        refuse=refuse,
+    )
+    assert isinstance(kinds, KindParsers)
+    return kinds
+
+
+# ------------------------------------------------------------------ ponder puzzles
+
+
+def add_puzzles_parser(sub: _SubParsers, **common: Any) -> None:
+    """``ponder puzzles KIND ...``: one sub-parser per kind, each with its own flags."""
+    found = kind_commands()
+    p = sub.add_parser(
+        "puzzles",
+        help="list, solve, check or generate puzzles",
+        description="List, solve, check or generate puzzles of one kind. Each kind has its "
+        "own flags: ponder puzzles KIND --help.",
+        **common,
+    )
+    kinds = add_kind_parsers(p, lambda kind: f"ponder puzzles has nothing for {kind.label} yet")
+    parsers = []
+    for kind, commands in found:
+        kp = kinds.add_parser(
+            kind.cli,
+            help=commands.puzzles_help,
+            description=f"{kind.label}: {commands.puzzles_help}",
+            **common,
+        )
+        commands.add_puzzles_arguments(kp)
+        kp.set_defaults(run=commands.puzzles, parser=kp)
+        parsers.append((kind, kp))
+    # A flag another kind has is named as such when it is given here ("--solve is a Game of
+    # 24 option"), rather than only "unrecognized".
+    owners: dict[str, list[str]] = {}
+    for kind, kp in parsers:
+        for flag in _flags(kp):
+            owners.setdefault(flag, []).append(kind.label)
+    for kind, kp in parsers:
+        own = _flags(kp)
+        hints = {
+            flag: f"{flag} is for {' and '.join(labels)}, not {kind.label}"
+            for flag, labels in owners.items()
+            if flag not in own
+        }
+        kp.set_defaults(flag_hints=hints)
+
+
+def _flags(parser: argparse.ArgumentParser) -> set[str]:
+    return {flag for action in parser._actions for flag in action.option_strings}

@@ -1,0 +1,232 @@
+"""The options ``solve`` and ``bench`` share: the methods' own, generated from the method
+catalogue (:mod:`solver.methods`), and the model's.
+
+A method's user-facing options are declared once, on its config dataclass; the flags, their
+types, choices, help text and defaults all come from there, and the values are checked by the
+method's spec. Adding a method module with a ``SPEC`` adds its flags here without touching
+the command line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from tui.cli.usage import UsageError
+
+if TYPE_CHECKING:
+    from solver.methods import Method, MethodSpec, OptionInfo
+    from solver.settings import Settings
+
+__all__ = [
+    "Chosen",
+    "add_method_flag",
+    "add_method_options",
+    "add_model_options",
+    "chosen_methods",
+    "deadline",
+    "method_names",
+    "settings",
+]
+
+_DEST = "method_option_"
+"""Prefix of the parsed values of method options, kept apart from the command's own."""
+
+Chosen = tuple["MethodSpec", "Method"]
+"""A method asked for: its spec and the method built with the options given."""
+
+
+def method_names() -> str:
+    """The methods people can choose from, in the catalogue's order."""
+    from solver.methods import METHODS
+
+    return ", ".join(METHODS)
+
+
+def add_method_flag(p: argparse.ArgumentParser, *, default: str, several: bool) -> None:
+    """``--method``: one method, or (``several``) a comma-separated list of them."""
+    if several:
+        text = f"comma-separated methods from {method_names()} ({default})"
+    else:
+        text = f"one of {method_names()} ({default})"
+    p.add_argument("--method", default=default, metavar="NAMES" if several else "NAME", help=text)
+
+
+def add_method_options(p: argparse.ArgumentParser) -> None:
+    """A flag for every user-facing option of every method, e.g. ``--breadth N  ToT: states
+    kept per step (5)``."""
+    from solver.methods import all_options
+
+    g = p.add_argument_group("method options (defaults are the papers')")
+    for name, (info, owners) in all_options().items():
+        kwargs: dict[str, Any] = {"dest": _DEST + name, "default": None}
+        if info.type is bool:
+            kwargs["action"] = "store_true"
+        elif info.option.choices:
+            kwargs["choices"] = info.option.choices
+        else:
+            kwargs["type"] = info.type
+            kwargs["metavar"] = {int: "N", float: "NUMBER"}.get(info.type, "TEXT")
+        try:
+            g.add_argument(info.flag, help=_option_help(name, info, owners), **kwargs)
+        except argparse.ArgumentError as exc:
+            # A method's option named like one of ponder's own flags (--seed, --json): the
+            # catalogue must rename it; failing here makes every CLI test say so.
+            raise RuntimeError(f"method option {info.flag} clashes with a ponder flag") from exc
+
+
+def _option_help(name: str, info: OptionInfo, owners: Sequence[MethodSpec]) -> str:
+    """``ToT / BoT: help (default)``; the default per method where they differ."""
+    labels = " / ".join(spec.label for spec in owners)
+    text = f"{labels}: {info.help}".replace("%", "%%")  # argparse formats help with %
+    if info.type is bool:
+        return text
+    defaults = [(spec.label, _default(spec, name)) for spec in owners]
+    if len({value for _, value in defaults}) == 1:
+        return f"{text} ({defaults[0][1]})"
+    return f"{text} ({', '.join(f'{label} {value}' for label, value in defaults)})"
+
+
+def _default(spec: MethodSpec, name: str) -> str:
+    (info,) = [o for o in spec.options() if o.name == name]
+    return f"{info.default:g}" if isinstance(info.default, float) else str(info.default)
+
+
+def chosen_methods(args: argparse.Namespace, names: Sequence[str]) -> list[Chosen]:
+    """The methods ``names`` asks for, each built with the options given that it has.
+
+    Unknown names and values a method refuses (out of bounds) are usage errors. An option
+    given that none of these methods has is pointed out on stderr, not refused: a script may
+    pass one set of options to every method.
+    """
+    from solver.methods import all_options, find_spec
+
+    given = {
+        name: value
+        for name in all_options()
+        if (value := getattr(args, _DEST + name, None)) is not None
+    }
+    chosen: list[Chosen] = []
+    for raw in names:
+        try:
+            spec = find_spec(raw)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from exc
+        own = {o.name for o in spec.options()}
+        options = {name: value for name, value in given.items() if name in own}
+        try:
+            chosen.append((spec, spec.make(**options)))
+        except (ValueError, TypeError) as exc:
+            raise UsageError(_as_flags(str(exc), options)) from exc
+    used = {spec.name for spec, _ in chosen}
+    for name, (info, owners) in all_options().items():
+        if name in given and not used & {spec.name for spec in owners}:
+            print(
+                f"ponder: note: {info.flag} does not apply to {', '.join(sorted(used))}",
+                file=sys.stderr,
+            )
+    return chosen
+
+
+def _as_flags(message: str, options: dict[str, Any]) -> str:
+    """A spec's message about an option (``breadth must be ...``) as the flag people typed."""
+    for name in options:
+        if message.startswith(f"{name} "):
+            return "--" + name.replace("_", "-") + message[len(name) :]
+    return message
+
+
+# ------------------------------------------------------------------ the model
+
+
+def add_model_options(p: argparse.ArgumentParser) -> None:
+    """The engine, server and run limits."""
+    g = p.add_argument_group("model")
+    g.add_argument(
+        "--engine",
+        choices=("offline", "openai"),
+        help="offline (embedded engine, default) or openai (any compatible server)",
+    )
+    g.add_argument(
+        "--model", metavar="NAME", help="model name on the server (implies --engine openai)"
+    )
+    g.add_argument(
+        "--base-url",
+        metavar="URL",
+        help="server URL, e.g. http://localhost:11434/v1 (implies --engine openai)",
+    )
+    g.add_argument("--concurrency", type=int, metavar="N", help="most requests in flight at once")
+    g.add_argument(
+        "--timeout",
+        type=float,
+        metavar="SECONDS",
+        help="seconds to wait for the server to connect or send more of a reply (60); a call "
+        "gives up after (retries + 1) times this, retries and waits included",
+    )
+    g.add_argument(
+        "--deadline",
+        type=float,
+        metavar="SECONDS",
+        help="stop a run still going after this many seconds (bench: each hand's run); "
+        "default: no limit",
+    )
+    g.add_argument("--no-cache", action="store_true", help="do not reuse cached replies")
+    g.add_argument(
+        "--seed", type=int, default=None, metavar="N", help="seed for the run (default 0)"
+    )
+
+
+def settings(args: argparse.Namespace) -> Settings:
+    """The settings file and ``PONDER_*`` variables, with the model flags over them."""
+    from solver.settings import SettingsError, load_settings, mask_url
+
+    try:
+        loaded = load_settings()
+    except SettingsError as exc:
+        raise UsageError(str(exc)) from exc
+    changes: dict[str, Any] = {}
+    if args.model or args.base_url:
+        changes["engine"] = "openai"
+    if args.engine:
+        changes["engine"] = args.engine
+    if args.model:
+        changes["model"] = args.model
+    if args.base_url:
+        changes["base_url"] = args.base_url
+    if args.concurrency is not None:
+        if args.concurrency < 1:
+            raise UsageError("--concurrency must be at least 1")
+        changes["concurrency"] = args.concurrency
+    if args.timeout is not None:
+        if args.timeout <= 0:
+            raise UsageError("--timeout must be positive")
+        changes["timeout"] = args.timeout
+    if args.no_cache:
+        changes["cache"] = False
+    if args.seed is not None:
+        changes["seed"] = args.seed
+    try:
+        result = loaded.replace(**changes)
+    except (SettingsError, ValueError) as exc:
+        raise UsageError(str(exc)) from exc
+    if result.engine == "openai" and result.base_url:
+        from solver.model.openai import base_url_problem
+
+        problem = base_url_problem(result.base_url)
+        if problem is not None:
+            shown = mask_url(result.base_url)
+            raise UsageError(f"the base URL {shown!r} is not usable: {problem}")
+    return result
+
+
+def deadline(args: argparse.Namespace, chosen: Settings) -> float | None:
+    """The run deadline asked for with ``--deadline`` (else the settings' ``deadline``),
+    checked."""
+    if args.deadline is None:
+        return chosen.deadline
+    if not 0 < args.deadline < math.inf:
+        raise UsageError("--deadline must be a positive number of seconds")
+    return float(args.deadline)

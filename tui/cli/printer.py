@@ -1,0 +1,91 @@
+"""Readable lines for a run's events: what ``ponder solve`` and ``ponder replay --print``
+show."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from solver.events import Event
+
+__all__ = ["EventPrinter"]
+
+
+class EventPrinter:
+    """Readable lines for a stream of events (``-v`` prints every thought and check)."""
+
+    def __init__(self, console: Console, verbose: bool = False) -> None:
+        self.console = console
+        self.verbose = verbose
+
+    def __call__(self, event: Event) -> None:
+        from rich.markup import escape
+
+        from solver import events as ev
+        from solver.text import visible_event
+
+        c = self.console
+        # Every string in an event may come from a model, a server or a trace: control
+        # characters are made visible here, and each is escaped below so it is never markup.
+        event = visible_event(event)
+        match event:
+            case ev.RunStarted(method=method, puzzle=puzzle, model=model):
+                c.print(
+                    f"[bold]ponder[/] · [cyan]{escape(method)}[/] on [bold]{escape(puzzle)}[/] · "
+                    f"model [magenta]{escape(model)}[/]"
+                )
+            case ev.IterationStarted(iteration=i, total=n, label=label):
+                c.rule(f"{escape(label)} ({i}/{n})", style="dim")
+            case ev.ThoughtAdded(node_id=node, text=text, depth=depth) if self.verbose:
+                c.print(f"{'  ' * depth}[dim]{escape(node)}[/] {escape(text)}")
+            case ev.ThoughtScored(node_id=node, score=score, edge_score=edge, samples=samples) if (
+                self.verbose
+            ):
+                extra = f" edge {edge:g}" if edge is not None else ""
+                labels = f" ({', '.join(samples)})" if samples else ""
+                c.print(f"    [dim]{escape(node)} scored {score:g}{extra}{escape(labels)}[/]")
+            case ev.ThoughtPruned(node_id=node, reason=reason) if self.verbose:
+                c.print(f"    [dim]{escape(node)} pruned: {escape(reason)}[/]")
+            case ev.ClaimVerified(expression=lhs, claimed=rhs, status=status):
+                if self.verbose or status in ("wrong", "invalid"):
+                    colour = {"exact": "green", "approx": "yellow"}.get(status, "red")
+                    note = f" ({escape(event.note)})" if event.note else ""
+                    c.print(f"    [{colour}]{event.mark}[/] {escape(lhs)} = {escape(rhs)}{note}")
+            case ev.SolutionFound(node_id=node, answer=answer):
+                c.print(f"  [green]★ solution[/] {escape(answer)} [dim]({escape(node)})[/]")
+            case ev.ChainAggregated(strategy=strategy, steps=steps, score=score):
+                c.print(
+                    f"  [bold]aggregated chain[/] ({escape(strategy)}, score {score:g}): "
+                    f"{escape(' → '.join(steps))}"
+                )
+            case ev.ExperienceAdded(
+                report=report, advice=advice, confidence=conf, verdict=verdict, chain_ok=ok
+            ):
+                mark = "[green]✓[/]" if ok else "[red]✗[/]"
+                c.print(f"  [bold]analysis[/] {escape(report)}")
+                for i, tip in enumerate(advice, 1):
+                    if tip:
+                        c.print(f"    step {i}: {escape(tip)}")
+                conf_text = f"{conf:g}" if conf is not None else "?"
+                c.print(f"    confidence {conf_text} · exact check {mark} {escape(verdict)}")
+            case ev.ParseFailed(purpose=purpose, reason=reason) if self.verbose:
+                c.print(f"    [yellow]unparsed {escape(purpose)} reply:[/] {escape(reason)}")
+            case ev.ErrorRaised(kind=kind, message=message):
+                c.print(f"[red]error ({escape(kind)}):[/] {escape(message)}")
+            case ev.ModelCalled() as called if called.cut or called.notes:
+                for warning in called.warnings():
+                    c.print(f"  [yellow]⚠ {escape(warning)}[/]")
+            case ev.RunFinished() as fin:
+                mark = "[green]✓ solved[/]" if fin.solved else "[red]✗ not solved[/]"
+                cost = f"${fin.cost:.4f}" if fin.cost is not None else "unknown"
+                c.rule(style="dim")
+                c.print(f"{mark}  answer: [bold]{escape(fin.answer or '(none)')}[/]")
+                c.print(f"[dim]{escape(fin.verdict)}[/]")
+                c.print(
+                    f"calls {fin.calls} · tokens {fin.tokens:,} · cost {cost} · "
+                    f"{fin.wall_time:.2f}s · {escape(fin.reason)}"
+                )
+            case _:
+                pass

@@ -1,0 +1,156 @@
+"""``ponder replay TRACE``: a saved run played in the app's panes, or printed with
+``--print`` / ``--json``. The answer and every arithmetic check are made again exactly: a
+trace's own verdict is not trusted."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING, Any
+
+from tui.cli.usage import UsageError, json_line
+from tui.exitcodes import ExitCode
+
+if TYPE_CHECKING:
+    import argparse
+
+    from solver.domains.base import Domain
+    from solver.events import Event
+    from tui.cli.kinds import _SubParsers
+
+__all__ = ["add_parser", "rechecked", "run"]
+
+
+def add_parser(sub: _SubParsers, **common: Any) -> None:
+    """``ponder replay TRACE [--print | --json] [-v]``."""
+    p = sub.add_parser(
+        "replay",
+        help="play a saved trace in the app's panes",
+        description="Replay a trace written with --trace: in the app (space pauses, [ and ] "
+        "change the speed, R plays it again), or printed with --print / --json. The answer "
+        "is checked again exactly: a trace's own verdict is not trusted.",
+        **common,
+    )
+    p.add_argument("trace", help="the trace file")
+    p.add_argument("--print", action="store_true", help="print the run instead of showing it")
+    p.add_argument("--json", action="store_true", help="one JSON event per line")
+    p.add_argument("-v", "--verbose", action="store_true", help="print every thought")
+    p.set_defaults(run=run, parser=p)
+
+
+def run(args: argparse.Namespace) -> int:
+    """``ponder replay``: 0 when the run, checked again, solved its puzzle; else 1."""
+    from rich.console import Console
+
+    from solver.events import RunFinished, event_to_json
+    from solver.trace import TraceError, read_trace
+    from tui.cli.printer import EventPrinter
+
+    if not args.print and not args.json:
+        return _in_app(args.trace)
+    printer = EventPrinter(Console(highlight=False), args.verbose)
+    solved = False
+    try:
+        header, events = read_trace(args.trace)
+        for event in rechecked(events, _domain(header, args.trace)):
+            if args.json:
+                print(json_line(event_to_json(event)))
+            else:
+                printer(event)
+            if isinstance(event, RunFinished):
+                solved = event.solved
+    except TraceError as exc:
+        raise UsageError(str(exc)) from exc
+    return ExitCode.OK if solved else ExitCode.NOT_SOLVED
+
+
+def _in_app(path: str) -> int:
+    from solver.trace import TraceError, read_trace
+    from tui.app import Replay, run_app
+
+    try:
+        header, events = read_trace(path)
+        replay = Replay(header, list(rechecked(events, _domain(header, path))))
+    except TraceError as exc:
+        raise UsageError(str(exc)) from exc
+    return run_app(replay)
+
+
+def _domain(header: dict[str, Any], path: str) -> Domain[Any, Any]:
+    """The domain the trace was run on: its kind (the Game of 24 when it names none) reads
+    its puzzle from the header."""
+    from tui.cli.kinds import kind_commands
+    from tui.kinds import UnknownKind, find_kind
+
+    name = header.get("kind", "game24")
+    if not isinstance(name, str):
+        raise UsageError(f"{path}: the trace's kind is not a puzzle kind")
+    try:
+        kind = find_kind(name)
+    except UnknownKind as exc:
+        raise UsageError(f"{path}: {exc}") from exc
+    for known, commands in kind_commands():
+        if known is kind and commands.solver is not None:
+            return commands.solver.trace_domain(header, path)
+    raise UsageError(f"{path}: the solvers do not play {kind.label} puzzles, so it has no run")
+
+
+def rechecked(events: Iterable[Event], domain: Domain[Any, Any]) -> Iterator[Event]:
+    """A trace's events with its finish checked again, exactly, by ``domain``.
+
+    A trace is outside text: its ``solved`` is a claim that anyone can edit, so a replay shows
+    the verdict of the domain's own check (for the Game of 24, ``puzzles.game24``; never
+    ``eval``), and says so first with an error event when the trace claimed otherwise.
+    """
+    import dataclasses
+
+    from solver.events import ClaimVerified, ErrorRaised, RunFinished, SolutionFound
+
+    for event in events:
+        if isinstance(event, ClaimVerified):
+            again = _claim_again(event)
+            if (again.status, again.exact) != (event.status, event.exact):
+                yield ErrorRaised(
+                    "trace",
+                    f"the trace marks {event.expression} = {event.claimed} as {event.status}; "
+                    f"checked again exactly, it is {again.status}",
+                    t=event.t,
+                )
+            yield again
+            continue
+        if isinstance(event, SolutionFound) and not (check := domain.check(event.answer)).ok:
+            yield ErrorRaised(
+                "trace",
+                f"the trace marks {event.node_id} as a solution; checked again exactly, "
+                f"{event.answer!r} is not: {check.reason}",
+                t=event.t,
+            )
+            continue
+        if isinstance(event, RunFinished):
+            verdict = domain.check(event.answer)
+            if verdict.ok != event.solved:
+                claimed = "solved" if event.solved else "not solved"
+                found = "is right" if verdict.ok else "is not"
+                yield ErrorRaised(
+                    "trace",
+                    f"the trace says {claimed}; checked again exactly, the answer {found}: "
+                    f"{verdict.reason}",
+                    t=event.t,
+                )
+            event = dataclasses.replace(event, solved=verdict.ok, verdict=verdict.reason)
+        yield event
+
+
+def _claim_again(event: Any) -> Any:
+    """A trace's arithmetic check, made again through ``puzzles.arith``."""
+    import dataclasses
+
+    from puzzles.arith import ArithError, format_number, verify_claim
+
+    try:
+        claim = verify_claim(f"{event.expression} = {event.claimed}")
+    except ArithError as exc:
+        return dataclasses.replace(event, status="invalid", ok=False, exact=None, reason=str(exc))
+    exact = format_number(claim.exact) if claim.exact is not None else None
+    return dataclasses.replace(
+        event, status=str(claim.status), ok=claim.ok, exact=exact, reason=claim.reason
+    )
