@@ -14,7 +14,7 @@ from typing import Any
 
 from puzzles.game24 import Hand
 from solver.domains.game24 import Game24Domain
-from solver.events import ErrorRaised, ExperienceAdded, RunFinished
+from solver.events import DialogueStopped, ErrorRaised, ExperienceAdded, RunFinished, TurnAnswered
 from solver.methods import Method, run_method
 from solver.model import Model
 
@@ -36,6 +36,8 @@ class PuzzleResult:
     error: str = ""  # why the run did not complete ("kind: message"); empty when it did
     solved_by_iteration: tuple[bool, ...] = ()  # BoT: the aggregated chain of each iteration
     error_kind: str = ""  # the model error's kind (solver.model.ModelError), when one ended it
+    stopped_at: int = 0  # IoT: the turn the dialogue ended at (0: not a dialogue)
+    stopped_by: str = ""  # IoT: guide / answerer / cap / fixed
 
     @property
     def completed(self) -> bool:
@@ -97,6 +99,22 @@ class BenchResult:
             out.append(hits / self.n)
         return out
 
+    def stops(self) -> dict[int, int]:
+        """IoT: how many runs ended their dialogue at each turn (turn -> runs), in order."""
+        counts: dict[int, int] = {}
+        for p in self.puzzles:
+            if p.stopped_at:
+                counts[p.stopped_at] = counts.get(p.stopped_at, 0) + 1
+        return dict(sorted(counts.items()))
+
+    def stopped_by(self) -> dict[str, int]:
+        """IoT: how many dialogues each reason ended (guide, answerer, cap, fixed)."""
+        counts: dict[str, int] = {}
+        for p in self.puzzles:
+            if p.stopped_by:
+                counts[p.stopped_by] = counts.get(p.stopped_by, 0) + 1
+        return counts
+
     def to_json(self) -> dict[str, Any]:
         return {
             "method": self.method,
@@ -113,6 +131,8 @@ class BenchResult:
             "wall_time": self.wall_time,
             "errors": self.errors,
             "cumulative_by_iteration": self.cumulative_by_iteration(),
+            "stops": {str(k): v for k, v in self.stops().items()},
+            "stopped_by": self.stopped_by(),
         }
 
 
@@ -122,6 +142,7 @@ async def run_one(
     finish: RunFinished | None = None
     error = error_kind = ""
     by_iteration: list[bool] = []
+    stopped_at, stopped_by = 0, ""
     async for event in run_method(
         method, Game24Domain(hand), model, seed=seed, record_prompts=False, deadline=deadline
     ):
@@ -131,6 +152,11 @@ async def run_one(
             error, error_kind = f"{event.kind}: {event.message}", event.kind
         elif isinstance(event, ExperienceAdded):
             by_iteration.append(event.chain_ok)
+        elif isinstance(event, TurnAnswered):  # IoT: each turn's answer, checked exactly
+            if event.turn > len(by_iteration):
+                by_iteration.append(event.ok)
+        elif isinstance(event, DialogueStopped):
+            stopped_at, stopped_by = event.turn, event.by
     assert finish is not None
     return PuzzleResult(
         str(hand),
@@ -144,6 +170,8 @@ async def run_one(
         error,
         tuple(by_iteration),
         error_kind,
+        stopped_at,
+        stopped_by,
     )
 
 

@@ -116,7 +116,8 @@ class FakeServer:
     ``models``: the model names it serves (others get 404); ``None`` serves any name.
     ``ignore_n``: always answer with a single choice. ``api_key``: when set, requests without
     ``Authorization: Bearer <api_key>`` get 401. ``latency``: seconds added to every request.
-    ``chunk_size``: characters per streamed delta.
+    ``chunk_size``: characters per streamed delta. ``json_mode=False`` plays a server with no
+    JSON mode: a request with ``response_format`` gets a 400 that names it.
     """
 
     def __init__(
@@ -128,6 +129,7 @@ class FakeServer:
         ignore_n: bool = False,
         api_key: str | None = None,
         chunk_size: int = 4,
+        json_mode: bool = True,
     ) -> None:
         self.models: set[str] | None = {"fake-model"} if models is None else models
         self.reply: Reply = reply
@@ -136,6 +138,7 @@ class FakeServer:
         self.ignore_n = ignore_n
         self.api_key = api_key
         self.chunk_size = chunk_size
+        self.json_mode = json_mode
         self.faults: deque[str] = deque()
         self.requests: list[RecordedRequest] = []
         self.in_flight = 0
@@ -336,6 +339,8 @@ class _Handler(BaseHTTPRequestHandler):
                 f"The model `{model}` does not exist or you do not have access to it.",
                 "model_not_found",
             )
+        if not fake.json_mode and "response_format" in body:
+            return self._send_error(400, "response_format is not supported by this server")
         if fault and fault[:3].isdigit():
             status = int(fault[:3])
             extra = _retry_after_headers(fault) if status == 429 else {}

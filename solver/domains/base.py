@@ -12,6 +12,7 @@ a clear error before the run starts.
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from solver.model import Message
@@ -20,6 +21,8 @@ __all__ = [
     "ClaimLike",
     "Domain",
     "FeedbackLike",
+    "Guidance",
+    "Reply",
     "RolesMissing",
     "StepLike",
     "Tool",
@@ -98,6 +101,26 @@ class FeedbackLike(Protocol):
     def parsed(self) -> bool: ...
 
     def entry(self, index: int, chain: Sequence[str]) -> str: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Guidance:
+    """IoT: the Inner Dialogue Agent's reply: its prompt for the answerer and its stop flag."""
+
+    text: str
+    stop: bool
+    parsed: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """IoT: the LLM Agent's reply: reasoning, candidate answer, stated doubts, final flag."""
+
+    explanation: str
+    answer: str | None
+    uncertainty: str
+    final: bool
+    parsed: bool = True
 
 
 class Tool(Protocol):
@@ -186,6 +209,14 @@ class Domain(Protocol[S, P]):
     def parse_score(self, text: str) -> float | None: ...
 
     def parse_feedback(self, text: str, steps: int) -> FeedbackLike: ...
+
+    def parse_guidance(self, text: str) -> Guidance: ...
+
+    def parse_reply(self, text: str) -> Reply: ...
+
+    def turn(self, guidance: str, reply: Reply) -> object:
+        """One IoT dialogue turn as the domain's ``guide`` / ``respond`` prompts take it."""
+        ...
 
     def claims(self, text: str) -> Sequence[ClaimLike]:
         """Every claim in free text, each checked exactly."""

@@ -8,6 +8,7 @@ Nothing here raises on model text: what cannot be parsed comes back as a reason.
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from collections.abc import Hashable, Mapping, Sequence
@@ -32,7 +33,8 @@ from puzzles.arith import (
     verify_claim,
 )
 from puzzles.game24 import Hand, State, StepError, Verdict, apply, check_answer, format_numbers
-from solver.domains.base import RolesMissing, Tool
+from solver.domains.base import Guidance, Reply, RolesMissing, Tool
+from solver.domains.reading import read_json_object, truthy
 from solver.model import Message
 
 __all__ = [
@@ -42,6 +44,8 @@ __all__ = [
     "Game24Domain",
     "ParsedStep",
     "parse_feedback",
+    "parse_guidance",
+    "parse_reply",
     "parse_score",
     "parse_steps",
     "parse_value",
@@ -287,6 +291,88 @@ def bot_feedback_prompt(hand: Hand, chain: Sequence[str]) -> str:
         "Recommendation or Reject: <Recommend|Reject>.' Refer to steps by index only.\n"
         "3. Finish with 'Confidence score: X', X one of 0.1, 0.3, 0.5, 0.7, 0.9, 1.0.\n"
         "Be brief."
+    )
+
+
+# ---------------------------------------------------------------------- prompts: IoT
+
+IOT_GUIDE_SYSTEM = (
+    "You are the inner guide of a solver working on a puzzle. You do not solve it yourself. "
+    "Read the solver's last reply and find where it goes wrong or is unsure: a number used "
+    "twice or left out, arithmetic that does not hold, a result that is not the target. Then "
+    "write the solver its next prompt, speaking to it as 'you': point at the mistake, suggest "
+    "what to try or how to check, and never state a hint you are not sure is true. Prefer "
+    "another turn to stopping early."
+)
+IOT_ANSWER_SYSTEM = (
+    "You solve a puzzle in a dialogue with your inner guide. Answer the guide's prompt, say "
+    "plainly what you are unsure of, and give your best answer every time. Check your "
+    "arithmetic before you answer."
+)
+IOT_GUIDE_FORMAT = '{"guidance": "<your prompt to the solver>", "stop": true or false}'
+IOT_ANSWER_FORMAT = (
+    '{"explanation": "<your reasoning>", "answer": "<one expression that uses each number '
+    'once>", "uncertainty": "<what you are unsure of, or empty>", "final": true or false}'
+)
+IOT_FINAL_REQUEST = (
+    "This is the last turn: give your definitive answer from the whole discussion so far."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """One turn of an IoT dialogue as the prompts show it."""
+
+    guidance: str
+    explanation: str
+    answer: str | None
+    uncertainty: str = ""
+    final: bool = False
+
+
+def iot_transcript(turns: Sequence[Turn]) -> str:
+    """The whole dialogue so far, as each IoT call carries it."""
+    if not turns:
+        return "(nothing yet: the solver has not answered)"
+    out = []
+    for i, t in enumerate(turns, 1):
+        out += [
+            f"Turn {i}",
+            f"Guide: {t.guidance}",
+            f"Solver: {t.explanation}",
+            f"Solver's answer: {t.answer or '(none)'}",
+        ]
+        if t.uncertainty:
+            out.append(f"Solver is unsure: {t.uncertainty}")
+        out.append(f"Solver says final: {'yes' if t.final else 'no'}")
+    return "\n".join(out)
+
+
+def iot_guide_prompt(hand: Hand, turns: Sequence[Turn], turn: int, total: int) -> str:
+    return (
+        f"Query: {rules(hand)}\nThe numbers are: {hand}.\n\n"
+        f"This is turn {turn} of at most {total}.\n"
+        f"The dialogue so far:\n{iot_transcript(turns)}\n\n"
+        "Write the solver's next prompt. Set stop to true only if the solver's last answer "
+        "is complete and correct.\n"
+        f"Reply with one JSON object: {IOT_GUIDE_FORMAT}"
+    )
+
+
+def iot_answer_prompt(hand: Hand, turns: Sequence[Turn], guidance: str, mode: str = "free") -> str:
+    """``mode``: ``free`` (AIoT: say final when sure), ``discuss`` (GIoT: not final yet) or
+    ``close`` (GIoT's last call: the definitive answer)."""
+    rule = {
+        "free": "If you are sure your answer is complete and correct, set final to true; if "
+        "you are unsure, set it to false and keep working.",
+        "discuss": "Do not give a final answer yet: set final to false.",
+        "close": "Give your definitive final answer now and set final to true.",
+    }[mode]
+    return (
+        f"Query: {rules(hand)}\nThe numbers are: {hand}.\n\n"
+        f"The dialogue so far:\n{iot_transcript(turns)}\n\n"
+        f"Your guide now says: {guidance}\n\n{rule}\n"
+        f"Reply with one JSON object: {IOT_ANSWER_FORMAT}"
     )
 
 
@@ -608,6 +694,66 @@ def parse_answer(text: str) -> str | None:
     return leading_expression(left) or left or None
 
 
+_STOP_RE = re.compile(r"\b(?:stop|final|iteration_stop|answer_to_query)\W{0,4}(true|yes)\b", re.I)
+
+
+def _field(data: dict[str, Any], *names: str) -> Any:
+    for name in names:
+        if name in data:
+            return data[name]
+    return None
+
+
+def _text_field(value: object, limit: int = 4000) -> str:
+    if value is None:
+        return ""
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return " ".join(text.split())[:limit]
+
+
+def parse_guidance(text: str) -> Guidance:
+    """The guide's prompt and stop flag, from JSON among prose or from plain prose."""
+    data = read_json_object(text)
+    if data is not None:
+        guidance = _text_field(_field(data, "guidance", "self_thought", "prompt", "thought"))
+        stop = truthy(_field(data, "stop", "iteration_stop"))
+        if guidance:
+            return Guidance(guidance, stop)
+    if not isinstance(text, str) or not text.strip():
+        return Guidance("", False, parsed=False)
+    plain = _MARKDOWN.sub("", text[:20000])
+    return Guidance(_text_field(plain), bool(_STOP_RE.search(plain)), parsed=False)
+
+
+def _answer_text(value: object) -> str | None:
+    text = _text_field(value, 400)
+    if not text:
+        return None
+    left = text.split("=")[0].strip()
+    return leading_expression(left) or left or None
+
+
+def parse_reply(text: str) -> Reply:
+    """The answerer's reasoning, answer, doubts and final flag; tolerant of prose."""
+    data = read_json_object(text)
+    if data is not None:
+        answer = _answer_text(_field(data, "answer", "answer_expression", "response"))
+        explanation = _text_field(_field(data, "explanation", "reasoning", "response"))
+        if answer is not None or explanation:
+            return Reply(
+                explanation,
+                answer,
+                _text_field(_field(data, "uncertainty", "doubts", "unsure"), 600),
+                truthy(_field(data, "final", "answer_to_query")),
+            )
+    if not isinstance(text, str) or not text.strip():
+        return Reply("", None, "", False, parsed=False)
+    plain = _MARKDOWN.sub("", text[:20000])
+    return Reply(
+        _text_field(plain), parse_answer(plain), "", bool(_STOP_RE.search(plain)), parsed=False
+    )
+
+
 # ---------------------------------------------------------------------- the adapter
 
 ROLES = frozenset(
@@ -726,6 +872,12 @@ class Game24Domain:
             return self.messages(bot_evaluate_prompt(hand, args["chain"], args["step"]))
         if role == "analyze":
             return self.messages(bot_feedback_prompt(hand, args["chain"]), FEEDBACK_SYSTEM)
+        if role == "guide":
+            user = iot_guide_prompt(hand, args["turns"], args["turn"], args["total"])
+            return self.messages(user, IOT_GUIDE_SYSTEM)
+        if role == "respond":
+            user = iot_answer_prompt(hand, args["turns"], args["guidance"], args["mode"])
+            return self.messages(user, IOT_ANSWER_SYSTEM)
         raise RolesMissing("a method", self.kind, [role])
 
     # ---------------------------------------------------------------- parsers
@@ -744,6 +896,16 @@ class Game24Domain:
 
     def parse_feedback(self, text: str, steps: int) -> Feedback:
         return parse_feedback(text, steps)
+
+    def parse_guidance(self, text: str) -> Guidance:
+        return parse_guidance(text)
+
+    def parse_reply(self, text: str) -> Reply:
+        return parse_reply(text)
+
+    def turn(self, guidance: str, reply: Reply) -> Turn:
+        """One dialogue turn as the next IoT prompts show it."""
+        return Turn(guidance, reply.explanation, reply.answer, reply.uncertainty, reply.final)
 
     def claims(self, text: str) -> list[Claim]:
         return extract_claims(text)

@@ -78,8 +78,11 @@ class RunContext:
         *,
         seed: int | None = None,
         record_prompts: bool = True,
+        guide_model: Model | None = None,
     ) -> None:
         self.model = model
+        self.guide_model = guide_model
+        """A second model for guiding roles (IoT's inner dialogue agent); None: ``model``."""
         self._emit = emit
         self.rng = random.Random(seed)
         self.start = time.perf_counter()
@@ -135,8 +138,9 @@ class RunContext:
         self._node_counter += 1
         return f"{prefix}{self._node_counter}"
 
-    async def call(self, call: Call) -> tuple[Generation, int]:
+    async def call(self, call: Call, *, guide: bool = False) -> tuple[Generation, int]:
         """Send ``call`` to the model; returns the generation and the id of its call event.
+        ``guide`` sends it to the run's guide model when it has one.
 
         A reply the model did not finish (cut at the token limit, stopped by a content
         filter) is reported in the :class:`ModelCalled` event and comes back without its
@@ -146,7 +150,8 @@ class RunContext:
         self._next_call_id += 1
         call_id = self._next_call_id
         try:
-            gen = await self.model.generate(call)
+            model = self.guide_model if guide and self.guide_model is not None else self.model
+            gen = await model.generate(call)
         except ModelError:
             # A failed call may still be billed (a cut stream, a reply over the cap): the
             # run's cost is unknown from here on, never a reassuring $0. It was made, so it
@@ -219,6 +224,7 @@ async def run_method(
     seed: int | None = None,
     record_prompts: bool = True,
     deadline: float | None = None,
+    guide_model: Model | None = None,
 ) -> AsyncIterator[Event]:
     """Run ``method`` and yield its events as they happen, ending with :class:`RunFinished`.
 
@@ -228,9 +234,13 @@ async def run_method(
     ``deadline``).
     """
     queue: asyncio.Queue[Event | None] = asyncio.Queue()
-    ctx = RunContext(model, queue.put_nowait, seed=seed, record_prompts=record_prompts)
+    ctx = RunContext(
+        model, queue.put_nowait, seed=seed, record_prompts=record_prompts, guide_model=guide_model
+    )
     # The config as JSON has it (tuples become lists), so a trace replays to equal events.
     config = json.loads(json.dumps(method.config_dict()))
+    if guide_model is not None:
+        config["guide_model"] = guide_model.name
     ctx.emit(RunStarted(method.name, domain.title, domain.kind, model.name, config))
 
     async def body() -> None:
@@ -324,11 +334,16 @@ def _finish(
 
 
 async def solve(
-    method: Method, domain: Domain[Any, Any], model: Model, *, seed: int | None = None
+    method: Method,
+    domain: Domain[Any, Any],
+    model: Model,
+    *,
+    seed: int | None = None,
+    guide_model: Model | None = None,
 ) -> tuple[RunFinished, list[Event]]:
     """Run to the end and return the finish event and every event (tests, benchmarks)."""
     events: list[Event] = []
-    async for event in run_method(method, domain, model, seed=seed):
+    async for event in run_method(method, domain, model, seed=seed, guide_model=guide_model):
         events.append(event)
     last = events[-1]
     assert isinstance(last, RunFinished)

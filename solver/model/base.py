@@ -61,6 +61,9 @@ class Call:
     sampling: Sampling = field(default_factory=Sampling)
     context: Mapping[str, Any] = field(default_factory=dict)
     sample_offset: int = 0
+    json: bool = False
+    """The prompt asks for one JSON object: servers with a JSON mode are asked for it
+    (``response_format``); the parser still tolerates prose around the object."""
 
     @property
     def prompt(self) -> str:

@@ -406,6 +406,8 @@ class OpenAIModel:
         """HTTP requests made, retries included."""
         self.retries = 0
         """Requests that were retries of a failed one."""
+        self.json_mode_refused = False
+        """The server refused ``response_format``: JSON is asked for in the prompt only."""
         self.cache_hits = 0
         """Samples answered from the cache."""
         # Learned when a server answers n > 1 with a single choice (llama.cpp): later calls
@@ -573,6 +575,16 @@ class OpenAIModel:
                             raise
                         raise _Failure("timeout", "", retryable=False, deadline=True) from None
             except _Failure as failure:
+                if (
+                    call.json
+                    and not self.json_mode_refused
+                    and failure.kind == "bad_request"
+                    and "response_format" in failure.detail
+                ):
+                    # A server without a JSON mode: ask again without it (the prompt itself
+                    # asks for JSON, and the parser reads JSON out of prose).
+                    self.json_mode_refused = True
+                    continue
                 if not failure.retryable or attempt >= self.settings.max_retries:
                     raise self._model_error(failure, attempts=attempt + 1) from None
                 wait = self._backoff(attempt, failure.retry_after)
@@ -614,6 +626,8 @@ class OpenAIModel:
             params["max_tokens"] = sampling.max_tokens
         if sampling.stop:
             params["stop"] = list(sampling.stop)
+        if call.json and not self.json_mode_refused:
+            params["response_format"] = {"type": "json_object"}
         if self.settings.seed is not None:
             # Offset by sample index, or the extra requests that fill in for a server that
             # ignores n would all draw the same sample.
@@ -907,6 +921,8 @@ class OpenAIModel:
             self.settings.seed,
             sample_index,
         ]
+        if call.json:  # a JSON-mode request is another request (older keys stay valid)
+            identity.append("json")
         text = json.dumps(identity, ensure_ascii=False, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()
 

@@ -78,6 +78,8 @@ def test_figures_of_a_set_of_five() -> None:
         "wall_time": 4.0,
         "errors": 1,
         "cumulative_by_iteration": [0.2, 0.4, 0.4],
+        "stops": {},
+        "stopped_by": {},
     }
 
 
@@ -182,3 +184,20 @@ async def test_the_errors_column_counts_runs_a_model_error_ended() -> None:
     assert bench.errors == 1 and bench.completed == 2
     assert [p.solved_by_iteration for p in bench.puzzles] == [(False, True), (), (False, True)]
     assert bench.cumulative_by_iteration() == [0.0, 2 / 3]
+
+
+def test_iot_stop_turns_and_reasons_are_counted_per_run() -> None:
+    from solver.bench import BenchResult, PuzzleResult
+
+    def run(turn: int, by: str) -> PuzzleResult:
+        return PuzzleResult(
+            "1 2 3 4", False, None, 2 * turn, 0, 0.0, 0.1, 2 * turn, "", (), "", turn, by
+        )
+
+    result = BenchResult(
+        "aiot", {}, [run(2, "answerer"), run(1, "guide"), run(2, "answerer"), run(10, "cap")]
+    )
+    assert result.stops() == {1: 1, 2: 2, 10: 1}
+    assert list(result.stops()) == [1, 2, 10]
+    assert result.stopped_by() == {"answerer": 2, "guide": 1, "cap": 1}
+    assert result.to_json()["stops"] == {"1": 1, "2": 2, "10": 1}

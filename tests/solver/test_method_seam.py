@@ -61,7 +61,7 @@ def test_options_come_from_the_config_fields_with_their_bounds() -> None:
     with pytest.raises(ValueError, match="finite"):
         temperature.check(float("nan"))
     owners = {name: [s.name for s in specs] for name, (_, specs) in all_options().items()}
-    assert owners["temperature"] == ["tot", "cot-sc", "cot", "io"]
+    assert owners["temperature"] == ["aiot", "giot", "tot", "cot-sc", "cot", "io"]
     assert owners["stop_early"] == ["bot", "tot"]
     assert find_spec("cot_sc") is find_spec("COTSC") is METHODS["cot-sc"]
 

@@ -45,6 +45,7 @@ from solver.methods import METHODS, make_method, run_method, solve
 from solver.methods.base import Outcome, RunContext, StopRun
 from solver.methods.baselines import IO, CoT, CoTConfig, CoTSC, CoTSCConfig, IOConfig
 from solver.methods.bot import BoT, BoTConfig, Node
+from solver.methods.iot import IoT
 from solver.methods.tot import ToT, ToTConfig, _Beam
 from solver.model import Call, Generation, Message, ModelError, Sampling, ScriptedModel, Usage
 from tests.solver.test_method_decisions import (
@@ -1170,6 +1171,8 @@ def test_make_method_reads_names_loosely_and_options_strictly() -> None:
         "cot-sc": CoTSC,
         "tot": ToT,
         "bot": BoT,
+        "aiot": IoT,
+        "giot": IoT,
     }
     for name in ("CoT_SC", "cotsc", "COT-SC", "cot_sc"):
         assert isinstance(make_method(name), CoTSC), name
@@ -1178,7 +1181,9 @@ def test_make_method_reads_names_loosely_and_options_strictly() -> None:
     assert make_method("bot", trees=3, iterations=None).config == BoTConfig(trees=3)  # type: ignore[attr-defined]
     with pytest.raises(ValueError) as info:
         make_method("dfs")
-    assert str(info.value) == "unknown method 'dfs'; choose from bot, tot, cot-sc, cot, io"
+    assert str(info.value) == (
+        "unknown method 'dfs'; choose from bot, aiot, giot, tot, cot-sc, cot, io"
+    )
     with pytest.raises(ValueError) as info:
         make_method("tot", breadth=0)
     assert str(info.value) == "breadth must be between 1 and 10000"

@@ -27,6 +27,7 @@ from typing import Any
 
 from puzzles.arith import format_number, format_operand
 from solver.model.base import Call, Generation, ModelError, TokenCallback, Usage, rough_tokens
+from solver.model.offline import iot24
 
 __all__ = ["OfflineModel"]
 
@@ -88,6 +89,8 @@ class OfflineModel:
         # engine thinks (its replies are pure computation).
         await asyncio.sleep(self.delay)
         ctx = call.context
+        if call.purpose in (iot24.GUIDE, iot24.RESPOND):
+            ctx = {"kind": "game24"}  # IoT roles read the prompt alone
         if ctx.get("kind") != "game24":
             raise ModelError("bad_request", "the offline engine only plays the Game of 24 so far")
         digest = hashlib.blake2b(call.prompt.encode(), digest_size=8).hexdigest()
@@ -97,9 +100,14 @@ class OfflineModel:
                 f"{self.seed}|{digest}|{call.sample_offset + i}|{call.sampling.temperature}"
                 f"|{call.sampling.top_p}"
             )
-            text = self._answer(
-                call.purpose, ctx, rng, call.sampling.temperature, call.sampling.top_p
-            )
+            if call.purpose in (iot24.GUIDE, iot24.RESPOND):
+                text = iot24.iot_reply(
+                    self, call.purpose, call.messages, rng, call.sampling.temperature
+                )
+            else:
+                text = self._answer(
+                    call.purpose, ctx, rng, call.sampling.temperature, call.sampling.top_p
+                )
             texts.append(text)
             if on_token is not None:
                 for piece in text.split(" "):

@@ -1,0 +1,251 @@
+"""Iteration of Thought: each stop reason, GIoT's fixed turns, the exact check beside the
+model's claim, the transcript in every call, tolerant parsing, the offline players reading
+only the prompt, and JSON mode over real HTTP."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from puzzles.game24 import Hand
+from solver.domains.game24 import Game24Domain, parse_guidance, parse_reply
+from solver.events import (
+    DialogueStopped,
+    Event,
+    ParseFailed,
+    RunFinished,
+    TurnAnswered,
+    TurnGuided,
+)
+from solver.methods import make_method, solve
+from solver.methods.iot import AIoTConfig, GIoTConfig, IoT
+from solver.model import Call, Generation, Model, ScriptedModel, TokenCallback
+from solver.model.offline import OfflineModel
+from solver.model.openai import OpenAIModel
+from tests.fakeserver import FakeServer
+
+HAND = Hand.parse("4 7 8 8")
+RIGHT = "(7 - 8 / 8) * 4"
+WRONG = "8 * 8 + 7 - 4"
+
+
+def guide(text: str = "Check your numbers.", stop: bool = False) -> str:
+    return json.dumps({"guidance": text, "stop": stop})
+
+
+def answer(expr: str | None, final: bool = False, doubt: str = "") -> str:
+    return json.dumps(
+        {"explanation": f"I tried {expr}.", "answer": expr, "uncertainty": doubt, "final": final}
+    )
+
+
+def dialogue(guides: list[str], answers: list[str]) -> Callable[[Call], str]:
+    """Replies by role, in order; the last one repeats."""
+    g, a = iter(guides), iter(answers)
+    last = {"iot_guide": guides[-1], "iot_answer": answers[-1]}
+
+    def reply(call: Call) -> str:
+        source = g if call.purpose == "iot_guide" else a
+        return next(source, last[call.purpose])
+
+    return reply
+
+
+def run(method: Any, model: Model, **kw: Any) -> tuple[RunFinished, list[Event]]:
+    return asyncio.run(solve(method, Game24Domain(HAND), model, **kw))
+
+
+def of(events: list[Event], kind: type[Any]) -> list[Any]:
+    return [e for e in events if isinstance(e, kind)]
+
+
+def test_aiot_stops_when_the_answerer_says_final() -> None:
+    model = ScriptedModel(dialogue([guide()], [answer(WRONG), answer(RIGHT, final=True)]))
+    fin, events = run(IoT(AIoTConfig(iterations=10)), model)
+    (stop,) = of(events, DialogueStopped)
+    assert (stop.turn, stop.by) == (2, "answerer")
+    assert fin.calls == 4 and [c.purpose for c in model.calls] == ["iot_guide", "iot_answer"] * 2
+    assert fin.answer == RIGHT and fin.solved
+
+
+def test_aiot_stops_on_the_guides_flag_after_this_turns_reply() -> None:
+    model = ScriptedModel(
+        dialogue([guide(), guide("Looks right.", stop=True)], [answer(WRONG), answer(RIGHT)])
+    )
+    fin, events = run(IoT(AIoTConfig(iterations=10)), model)
+    (stop,) = of(events, DialogueStopped)
+    assert (stop.turn, stop.by) == (2, "guide")
+    # The guide's flag judges the dialogue before the reply; the reply is still asked for.
+    assert fin.calls == 4 and fin.answer == RIGHT
+    assert [g.stop for g in of(events, TurnGuided)] == [False, True]
+
+
+def test_aiot_stops_at_the_cap_with_the_last_answer() -> None:
+    model = ScriptedModel(dialogue([guide()], [answer(RIGHT), answer(WRONG)]))
+    fin, events = run(IoT(AIoTConfig(iterations=3)), model)
+    (stop,) = of(events, DialogueStopped)
+    assert (stop.turn, stop.by) == (3, "cap")
+    assert fin.calls == 6 and fin.answer == WRONG and not fin.solved  # drifted off RIGHT
+
+
+def test_a_premature_stop_on_a_wrong_answer_is_visible() -> None:
+    model = ScriptedModel(dialogue([guide()], [answer(WRONG, final=True)]))
+    fin, events = run(IoT(), model)
+    (turn,) = of(events, TurnAnswered)
+    assert turn.final and not turn.ok and "not 24" in turn.verdict
+    assert not fin.solved and of(events, DialogueStopped)[0].by == "answerer"
+
+
+def test_giot_makes_2n_plus_1_calls_ignores_stop_and_closes_with_a_final_answer() -> None:
+    model = ScriptedModel(
+        dialogue([guide("Good.", stop=True)], [answer(WRONG, final=True), answer(RIGHT)])
+    )
+    fin, events = run(IoT(GIoTConfig(turns=3)), model)
+    assert fin.calls == 7
+    purposes = [c.purpose for c in model.calls]
+    assert purposes == ["iot_guide", "iot_answer"] * 3 + ["iot_answer"]
+    discuss = [c.messages[-1].content for c in model.calls if c.purpose == "iot_answer"]
+    assert all("Do not give a final answer yet" in p for p in discuss[:3])
+    assert "definitive final answer now" in discuss[3]
+    (stop,) = of(events, DialogueStopped)
+    assert (stop.turn, stop.by) == (4, "fixed")
+    phases = [g.phase for g in of(events, TurnGuided)]
+    assert phases == ["discuss"] * 3 + ["final"]
+    assert fin.answer == RIGHT and fin.solved
+
+
+def test_every_turn_is_checked_exactly_and_marked_changed_or_not() -> None:
+    model = ScriptedModel(dialogue([guide()], [answer(WRONG), answer(WRONG), answer(RIGHT)]))
+    _, events = run(IoT(AIoTConfig(iterations=3)), model)
+    turns = of(events, TurnAnswered)
+    assert [(t.answer, t.ok, t.changed) for t in turns] == [
+        (WRONG, False, True),
+        (WRONG, False, False),
+        (RIGHT, True, True),
+    ]
+    assert turns[0].verdict == "equals 67, not 24"
+
+
+def test_the_whole_transcript_travels_in_every_call_and_prompts_grow() -> None:
+    model = ScriptedModel(
+        dialogue([guide("First hint."), guide("Second hint.")], [answer(WRONG), answer("4 * 6")])
+    )
+    _, events = run(IoT(AIoTConfig(iterations=3)), model)
+    third_guide = [c for c in model.calls if c.purpose == "iot_guide"][2].messages[-1].content
+    for seen in ("First hint.", "Second hint.", WRONG, "4 * 6", "This is turn 3 of at most 3"):
+        assert seen in third_guide
+    tokens = [t.prompt_tokens for t in of(events, TurnAnswered)]
+    assert tokens == sorted(tokens) and tokens[0] < tokens[-1]
+
+
+def test_the_guide_may_be_another_model() -> None:
+    answerer = ScriptedModel(dialogue([guide()], [answer(WRONG)]))
+    guide_model = ScriptedModel(dialogue([guide()], [answer(WRONG)]), name="guide")
+    fin, _ = run(IoT(AIoTConfig(iterations=2)), answerer, guide_model=guide_model)
+    assert {c.purpose for c in guide_model.calls} == {"iot_guide"}
+    assert {c.purpose for c in answerer.calls} == {"iot_answer"}
+    assert fin.calls == 4
+
+
+def test_an_unfinished_reply_gives_no_answer_and_cannot_end_the_dialogue() -> None:
+    model = ScriptedModel(dialogue([guide()], [answer(RIGHT, final=True)]), finish_reason="length")
+    fin, events = run(IoT(AIoTConfig(iterations=2)), model)
+    assert [t.answer for t in of(events, TurnAnswered)] == [None, None]
+    assert of(events, DialogueStopped)[0].by == "cap" and fin.answer is None
+
+
+def test_garbage_replies_are_parse_failures_not_crashes() -> None:
+    model = ScriptedModel(["{" * 5000, "\x00\x1b[2J not json", "[]"])
+    fin, events = run(IoT(AIoTConfig(iterations=2)), model)
+    assert fin.reason == "done" and of(events, ParseFailed)
+    assert all(t.answer is None or isinstance(t.answer, str) for t in of(events, TurnAnswered))
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('Sure!\n```json\n{"guidance": "Use 8 / 8.", "stop": false}\n```', ("Use 8 / 8.", False)),
+        ('{"self_thought": "Done.", "iteration_stop": "True"}', ("Done.", True)),
+        ("Try a product first. stop: true", ("Try a product first. stop: true", True)),
+    ],
+)
+def test_guidance_is_read_from_json_among_prose_or_from_prose(
+    text: str, expected: tuple[str, bool]
+) -> None:
+    g = parse_guidance(text)
+    assert (g.text, g.stop) == expected
+
+
+def test_replies_are_read_tolerantly() -> None:
+    r = parse_reply('Here: {"answer_expression": "(7 - 8/8) * 4 = 24", "answer_to_query": "yes"}')
+    assert (r.answer, r.final, r.parsed) == ("(7 - 8/8) * 4", True, True)
+    r = parse_reply("I think so.\nAnswer: 4 * 6 = 24")
+    assert (r.answer, r.final, r.parsed) == ("4 * 6", False, False)
+    r = parse_reply('{"explanation": "x", "answer": "(7 - 8 / 8) * 4 - sqrt(9)"}')
+    assert r.answer == "(7 - 8 / 8) * 4 - sqrt(9)"  # whole, so the check rejects it
+    assert not Game24Domain(HAND).check(r.answer).ok
+
+
+class ContextBlind:
+    """The offline engine behind a wall: every call's ``context`` is emptied first."""
+
+    def __init__(self, inner: OfflineModel) -> None:
+        self.inner = inner
+        self.name = inner.name
+
+    async def generate(self, call: Call, on_token: TokenCallback | None = None) -> Generation:
+        return await self.inner.generate(dataclasses.replace(call, context={}), on_token)
+
+    async def aclose(self) -> None:
+        return None
+
+
+@pytest.mark.parametrize("name", ["aiot", "giot"])
+def test_the_offline_iot_players_read_only_the_prompt(name: str) -> None:
+    for hand in ("4 7 8 8", "1 5 5 5", "3 3 8 8"):
+        domain = Game24Domain(Hand.parse(hand))
+        seen, _ = asyncio.run(solve(make_method(name), domain, OfflineModel(seed=3)))
+        blind, _ = asyncio.run(solve(make_method(name), domain, ContextBlind(OfflineModel(seed=3))))
+        assert (seen.answer, seen.calls) == (blind.answer, blind.calls)
+
+
+def test_the_offline_guide_points_at_the_mistake_it_sees() -> None:
+    model = OfflineModel(seed=0)
+    domain = Game24Domain(HAND)
+    turns = (domain.turn("Start.", parse_reply(answer("8 + 8 + 7 + 4"))),)
+    call = Call("iot_guide", domain.prompt("guide", turns=turns, turn=2, total=10))
+    texts = set()
+    for seed in range(20):
+        model.seed = seed
+        texts.add(parse_guidance(asyncio.run(model.generate(call)).text).text)
+    assert any("comes to 27, not 24" in t for t in texts)
+    turns = (domain.turn("Start.", parse_reply(answer("8 * 8 * 8 * 7"))),)
+    call = Call("iot_guide", domain.prompt("guide", turns=turns, turn=2, total=10))
+    text = parse_guidance(asyncio.run(OfflineModel(seed=1).generate(call)).text).text
+    assert "you leave out 4" in text and "more often" in text
+
+
+def test_iot_over_http_asks_for_json_mode_and_falls_back_without_it() -> None:
+    reply = dialogue([guide()], [answer(RIGHT, final=True)])
+
+    def server_reply(request: dict[str, Any], index: int) -> str:
+        system = request["messages"][0]["content"]
+        role = "iot_guide" if system.startswith("You are the inner guide") else "iot_answer"
+        return reply(Call(role, ()))
+
+    for json_mode in (True, False):
+        with FakeServer(reply=server_reply, json_mode=json_mode) as server:
+            model = OpenAIModel(base_url=server.url, api_key="k", model="fake-model", cache=False)
+            fin, _ = asyncio.run(solve(make_method("aiot"), Game24Domain(HAND), model))
+            asyncio.run(model.aclose())
+            asked = [("response_format" in r.json) for r in server.chat_requests]
+        assert fin.solved and fin.answer == RIGHT
+        if json_mode:
+            assert asked == [True, True] and not model.json_mode_refused
+        else:  # refused once, then asked in the prompt only
+            assert asked == [True, False, False] and model.json_mode_refused
