@@ -33,6 +33,7 @@ __all__ = [
     "ThoughtAdded",
     "ThoughtPruned",
     "ThoughtScored",
+    "TokensStreamed",
     "TokensUsed",
     "TreeStarted",
     "TurnAnswered",
@@ -169,6 +170,18 @@ class ExperienceAdded(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class TokensStreamed(Event):
+    """Text a model has streamed so far for one sample of a call still in flight (sent at
+    most about 20 times a second per call, each with the whole text so far, so a consumer
+    that drops some loses nothing). Only runs that ask for streaming report these."""
+
+    call_id: int
+    purpose: str
+    index: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class TurnGuided(Event):
     """IoT: the Inner Dialogue Agent's prompt for one turn, and whether it called the answer
     final (its ``iteration_stop``). ``phase`` is ``discuss`` or, for GIoT's closing call,
@@ -301,6 +314,7 @@ _TYPES: dict[str, type[Event]] = {
         RunStarted,
         IterationStarted,
         TreeStarted,
+        TokensStreamed,
         TurnGuided,
         TurnAnswered,
         DialogueStopped,

@@ -23,6 +23,7 @@ from solver.events import (
     ParseFailed,
     RunFinished,
     RunStarted,
+    TokensStreamed,
     TokensUsed,
 )
 from solver.model import Call, Generation, Model, ModelError
@@ -50,6 +51,9 @@ class Method(Protocol):
 
 
 _T = TypeVar("_T")
+
+STREAM_INTERVAL = 0.05
+"""Seconds between two :class:`TokensStreamed` reports of one sample (about 20 a second)."""
 
 # How many model calls lie on the longest chain of calls that each waited for the one before:
 # the run's "sequential rounds". Tasks inherit it; RunContext.gather joins it back.
@@ -79,8 +83,11 @@ class RunContext:
         seed: int | None = None,
         record_prompts: bool = True,
         guide_model: Model | None = None,
+        stream: bool = False,
     ) -> None:
         self.model = model
+        self.stream = stream
+        """Report :class:`TokensStreamed` while replies arrive (the app shows them live)."""
         self.guide_model = guide_model
         """A second model for guiding roles (IoT's inner dialogue agent); None: ``model``."""
         self._emit = emit
@@ -151,7 +158,10 @@ class RunContext:
         call_id = self._next_call_id
         try:
             model = self.guide_model if guide and self.guide_model is not None else self.model
-            gen = await model.generate(call)
+            if self.stream:
+                gen = await model.generate(call, self._streamer(call_id, call.purpose))
+            else:
+                gen = await model.generate(call)
         except ModelError:
             # A failed call may still be billed (a cut stream, a reply over the cap): the
             # run's cost is unknown from here on, never a reassuring $0. It was made, so it
@@ -193,6 +203,20 @@ class RunContext:
             gen = dataclasses.replace(gen, texts=finished)
         return gen, call_id
 
+    def _streamer(self, call_id: int, purpose: str) -> Callable[[int, str], None]:
+        """A token callback that reports the text so far, at most every 50 ms per sample."""
+        texts: dict[int, str] = {}
+        last: dict[int, float] = {}
+
+        def on_token(index: int, delta: str) -> None:
+            texts[index] = texts.get(index, "") + delta
+            now = time.perf_counter()
+            if now - last.get(index, -1.0) >= STREAM_INTERVAL:
+                last[index] = now
+                self.emit(TokensStreamed(call_id, purpose, index, texts[index][-2000:]))
+
+        return on_token
+
     @property
     def total_cost(self) -> float | None:
         return self.cost if self.cost_known else None
@@ -225,6 +249,7 @@ async def run_method(
     record_prompts: bool = True,
     deadline: float | None = None,
     guide_model: Model | None = None,
+    stream: bool = False,
 ) -> AsyncIterator[Event]:
     """Run ``method`` and yield its events as they happen, ending with :class:`RunFinished`.
 
@@ -235,7 +260,12 @@ async def run_method(
     """
     queue: asyncio.Queue[Event | None] = asyncio.Queue()
     ctx = RunContext(
-        model, queue.put_nowait, seed=seed, record_prompts=record_prompts, guide_model=guide_model
+        model,
+        queue.put_nowait,
+        seed=seed,
+        record_prompts=record_prompts,
+        guide_model=guide_model,
+        stream=stream,
     )
     # The config as JSON has it (tuples become lists), so a trace replays to equal events.
     config = json.loads(json.dumps(method.config_dict()))

@@ -96,3 +96,59 @@ def run(method: Any, domain: Any, model: Any) -> tuple[RunFinished, list[Any]]:
     import asyncio
 
     return asyncio.run(solve(method, domain, model))
+
+
+class Trickling:
+    """A model that streams its reply one character every 5 ms."""
+
+    name = "trickle"
+
+    def __init__(self, reply: str) -> None:
+        self.reply = reply
+
+    async def generate(self, call: Any, on_token: Any = None) -> Any:
+        from solver.model import Generation, Usage
+
+        for ch in self.reply:
+            await asyncio_sleep(0.005)
+            if on_token is not None:
+                on_token(0, ch)
+        return Generation((self.reply,), Usage(1, 1), 0.0)
+
+    async def aclose(self) -> None:
+        return None
+
+
+async def asyncio_sleep(seconds: float) -> None:
+    import asyncio
+
+    await asyncio.sleep(seconds)
+
+
+def test_a_streaming_run_reports_the_text_so_far_at_most_twenty_times_a_second() -> None:
+    import asyncio
+    import time
+
+    from solver.events import TokensStreamed
+    from solver.methods import run_method
+
+    reply = "4 * 6 = 24 (left: 24)\nAnswer: (8 - 7 + 8 / 8 * 0 + 3) * 6 = 24" + " " * 40
+    domain = Game24Domain(Hand.parse("4 7 8 8"))
+
+    async def collect(stream: bool) -> tuple[list[TokensStreamed], float]:
+        start = time.perf_counter()
+        out = [
+            e
+            async for e in run_method(make_method("io"), domain, Trickling(reply), stream=stream)
+            if isinstance(e, TokensStreamed)
+        ]
+        return out, time.perf_counter() - start
+
+    quiet, _ = asyncio.run(collect(False))
+    assert quiet == []
+    streamed, elapsed = asyncio.run(collect(True))
+    assert len(streamed) >= 3
+    assert len(streamed) <= elapsed * 20 + 2  # about 20 a second at most
+    assert all(reply.startswith(e.text) for e in streamed)
+    lengths = [len(e.text) for e in streamed]
+    assert lengths == sorted(lengths) and streamed[0].purpose == "io"
