@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from solver.bench import BenchResult
     from solver.methods import MethodSpec
     from tui.cli.kinds import _SubParsers
+    from tui.cli.usage import Parser
     from tui.kinds import PuzzleKind
 
 __all__ = ["add_parser", "bench_exit_code", "run"]
@@ -38,21 +39,26 @@ def add_parser(sub: _SubParsers, **common: Any) -> None:
     )
     kinds = add_kind_parsers(p, refuse_unsolvable)
     for kind, commands in kind_commands():
-        if commands.solver is None or not kind.solvable:
-            continue
-        kp = kinds.add_parser(
-            kind.cli,
-            help=kind.label,
-            description=f"Benchmark methods on a set of {kind.label} puzzles (ToT's success rule).",
-            **common,
-        )
-        options.add_method_flag(kp, default=DEFAULT_METHODS, several=True)
-        commands.solver.add_bench_arguments(kp)
-        kp.add_argument("--jobs", type=int, default=1, metavar="N", help="puzzles run at once (1)")
-        kp.add_argument("--json", action="store_true", help="print results as JSON")
-        options.add_method_options(kp)
-        options.add_model_options(kp)
-        kp.set_defaults(run=partial(run, kind, commands.solver), parser=kp)
+        if commands.solver is not None and kind.solvable:
+            kinds.add_lazy(
+                kind.cli,
+                partial(_add_kind_arguments, kind, commands.solver),
+                help=kind.label,
+                description=f"Benchmark methods on a set of {kind.label} puzzles (ToT's "
+                "success rule).",
+                **common,
+            )
+
+
+def _add_kind_arguments(kind: PuzzleKind, solver: SolverCommands, kp: Parser) -> None:
+    """The flags of ``ponder bench KIND``: the methods, the kind's puzzle set, the run."""
+    options.add_method_flag(kp, default=DEFAULT_METHODS, several=True)
+    solver.add_bench_arguments(kp)
+    kp.add_argument("--jobs", type=int, default=1, metavar="N", help="puzzles run at once (1)")
+    kp.add_argument("--json", action="store_true", help="print results as JSON")
+    options.add_method_options(kp)
+    options.add_model_options(kp)
+    kp.set_defaults(run=partial(run, kind, solver), parser=kp)
 
 
 def run(kind: PuzzleKind, solver: SolverCommands, args: argparse.Namespace) -> int:

@@ -84,29 +84,38 @@ def kind_commands() -> list[tuple[PuzzleKind, KindCommands]]:
 
 class _KindMap(dict[str, Parser]):
     """Sub-parsers by kind, looked up the way :func:`tui.kinds.find_kind` reads a kind (any
-    case, aliases), with the registry's own messages for a kind that is not there."""
+    case, aliases), with the registry's own messages for a kind that is not there. A
+    sub-parser registered with :meth:`KindParsers.add_lazy` is made when first looked up."""
 
     def __init__(self, refuse: Callable[[PuzzleKind], str]) -> None:
         super().__init__()
         self.refuse = refuse
+        self.later: dict[str, Callable[[], Parser]] = {}
         self.building = False
 
+    def _has(self, key: str) -> bool:
+        return dict.__contains__(self, key) or key in self.later
+
     def _key(self, text: object) -> object:
-        if self.building or not isinstance(text, str) or dict.__contains__(self, text):
+        if self.building or not isinstance(text, str) or self._has(text):
             return text
         try:
             kind = find_kind(text)
         except UnknownKind as exc:
             raise UsageError(str(exc)) from None
-        if not dict.__contains__(self, kind.cli):
+        if not self._has(kind.cli):
             raise UsageError(self.refuse(kind))
         return kind.cli
 
     def __contains__(self, key: object) -> bool:
-        return dict.__contains__(self, self._key(key))
+        key = self._key(key)
+        return isinstance(key, str) and self._has(key)
 
     def __getitem__(self, key: str) -> Parser:
-        return dict.__getitem__(self, str(self._key(key)))
+        key = str(self._key(key))
+        if key in self.later and not dict.__contains__(self, key):
+            dict.__setitem__(self, key, self.later.pop(key)())
+        return dict.__getitem__(self, key)
 
 
 class KindParsers(_SubParsers):
@@ -123,6 +132,23 @@ class KindParsers(_SubParsers):
             return super().add_parser(name, **kwargs)
         finally:
             self._kinds.building = False
+
+    def add_lazy(
+        self, name: str, build: Callable[[Parser], None], *, help: str, **kwargs: Any
+    ) -> None:
+        """A sub-parser made only when the command line names its kind, ``build`` adding its
+        arguments: the method options import the method catalogue, which ``ponder --help``
+        and the other commands need not wait for."""
+        self._choices_actions.append(self._ChoicesPseudoAction(name, (), help))
+        kwargs.setdefault("prog", f"{self._prog_prefix} {name}")
+
+        def make() -> Parser:
+            parser = self._parser_class(**kwargs)
+            assert isinstance(parser, Parser)
+            build(parser)
+            return parser
+
+        self._kinds.later[name] = make
 
 
 def add_kind_parsers(parser: Parser, refuse: Callable[[PuzzleKind], str]) -> KindParsers:

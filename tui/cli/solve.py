@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from solver.events import RunFinished
     from solver.methods import MethodSpec
     from tui.cli.kinds import _SubParsers
+    from tui.cli.usage import Parser
     from tui.kinds import PuzzleKind
 
 __all__ = [
@@ -60,29 +61,34 @@ def add_parser(sub: _SubParsers, **common: Any) -> None:
     )
     kinds = add_kind_parsers(p, refuse_unsolvable)
     for kind, commands in kind_commands():
-        if commands.solver is None or not kind.solvable:
-            continue
-        kp = kinds.add_parser(
-            kind.cli,
-            help=kind.label,
-            description=f"Run a reasoning method on one {kind.label} puzzle and stream its events.",
-            **common,
-        )
-        commands.solver.add_solve_arguments(kp)
-        options.add_method_flag(kp, default=DEFAULT_METHOD, several=False)
-        kp.add_argument("--json", action="store_true", help="one JSON event per line")
-        kp.add_argument(
-            "--trace",
-            metavar="FILE",
-            help="also write the run as a trace file; a trace that cannot be written (a full "
-            "disk) stops the run with a message and exit code 2",
-        )
-        kp.add_argument(
-            "-v", "--verbose", action="store_true", help="print every thought and arithmetic check"
-        )
-        options.add_method_options(kp)
-        options.add_model_options(kp)
-        kp.set_defaults(run=partial(run, kind, commands.solver), parser=kp)
+        if commands.solver is not None and kind.solvable:
+            kinds.add_lazy(
+                kind.cli,
+                partial(_add_kind_arguments, kind, commands.solver),
+                help=kind.label,
+                description=f"Run a reasoning method on one {kind.label} puzzle and stream "
+                "its events.",
+                **common,
+            )
+
+
+def _add_kind_arguments(kind: PuzzleKind, solver: SolverCommands, kp: Parser) -> None:
+    """The flags of ``ponder solve KIND``: the kind's own, then the method's and the model's."""
+    solver.add_solve_arguments(kp)
+    options.add_method_flag(kp, default=DEFAULT_METHOD, several=False)
+    kp.add_argument("--json", action="store_true", help="one JSON event per line")
+    kp.add_argument(
+        "--trace",
+        metavar="FILE",
+        help="also write the run as a trace file; a trace that cannot be written (a full "
+        "disk) stops the run with a message and exit code 2",
+    )
+    kp.add_argument(
+        "-v", "--verbose", action="store_true", help="print every thought and arithmetic check"
+    )
+    options.add_method_options(kp)
+    options.add_model_options(kp)
+    kp.set_defaults(run=partial(run, kind, solver), parser=kp)
 
 
 def check_roles(spec: MethodSpec, domain: Any) -> None:
