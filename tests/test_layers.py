@@ -1,4 +1,5 @@
-"""The layers only point downwards: puzzles and solver never import textual."""
+"""The layers only point downwards (tui -> solver -> puzzles; puzzles and solver never import
+textual), methods know puzzles only through the domain seam, and no text is ever eval'd."""
 
 from __future__ import annotations
 
@@ -95,3 +96,46 @@ def test_the_import_contract_check_sees_a_hidden_import(tmp_path: Path) -> None:
     )
     found = sorted(m for _, m in _ast_imports(tmp_path))
     assert found == ["puzzles.arith", "puzzles.game24"]
+
+
+def _literal_collections(path: Path) -> list[tuple[int, set[str]]]:
+    """The string constants of every literal tuple, list, set and dict (keys) in a file."""
+    import ast
+
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        items: list[ast.expr | None] = []
+        if isinstance(node, ast.Tuple | ast.List | ast.Set):
+            items = list(node.elts)
+        elif isinstance(node, ast.Dict):
+            items = list(node.keys)
+        strings = {
+            i.value for i in items if isinstance(i, ast.Constant) and isinstance(i.value, str)
+        }
+        if strings:
+            out.append((node.lineno, strings))
+    return out
+
+
+def test_no_list_of_methods_or_options_outside_the_catalogue() -> None:
+    from solver.methods import METHODS, all_options
+
+    names = set(METHODS)
+    options = set(all_options()) - {"temperature"}  # a word too common to be a list's sign
+    found = []
+    # Role and call-purpose names (``io``, ``cot``) live in solver/domains and solver/model:
+    # those are a domain's vocabulary, not lists of methods.
+    paths = [*(ROOT / "tui").rglob("*.py"), *(ROOT / "solver").glob("*.py")]
+    for path in paths:
+        for line, strings in _literal_collections(path):
+            if len(strings & names) >= 2 or len(strings & options) >= 2:
+                found.append(f"{path.relative_to(ROOT)}:{line}: {sorted(strings)[:6]}")
+    assert not found, "methods and options come from solver.methods only:\n" + "\n".join(found)
+
+
+def test_the_list_check_sees_a_list_of_methods(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text(
+        'CHOICES = [("BoT", "bot"), ("ToT", "tot")]\nX = {"bot": 1, "io": 2}\n'
+    )
+    found = _literal_collections(tmp_path / "m.py")
+    assert any({"bot", "io"} <= s for _, s in found)
