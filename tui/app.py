@@ -18,24 +18,20 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.worker import Worker, WorkerState
 
-from puzzles.game24 import Hand, HandError
 from puzzles.text import visible
+from solver import events as ev
+from solver.methods import METHODS
 from solver.model import Model
+from solver.model import factory as model_factory
 from solver.model.factory import describe_engine
 from solver.settings import Settings
+from tui.kinds import KINDS, UnknownKind, find_kind
 from tui.screens.home import HomeScreen
 
 if TYPE_CHECKING:
     from tui.store import SaveReport
 
 __all__ = ["OFFLINE_THINK_SECONDS", "PonderApp", "Replay", "make_app", "run_app"]
-
-TREE_KEYS = (
-    "In the solver's tree (tab until it has focus): up / down move, enter shows a thought's "
-    "details, space folds or unfolds it, shift+left goes to its parent. The tabs below it "
-    "(Arithmetic, Experience, Details): tab to the tab bar, then left / right switch. "
-    "l explains the tree's marks and scores."
-)
 
 OFFLINE_THINK_SECONDS = 0.02
 """Pause of the offline engine per call in the app (benchmarks and the CLI run it flat out)."""
@@ -60,6 +56,16 @@ class Replay:
         self.speed = self.default_speed()
         self.paused = False
         self.finished = False
+
+    @property
+    def kind(self) -> str:
+        """The puzzle kind the trace was run on: its header's, else its run's
+        (``RunStarted.kind``). Traces from before kinds were recorded are Game of 24 runs."""
+        kind = self.header.get("kind")
+        if not isinstance(kind, str) or not kind:
+            started = (e for e in self.events if isinstance(e, ev.RunStarted))
+            kind = next((e.kind for e in started if e.kind), "game24")
+        return kind
 
     def default_speed(self) -> float:
         """1x, or a power of two below it that makes a short run last about
@@ -87,13 +93,6 @@ class Replay:
             return "replay over · R plays it again · esc for home"
         state = "paused" if self.paused else f"playing at {self.speed:g}x"
         return f"replay {state} · space pauses · [ slower · ] faster · R restarts"
-
-    def hand(self) -> Hand:
-        """The hand the trace was run on; :class:`HandError` when the header has none."""
-        target = self.header.get("target", 24)
-        if not isinstance(target, int) or isinstance(target, bool):
-            raise HandError(f"the target {target!r} is not a whole number")
-        return Hand.parse(str(self.header.get("puzzle", "")), target)
 
 
 class PonderApp(App[None]):
@@ -126,7 +125,7 @@ class PonderApp(App[None]):
         self.store = store
         self.store_message = store_message
         self.replay = replay
-        self.method_name = "bot"
+        self.method_name = next(iter(METHODS))  # the catalogue's first
         self.method_options: dict[str, Any] = {}
         self.race = False
         self.race_delay = 0.0
@@ -145,18 +144,17 @@ class PonderApp(App[None]):
         if self.settings.theme in self.available_themes:
             self.theme = self.settings.theme
         self.theme_changed_signal.subscribe(self, self._theme_changed)
-        # Rating all 1,820 hands takes a second or two: do it while the person reads the home
-        # screen, not when they press play.
-        self.run_worker(_warm_catalogue, thread=True, group="warm-up", exit_on_error=False)
+        # Whatever a kind prepares before its first puzzle (the Game of 24 rates all 1,820
+        # hands) is done while the person reads the home screen, not when they press play.
+        for kind in KINDS.values():
+            if kind.playable:
+                warm_up = kind.screen_class().warm_up
+                self.run_worker(warm_up, thread=True, group="warm-up", exit_on_error=False)
         if self.store is not None and self.store.pending:  # kept aside by an earlier session
             self.save_results()
+        self.push_screen(HomeScreen())
         if self.replay is not None:
-            hand = self.replay.hand()
-            from tui.screens.game24 import Game24Screen
-
-            self.push_screen(Game24Screen(hand, "replay", replay=self.replay))
-        else:
-            self.push_screen(HomeScreen())
+            self.open_replay(self.replay)
 
     def _theme_changed(self, theme: Any) -> None:
         """Keep the theme chosen (ctrl+p, Theme) for the next start, in the config file."""
@@ -170,19 +168,34 @@ class PonderApp(App[None]):
         except SettingsError as exc:
             self.notify(f"The theme is not kept for next time: {exc}", severity="warning")
 
-    def new_game24(
-        self, level: str | None, *, seed: int | None = None, replace: bool = False
+    def open_puzzle(
+        self,
+        kind: str,
+        level: str | None = None,
+        *,
+        seed: int | None = None,
+        replace: bool = False,
     ) -> None:
-        """Open a new Game of 24 hand of ``level`` (any when None), by ``seed`` if given."""
-        from puzzles.game24.catalogue import entry, pick
-        from tui.screens.game24 import Game24Screen
-
-        hand = pick(level, self._rng.randrange(1 << 30) if seed is None else seed)
-        screen = Game24Screen(hand, level or entry(hand).level)
+        """Open a new puzzle of ``kind`` and ``level`` (any when None), by ``seed`` if given;
+        ``replace`` swaps it for the puzzle on screen (``n``) rather than going on top."""
+        entry = KINDS.get(kind) or find_kind(kind)
+        screen = entry.screen_class().deal(
+            level, self._rng.randrange(1 << 30) if seed is None else seed
+        )
         if replace:
             self.switch_screen(screen)
         else:
             self.push_screen(screen)
+
+    def open_replay(self, replay: Replay) -> None:
+        """Play ``replay`` on its kind's screen; a trace of a kind the app cannot show is
+        refused with a notice, over the home screen."""
+        try:
+            screen = find_kind(replay.kind).screen_class().from_replay(replay)
+        except (UnknownKind, ValueError) as exc:
+            self.notify(f"This trace cannot be replayed here: {exc}", severity="error")
+            return
+        self.push_screen(screen)
 
     def action_settings(self) -> None:
         from tui.screens.settings import SettingsScreen
@@ -206,24 +219,19 @@ class PonderApp(App[None]):
                 binding.key_display or self.get_key_display(binding)
             )
             descriptions.setdefault(binding.action, binding.description or binding.action)
-        seen = set(keys)
         rows = [(" / ".join(k), descriptions[a]) for a, k in keys.items()]
         # ponder's own keys first; the generic ones (scrolling, widget keys) after them.
         ours = {a for a in keys if a in self._ponder_actions()}
         rows = [r for a, r in zip(keys, rows, strict=True) if a in ours] + [
             r for a, r in zip(keys, rows, strict=True) if a not in ours
         ]
-        if "pick(0)" in seen:
-            rows.insert(0, ("1-4", "pick a card, then an operator, then a card"))
-            rows.insert(1, ("+ - * / x", "the operator between two cards: + - × ÷"))
-            rows = [
-                r
-                for r in rows
-                if not r[1].startswith(("card ", "add", "subtract", "multiply", "divide"))
-            ]
+        from tui.screens.puzzle import PuzzleScreen
         from tui.widgets.solver_pane import SolverPane
 
-        notes = TREE_KEYS if self.screen.query(SolverPane) else ""
+        if isinstance(self.screen, PuzzleScreen):
+            rows = self.screen.help_rows(rows)
+        panes = self.screen.query(SolverPane)
+        notes = panes.first().keys_note() if panes else ""
         self.push_screen(HelpScreen(rows, self.screen.sub_title or "ponder", notes))
 
     def _ponder_actions(self) -> set[str]:
@@ -263,26 +271,19 @@ class PonderApp(App[None]):
         for command in super().get_system_commands(screen):
             if command.title != "Keys":
                 yield command
-        yield SystemCommand("New Game of 24", "Deal a new hand", lambda: self.new_game24(None))
+        for kind in KINDS.values():
+            if kind.playable:
+                yield SystemCommand(
+                    f"Play {kind.label}",
+                    "A new puzzle, any difficulty",
+                    partial(self.open_puzzle, kind.name),
+                )
         yield SystemCommand(
             "Settings", "Engine, server, model, prices, concurrency", self.action_settings
         )
         yield SystemCommand("Keys", "Every key binding", self.action_help)
-        from tui.screens.game24 import Game24Screen
-
-        if isinstance(screen, Game24Screen):
-            yield SystemCommand(
-                "Start or stop the solver", "Space in the game", screen.action_toggle_solver
-            )
-            yield SystemCommand(
-                "Solver method",
-                "Choose the method and its parameters",
-                screen.action_solver_options,
-            )
-            yield SystemCommand(
-                "Hint", "A nudge, then a first step, then a solution", screen.action_hint
-            )
-            yield SystemCommand("Give up", "Show every solution", screen.action_give_up)
+        # Each screen adds its own commands (its COMMANDS providers): the solver's and the
+        # puzzle's on a puzzle screen.
 
     # ---------------------------------------------------------------- solver wiring
 
@@ -311,45 +312,43 @@ class PonderApp(App[None]):
         return self._seed if self._seed is not None else self.settings.seed
 
     def make_model(self, on_retry: Callable[[str, int, float], None] | None = None) -> Model:
+        """The model for a run, from the one factory (a test's own factory if it gave one).
+
+        The offline engine computes on the app's event loop; a short think per call keeps
+        keys responsive and the tree watchable."""
         if self._model_factory is not None:
             return self._model_factory()
-        if self.settings.engine == "openai":
-            from solver.model.openai import OpenAIModel
-
-            return OpenAIModel(self.settings, on_retry=on_retry)
-        from solver.model.offline import OfflineModel
-
-        # The offline engine computes on the app's event loop; a short think per call keeps
-        # keys responsive and the tree watchable.
-        return OfflineModel(seed=self.seed() or 0, delay=OFFLINE_THINK_SECONDS)
+        return model_factory.make_model(
+            self.settings,
+            seed=self.seed(),
+            offline_delay=OFFLINE_THINK_SECONDS,
+            on_retry=on_retry,
+        )
 
     def make_method(self) -> Any:
-        from solver.methods import make_method
+        """The chosen method with the options set for it, on the app's settings (``in_app``,
+        e.g. a verified answer ends the run). Options of other methods are left out."""
+        from solver.methods import find_spec
 
-        options = dict(self.method_options)
-        allowed = {
-            "bot": ("trees", "iterations", "aggregation"),
-            "tot": ("breadth",),
-            "cot-sc": ("samples",),
-        }.get(self.method_name, ())
-        chosen = {k: v for k, v in options.items() if k in allowed}
-        if self.method_name in ("bot", "tot"):
-            chosen["stop_early"] = True  # in the app, a verified answer ends the run
-        return make_method(self.method_name, **chosen)
+        spec = find_spec(self.method_name)
+        names = {o.name for o in spec.options()}
+        chosen = {k: v for k, v in self.method_options.items() if k in names}
+        return spec.make(**{**spec.in_app, **chosen})
 
     # ---------------------------------------------------------------- results
 
     STORE_RETRY_SECONDS = 15.0
     """How soon results that could not be saved are tried again."""
 
-    def record_result(self, **fields: Any) -> None:
-        """Save a played puzzle without holding up the screen (see :meth:`save_results`)."""
+    def record_result(self, *, kind: str, **fields: Any) -> None:
+        """Save a played puzzle of ``kind`` without holding up the screen (see
+        :meth:`save_results`)."""
         if self.store is None:
             return
         from tui.store import Result
 
         started = datetime.now(UTC) - timedelta(seconds=float(fields.get("seconds", 0)))
-        self.save_results(Result(kind="game24", started_at=started, **fields))
+        self.save_results(Result(kind=kind, started_at=started, **fields))
 
     def save_results(self, result: Any = None) -> None:
         """Write ``result`` and any results still waiting, on a worker thread: a results file
@@ -436,12 +435,6 @@ class PonderApp(App[None]):
 
     def apply_settings(self, settings: Settings) -> None:
         self.settings = settings
-
-
-def _warm_catalogue() -> None:
-    from puzzles.game24.catalogue import catalogue
-
-    catalogue()
 
 
 def make_app(

@@ -136,7 +136,7 @@ async def test_solver_runs_beside_the_puzzle_and_fills_the_panes(tmp_path: Path)
         experience = [line.text for line in screen.query_one("#experience", RichLog).lines]
         assert any("solved" in line or "Analysis" in line for line in experience)
         status = str(screen.query_one("#solver-status", Static).render())
-        assert "BOT" in status and "calls" in status and "offline" in status
+        assert "BoT" in status and "calls" in status and "offline" in status
 
 
 async def test_solver_can_be_stopped_and_restarted(tmp_path: Path) -> None:

@@ -23,7 +23,7 @@ from puzzles.game24 import Hand
 from puzzles.game24.catalogue import entry
 from solver import events as ev
 from solver.domains.game24 import Game24Domain
-from solver.methods import make_method, run_method
+from solver.methods import find_spec, make_method, run_method
 from solver.model import Call, Generation, TokenCallback
 from solver.model.offline import OfflineModel
 from solver.settings import Settings
@@ -168,11 +168,16 @@ async def test_the_method_dialog_sets_the_next_run(
         dialog = app.screen
         assert isinstance(dialog, MethodDialog)
         dialog.query_one("#method", Select).value = method
-        dialog.query_one(f"#{field}", Input).value = str(value)
+        await pilot.pause()
+        # Only the chosen method's options show, each under an id of method and option.
+        shown = [w.id for w in dialog.query(Input) if w.region.area]
+        assert f"{method}-{field}" in shown
+        assert all(name.startswith(f"{method}-") for name in shown)
+        dialog.query_one(f"#{method}-{field}", Input).value = str(value)
         dialog.query_one("#use", Button).press()
         await pilot.pause()
         assert app.screen is screen
-        assert method in message(screen, "#message")
+        assert find_spec(method).label in message(screen, "#message")
         assert runs_started(applied) == []  # choosing does not start a run
         await pilot.press("s")
         await wait_for(pilot, lambda: runs_started(applied))
@@ -191,8 +196,9 @@ async def test_a_cancelled_method_dialog_changes_nothing(
         await pilot.pause()
         await pilot.press("m")
         await pilot.pause()
+        app.screen.query_one("#bot-trees", Input).value = "3"
         app.screen.query_one("#method", Select).value = "tot"
-        app.screen.query_one("#trees", Input).value = "3"
+        await pilot.pause()
         await pilot.press("escape")
         await pilot.pause()
         await pilot.press("s")
@@ -209,11 +215,18 @@ async def test_a_bad_value_in_the_method_dialog_is_refused(tmp_path: Path) -> No
         await pilot.press("m")
         await pilot.pause()
         dialog = app.screen
-        dialog.query_one("#breadth", Input).value = "0"
+        dialog.query_one("#method", Select).value = "tot"
+        await pilot.pause()
+        dialog.query_one("#tot-breadth", Input).value = "0"
         dialog.query_one("#use", Button).press()
         await pilot.pause()
         assert app.screen is dialog
-        assert "breadth must be a whole number from 1 to 20" in message(dialog, "#method-error")
+        # The catalogue's own check and message (OptionInfo.check), in the dialog.
+        assert "breadth must be between 1 and 10000" in message(dialog, "#method-error")
+        dialog.query_one("#tot-breadth", Input).value = "2.5"
+        dialog.query_one("#use", Button).press()
+        await pilot.pause()
+        assert "breadth must be a whole number" in message(dialog, "#method-error")
         assert app.method_options == {}
 
 

@@ -18,6 +18,7 @@ from tui.app import PonderApp, make_app
 from tui.store import Result, ResultStore
 
 PLAYED: dict[str, Any] = {
+    "kind": "game24",
     "puzzle": "4 7 8 8",
     "difficulty": "easy",
     "seconds": 12.0,
@@ -84,7 +85,7 @@ async def test_home_lists_the_readable_games_and_says_how_many_rows_were_skipped
 ) -> None:
     path = tmp_path / "results.sqlite3"
     with ResultStore(path) as store:
-        store.record(Result(kind="game24", started_at=datetime.now(UTC), **PLAYED))
+        store.record(Result(started_at=datetime.now(UTC), **PLAYED))
     side = sqlite3.connect(path)
     side.execute(
         "INSERT INTO results (kind, puzzle, started_at, seconds, solved) "

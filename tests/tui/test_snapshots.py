@@ -44,7 +44,7 @@ class FrozenClock:
 @pytest.fixture(autouse=True)
 def frozen_clock(monkeypatch: pytest.MonkeyPatch) -> None:
     """The game timer (⏱) and the solver's elapsed seconds would tick during a slow run."""
-    monkeypatch.setattr("tui.screens.game24.time", FrozenClock())
+    monkeypatch.setattr("tui.screens.puzzle.time", FrozenClock())
     monkeypatch.setattr("tui.widgets.solver_pane.time", FrozenClock())
 
 
@@ -124,6 +124,7 @@ async def _with_history(pilot: Pilot[None]) -> None:
     assert isinstance(app, PonderApp)
     for solved, method in ((True, "cot-sc"), (False, "bot")):
         app.record_result(
+            kind="game24",
             puzzle="10 11 12 13",
             difficulty="hard",
             seconds=75.0,

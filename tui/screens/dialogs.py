@@ -5,14 +5,17 @@ from __future__ import annotations
 from typing import Any
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, Select, Static
+from textual.widget import Widget
+from textual.widgets import Button, Input, Label, Select, Static, Switch
 
 from puzzles.game24 import Hand
+from solver.methods import METHODS, MethodSpec, find_spec
+from solver.methods.spec import OptionInfo
 
 __all__ = ["HelpScreen", "LegendScreen", "MethodDialog", "SolutionsDialog"]
 
@@ -70,6 +73,11 @@ LEGEND = (
         "analyses it, and that advice goes into the next iteration's prompts",
     ),
     ("step", "ToT: one more operation on each kept state"),
+    ("The dialogue", ""),
+    ("guide", "a method that talks to itself (IoT): the prompt its guide wrote for the turn"),
+    ("■ stop", "the guide judged the answer good enough and ended the dialogue"),
+    ("answer", "the reply, its stated uncertainty and its candidate answer"),
+    ("changed", "the candidate answer differs from the last turn's"),
     ("The status line", ""),
     ("✓ ≈ ✗", "arithmetic claims checked exactly: right, right after rounding, wrong"),
     ("calls, tokens", "model calls made and tokens they used (cost from the prices set)"),
@@ -135,29 +143,17 @@ class SolutionsDialog(ModalScreen[None]):
         self.dismiss(None)
 
 
-_METHODS = [
-    ("BoT · Boosting of Thoughts", "bot"),
-    ("ToT · Tree of Thoughts (BFS)", "tot"),
-    ("CoT-SC · self-consistency", "cot-sc"),
-    ("CoT · chain of thought", "cot"),
-    ("IO · direct answer", "io"),
-]
-
-METHOD_NOTES = {
-    "bot": "Grows many small trees of steps, joins the best chain, learns from its mistakes, "
-    "and repeats.",
-    "tot": "Keeps the best few states at each step, as rated by the model, breadth first.",
-    "cot-sc": "Writes many step-by-step solutions and answers with the most common one.",
-    "cot": "Writes one step-by-step solution.",
-    "io": "Answers at once, from a few worked examples, with no steps.",
-}
-"""One line per method, shown under its name in the dialog."""
-
-_DEFAULTS = {"breadth": 5, "trees": 15, "iterations": 10}
+FIELDS_NOTE = "Tab to a field for its meaning, bounds and paper value."
 
 
 class MethodDialog(ModalScreen[dict[str, Any] | None]):
-    """Choose the solver's method and its main parameters."""
+    """Choose the solver's method and the options the app offers for it.
+
+    Everything here comes from the method catalogue: the methods in its order, each one's
+    description, and only the chosen method's options marked for the app, with their types,
+    choices and bounds. Values typed for one method are kept while another is looked at.
+    The result is ``{"method": name, "options": {...}}``: the options given, with the chosen
+    method's replaced by the values checked here."""
 
     AUTO_FOCUS = "#method"
 
@@ -165,70 +161,120 @@ class MethodDialog(ModalScreen[dict[str, Any] | None]):
 
     def __init__(self, method: str, options: dict[str, Any]) -> None:
         super().__init__(classes="dialog")
-        self.method = method
+        try:
+            self.method = find_spec(method).name
+        except ValueError:
+            self.method = next(iter(METHODS))
         self.options = dict(options)
 
     def compose(self) -> ComposeResult:
-        o = self.options
         # Compact fields, so the title, every field and the buttons fit in 80x24.
         with Vertical(classes="dialog-box", id="method-box"):
             yield Label("Solver method", classes="dialog-title")
-            yield Select(_METHODS, value=self.method, allow_blank=False, id="method", compact=True)
-            yield Static(METHOD_NOTES.get(self.method, ""), id="method-note")
-            for name, label in (
-                ("breadth", "ToT breadth"),
-                ("trees", "BoT trees"),
-                ("iterations", "BoT iterations"),
-            ):
-                with Horizontal(classes="field compact"):
-                    yield Label(label, classes="field-label")
-                    yield Input(
-                        str(o.get(name, _DEFAULTS[name])), id=name, type="integer", compact=True
-                    )
-            with Horizontal(classes="field compact"):
-                yield Label("BoT aggregation", classes="field-label")
-                yield Select(
-                    [("best-first", "best_first"), ("greedy", "greedy")],
-                    value=o.get("aggregation", "best_first"),
-                    allow_blank=False,
-                    id="aggregation",
-                    compact=True,
-                )
-            with Horizontal(classes="field compact"):
-                yield Label("CoT-SC samples", classes="field-label")
-                yield Input(str(o.get("samples", 100)), id="samples", type="integer", compact=True)
+            yield Select(
+                [(f"{s.label} · {s.title}", s.name) for s in METHODS.values()],
+                value=self.method,
+                allow_blank=False,
+                id="method",
+                compact=True,
+            )
+            yield Static(METHODS[self.method].description, id="method-note")
+            # Every method's fields, each method's in its own group; only the chosen
+            # method's group shows.
+            for spec in METHODS.values():
+                with Vertical(id=f"options-{spec.name}", classes="method-options"):
+                    shown = [o for o in spec.options() if o.option.app]
+                    for opt in shown:
+                        with Horizontal(classes="field compact"):
+                            yield Label(opt.name.replace("_", " "), classes="field-label")
+                            yield self._field(spec, opt)
+                    if not shown:
+                        yield Static(
+                            "Nothing to set here; the command line has every option.",
+                            classes="no-options",
+                        )
+            yield Static(id="option-help")
             yield Static(id="method-error")
             with Horizontal(classes="buttons"):
                 yield Button("Use", id="use", variant="primary")
                 yield Button("Cancel", id="cancel")
 
+    def _field(self, spec: MethodSpec, opt: OptionInfo) -> Widget:
+        """The input for one option, by its type: a switch, a list of choices, a box."""
+        value = self.options.get(opt.name, opt.default)
+        field_id = _field_id(spec, opt)
+        widget: Widget
+        if opt.type is bool:
+            widget = Switch(value=bool(value), id=field_id)
+        elif opt.option.choices:
+            choices = [(c.replace("_", "-"), c) for c in opt.option.choices]
+            start = value if value in opt.option.choices else opt.default
+            widget = Select(choices, value=start, allow_blank=False, id=field_id, compact=True)
+        else:
+            kind = {int: "integer", float: "number"}.get(opt.type, "text")
+            widget = Input(str(value), id=field_id, type=kind, compact=True)  # type: ignore[arg-type]
+        widget.tooltip = _help(opt)
+        return widget
+
+    def on_mount(self) -> None:
+        self._show(self.method)
+
+    def _show(self, method: str) -> None:
+        self.method = method
+        for spec in METHODS.values():
+            self.query_one(f"#options-{spec.name}").display = spec.name == method
+        self.query_one("#method-note", Static).update(METHODS[method].description)
+        self.query_one("#method-error", Static).update("")
+        self.query_one("#option-help", Static).update(FIELDS_NOTE)
+
     @on(Select.Changed, "#method")
     def _method_changed(self, event: Select.Changed) -> None:
-        self.query_one("#method-note", Static).update(METHOD_NOTES.get(str(event.value), ""))
+        if isinstance(event.value, str) and event.value in METHODS:
+            self._show(event.value)
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        """The focused option's help and bounds, on the line under the fields."""
+        spec = METHODS[self.method]
+        for opt in spec.options():
+            if event.widget.id == _field_id(spec, opt):
+                self.query_one("#option-help", Static).update(_help(opt))
+                return
+        self.query_one("#option-help", Static).update(FIELDS_NOTE)
 
     @on(Button.Pressed, "#use")
     def use(self) -> None:
-        options: dict[str, Any] = {}
-        for name, low, high in (
-            ("breadth", 1, 20),
-            ("trees", 1, 50),
-            ("iterations", 1, 50),
-            ("samples", 1, 500),
-        ):
-            raw = self.query_one(f"#{name}", Input).value.strip()
+        spec = METHODS[self.method]
+        checked: dict[str, Any] = {}
+        for opt in spec.options():
+            if not opt.option.app:
+                continue
+            widget = self.query_one(f"#{_field_id(spec, opt)}")
+            raw: Any
+            if isinstance(widget, Switch | Select):
+                raw = widget.value
+            else:
+                assert isinstance(widget, Input)
+                raw = widget.value.strip()
             try:
-                value = int(raw)
-            except ValueError:
-                value = -1
-            if not low <= value <= high:
-                self.query_one("#method-error", Static).update(
-                    Text(f"{name} must be a whole number from {low} to {high}", style="red")
-                )
+                checked[opt.name] = opt.check(raw)
+            except ValueError as exc:
+                self.query_one("#method-error", Static).update(Text(str(exc), style="red"))
+                widget.focus()
                 return
-            options[name] = value
-        options["aggregation"] = self.query_one("#aggregation", Select).value
-        self.dismiss({"method": self.query_one("#method", Select).value, "options": options})
+        self.dismiss({"method": spec.name, "options": {**self.options, **checked}})
 
     @on(Button.Pressed, "#cancel")
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+def _field_id(spec: MethodSpec, opt: OptionInfo) -> str:
+    """``bot-trees``: one id per method and option (methods share option names)."""
+    return f"{spec.name}-{opt.name.replace('_', '-')}"
+
+
+def _help(opt: OptionInfo) -> str:
+    """``thought trees per iteration (1 to 10000; paper: 15)``."""
+    low, high = opt.option.low, opt.option.high
+    bounds = f"{low:g} to {high:g}; " if low is not None and high is not None else ""
+    return f"{opt.help} ({bounds}paper: {opt.default})"

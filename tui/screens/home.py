@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import events, on
@@ -20,6 +20,8 @@ from textual.widgets import (
 )
 from textual.widgets.option_list import Option
 
+from solver.methods import METHODS
+from tui.kinds import KINDS, PuzzleKind
 from tui.screens.base import PonderScreen
 from tui.widgets.footer import KeyHints
 
@@ -28,20 +30,7 @@ if TYPE_CHECKING:
 
 __all__ = ["HomeScreen", "SeedInput"]
 
-LEVEL_CHOICES = [
-    ("any difficulty", "any"),
-    ("easy", "easy"),
-    ("medium", "medium"),
-    ("hard", "hard"),
-    ("expert", "expert"),
-]
-METHOD_CHOICES = [
-    ("BoT (boosting)", "bot"),
-    ("ToT (tree search)", "tot"),
-    ("CoT-SC (votes)", "cot-sc"),
-    ("CoT (one chain)", "cot"),
-    ("IO (direct)", "io"),
-]
+ANY_LEVEL = "any"
 HANDICAP_CHOICES = [
     ("none", 0.0),
     ("1 s a call", 1.0),
@@ -87,18 +76,20 @@ class HomeScreen(PonderScreen):
                 title.append("  puzzles, with a reasoning method beside you", style="dim")
                 yield Static(title, id="home-title")
                 yield Static(id="model-line")
-                yield OptionList(
-                    Option("▶ Game of 24", id="game24"),
-                    Option("  Mini crosswords (coming soon)", id="crossword", disabled=True),
-                    Option("  Word problems (coming soon)", id="wordproblem", disabled=True),
-                    id="kinds",
-                )
+                yield OptionList(*_kind_options(), id="kinds")
                 with Horizontal(classes="field"):
                     yield Static("Difficulty", classes="field-label")
-                    yield Select(LEVEL_CHOICES, value="any", allow_blank=False, id="level")
+                    yield Select(
+                        _level_choices(self.kind), value=ANY_LEVEL, allow_blank=False, id="level"
+                    )
                 with Horizontal(classes="field"):
                     yield Static("Solver", classes="field-label")
-                    yield Select(METHOD_CHOICES, value="bot", allow_blank=False, id="method")
+                    yield Select(
+                        _method_choices(),
+                        value=self.ponder.method_name,
+                        allow_blank=False,
+                        id="method",
+                    )
                 with Horizontal(classes="field"):
                     yield Static("Seed", classes="field-label")
                     yield SeedInput(placeholder="random", id="seed", type="integer")
@@ -114,19 +105,33 @@ class HomeScreen(PonderScreen):
                 yield table
         yield KeyHints()
 
+    @property
+    def kind(self) -> PuzzleKind:
+        """The kind play opens: the highlighted one if it can be played, else the first that
+        can."""
+        kinds = self.query("#kinds")
+        if kinds:
+            at = kinds.only_one(OptionList).highlighted
+            listed = list(KINDS.values())
+            if at is not None and at < len(listed) and listed[at].playable:
+                return listed[at]
+        return next(k for k in KINDS.values() if k.playable)
+
     def on_mount(self) -> None:
         self.sub_title = "home"
-        self.query_one("#method", Select).value = self.ponder.method_name
+        if self.ponder.method_name in METHODS:
+            self.query_one("#method", Select).value = self.ponder.method_name
         self.query_one("#race", Switch).value = self.ponder.race
         if self.ponder.race_delay in {value for _, value in HANDICAP_CHOICES}:
             self.query_one("#handicap", Select).value = self.ponder.race_delay
-        self.query_one("#kinds", OptionList).highlighted = 0
+        kinds = self.query_one("#kinds", OptionList)
+        kinds.highlighted = list(KINDS.values()).index(self.kind)
         self.refresh_home()
 
     def on_screen_resume(self) -> None:
         # The method may have been changed in a game (m): show the one the next game runs.
         method = self.query_one("#method", Select)
-        if self.ponder.method_name in {value for _, value in METHOD_CHOICES}:
+        if self.ponder.method_name in METHODS:
             method.value = self.ponder.method_name
         self.refresh_home()
 
@@ -137,7 +142,7 @@ class HomeScreen(PonderScreen):
         )
         stats = app.stats()
         if stats is None or not stats.played:
-            text = Text("No games yet. Pick Game of 24 and press enter.", style="dim")
+            text = Text(f"No games yet. Pick {self.kind.label} and press enter.", style="dim")
         else:
             best = _clock(stats.best_seconds) if stats.best_seconds is not None else "-"
             text = Text.assemble(
@@ -186,19 +191,51 @@ class HomeScreen(PonderScreen):
     def race_changed(self, event: Switch.Changed) -> None:
         self.ponder.race = event.value
 
+    @on(OptionList.OptionHighlighted, "#kinds")
+    def kind_highlighted(self) -> None:
+        # Each kind has its own difficulties.
+        level = self.query_one("#level", Select)
+        choices = _level_choices(self.kind)
+        kept = level.value if level.value in {v for _, v in choices} else ANY_LEVEL
+        level.set_options(choices)
+        level.value = kept
+
     @on(OptionList.OptionSelected, "#kinds")
     def kind_selected(self, event: OptionList.OptionSelected) -> None:
-        if event.option.id == "game24":
+        if event.option.id in KINDS and KINDS[event.option.id].playable:
             self.action_play()
 
     def action_play(self) -> None:
         level = self.query_one("#level", Select).value
         raw_seed = self.query_one("#seed", Input).value.strip()
         seed = int(raw_seed) if raw_seed.lstrip("-").isdigit() else None
-        self.ponder.new_game24(None if level in ("any", Select.BLANK) else str(level), seed=seed)
+        chosen = None if level in (ANY_LEVEL, Select.BLANK) else str(level)
+        self.ponder.open_puzzle(self.kind.name, chosen, seed=seed)
 
     def action_settings(self) -> None:
         self.ponder.action_settings()
+
+
+def _kind_options() -> list[Option]:
+    """The kinds from the registry: those the app can play first marked ▶, the rest
+    greyed out as coming soon."""
+    return [
+        Option(f"▶ {k.label}", id=k.name)
+        if k.playable
+        else Option(f"  {k.label} (coming soon)", id=k.name, disabled=True)
+        for k in KINDS.values()
+    ]
+
+
+def _level_choices(kind: PuzzleKind) -> list[tuple[str, str]]:
+    levels: tuple[str, ...] = kind.screen_class().LEVELS if kind.playable else ()
+    return [("any difficulty", ANY_LEVEL), *((level, level) for level in levels)]
+
+
+def _method_choices() -> list[tuple[str, Any]]:
+    """The methods of the catalogue, in its order, by their short labels (the box is narrow
+    at 80 columns; the method dialog, m in a game, describes each)."""
+    return [(s.label, s.name) for s in METHODS.values()]
 
 
 def _outcome(r: Result) -> str:

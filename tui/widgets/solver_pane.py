@@ -1,14 +1,17 @@
-"""The solver beside the puzzle: thought tree, verified arithmetic, experience, status.
+"""The solver beside the puzzle: thought tree or dialogue, verified arithmetic, experience,
+status.
 
-It is a consumer of the solver's event stream and nothing else, so live runs and replayed
-traces look the same. Events arrive in batches (:meth:`SolverPane.apply`), which the caller
-makes inside ``app.batch_update()``.
+It is a consumer of the solver's event stream and of the method's catalogue entry, nothing
+else, so live runs and replayed traces look the same and a new method needs no change here.
+Events arrive in batches (:meth:`SolverPane.apply`), which the caller makes inside
+``app.batch_update()``. How an answer reads is the puzzle screen's to say
+(:attr:`SolverPane.answer_text`).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from rich.text import Text
@@ -18,14 +21,30 @@ from textual.containers import Vertical
 from textual.widgets import RichLog, Static, TabbedContent, TabPane, Tree
 from textual.widgets.tree import TreeNode
 
-from puzzles.arith import ArithError, format_number, parse
 from solver import events as ev
+from solver.methods import METHODS, MethodSpec, find_spec
 from solver.text import visible, visible_event
 from tui.notation import written
+from tui.widgets.dialogue import DialogueView, TurnCard
 
 __all__ = ["NodeInfo", "SolverPane", "ThoughtTree"]
 
 _GROUP_NAMES = {"i": "Iteration", "t": "tree", "s": "sample"}
+
+KEYS_NOTES = {
+    "tree": (
+        "In the solver's tree (tab until it has focus): up / down move, enter shows a "
+        "thought's details, space folds or unfolds it, shift+left goes to its parent. The tabs "
+        "below it (Arithmetic, Experience, Details): tab to the tab bar, then left / right "
+        "switch. l explains the tree's marks and scores."
+    ),
+    "dialogue": (
+        "The solver's dialogue: one card a turn, the guide's prompt above the answer it got, "
+        "with the candidate answer checked exactly (✓ / ✗). Click a turn for its prompts and "
+        "replies in the Details tab. l explains the marks."
+    ),
+}
+"""What the keys help says about the pane, per way of drawing a run (``MethodSpec.view``)."""
 
 
 @dataclass
@@ -72,6 +91,9 @@ class SolverPane(Vertical):
     SolverPane { height: 1fr; }
     SolverPane #solver-status { height: auto; padding: 0 1; background: $boost; }
     SolverPane Tree { height: 3fr; min-height: 5; }
+    SolverPane DialogueView { display: none; }
+    SolverPane.-dialogue DialogueView { display: block; }
+    SolverPane.-dialogue Tree { display: none; }
     SolverPane TabbedContent { height: 2fr; min-height: 6; }
     SolverPane RichLog { height: 1fr; }
     """
@@ -79,6 +101,7 @@ class SolverPane(Vertical):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.method = ""
+        self.spec: MethodSpec | None = None
         self.model = ""
         self.iteration = (0, 0)
         self.calls = 0
@@ -95,7 +118,10 @@ class SolverPane(Vertical):
         self.nodes: dict[str, NodeInfo] = {}
         self.calls_by_id: dict[int, ev.ModelCalled] = {}
         self.counts = {"exact": 0, "approx": 0, "wrong": 0, "invalid": 0}
-        self.target = 24
+        self.goal: str | None = None
+        """The state text of a solved puzzle (a thought that leaves it reached the goal)."""
+        self.answer_text: Callable[[str], str] = str
+        """An answer as people read it (the puzzle screen's)."""
         self.config: dict[str, object] = {}
         self._tree_nodes: dict[str, TreeNode[str]] = {}
         self._groups: dict[str, TreeNode[str]] = {}
@@ -111,6 +137,7 @@ class SolverPane(Vertical):
         tree.show_root = False
         tree.guide_depth = 3
         yield tree
+        yield DialogueView(id="dialogue")
         with TabbedContent(id="solver-tabs"):
             with TabPane("Arithmetic", id="tab-arith"):
                 yield RichLog(id="arith", max_lines=3000, markup=False, wrap=True, min_width=10)
@@ -121,11 +148,45 @@ class SolverPane(Vertical):
             with TabPane("Details", id="tab-details"):
                 yield RichLog(id="details", max_lines=3000, markup=False, wrap=True, min_width=10)
 
+    # ---------------------------------------------------------------- the method
+
+    def _use_method(self, method: str) -> None:
+        """Draw runs of ``method`` as its catalogue entry says (a tree when it has none: a
+        trace of a method this version does not know)."""
+        self.method = method
+        try:
+            self.spec = find_spec(method) if method else None
+        except ValueError:
+            self.spec = None
+        self.set_class(self.view == "dialogue", "-dialogue")
+
+    @property
+    def label(self) -> str:
+        """The method as people know it (``BoT``)."""
+        if self.spec is not None:
+            return self.spec.label
+        return self.method.upper() or "solver"
+
+    @property
+    def view(self) -> str:
+        """How runs are drawn: ``tree`` or ``dialogue``."""
+        return self.spec.view if self.spec is not None else "tree"
+
+    @property
+    def round_name(self) -> str:
+        """What one round of the method is called (``iteration``, ``step``)."""
+        return self.spec.round if self.spec is not None else "step"
+
+    def keys_note(self) -> str:
+        """How to move around the pane, for the keys help."""
+        return KEYS_NOTES.get(self.view, "")
+
     # ---------------------------------------------------------------- lifecycle
 
     def reset(self, method: str = "", model: str = "") -> None:
         """Forget the previous run."""
-        self.method, self.model = visible(method), visible(model)
+        self._use_method(visible(method))
+        self.model = visible(model)
         self.iteration = (0, 0)
         self.calls = self.tokens = 0
         self.cost = 0.0
@@ -145,6 +206,9 @@ class SolverPane(Vertical):
         self._last_iteration = None
         tree = self.query_one("#thoughts", Tree)
         tree.clear()
+        dialogue = self.query_one(DialogueView)
+        dialogue.clear()
+        dialogue.answer_text = self.answer_text
         for log_id in ("#arith", "#experience", "#details"):
             self.query_one(log_id, RichLog).clear()
         self.refresh_status()
@@ -171,14 +235,19 @@ class SolverPane(Vertical):
             case ev.RunStarted(method=method, model=model, config=config):
                 if not self.running:
                     self.reset(method, model)
-                self.method, self.model = method, model + self.model_suffix
+                self._use_method(method)
+                self.model = model + self.model_suffix
                 self.config = dict(config)
             case ev.IterationStarted(iteration=i, total=n, label=label):
                 self.iteration = (i, n)
-                if self.method == "bot":
+                if self.view != "tree":
+                    pass
+                elif self.round_name == "iteration":
+                    # Each iteration grows its own trees: one group per iteration.
                     self._iteration_group(f"i{i}", label or f"Iteration {i}")
-                elif self.method == "tot" and i > 1:
-                    self._tot_kept(i - 1)
+                elif i > 1:
+                    # A step-wise search: what the last step kept.
+                    self._kept_states(i - 1)
             case ev.TreeStarted(tree_id=tid, strategy=strategy, temperature=t, top_p=p):
                 self._group(tid, f"{_group_label(tid)} · {strategy}-wise · T={t:g} top_p={p:g}")
             case ev.ThoughtAdded() as e:
@@ -201,6 +270,12 @@ class SolverPane(Vertical):
                 self._claim(e)
             case ev.ExperienceAdded() as e:
                 self._experience(e)
+            case ev.TurnGuided() as e:
+                self.query_one(DialogueView).guided(e)
+            case ev.TurnAnswered() as e:
+                self.query_one(DialogueView).answered(e)
+            case ev.DialogueStopped() as e:
+                self.query_one(DialogueView).stop(e)
             case ev.ModelCalled() as e:
                 self.calls_by_id[e.call_id] = e
                 self.warnings += e.warnings()
@@ -305,8 +380,8 @@ class SolverPane(Vertical):
         return text
 
     def _reaches(self, info: NodeInfo) -> bool:
-        """Whether a thought leaves only the target (the last step makes it)."""
-        return info.state.strip() == str(self.target)
+        """Whether a thought leaves only the goal (the last step makes it)."""
+        return self.goal is not None and info.state.strip() == self.goal
 
     def _chain(self, e: ev.ChainAggregated) -> None:
         for nid in e.node_ids:
@@ -323,7 +398,7 @@ class SolverPane(Vertical):
             )
         )
 
-    def _tot_kept(self, step: int) -> None:
+    def _kept_states(self, step: int) -> None:
         kept = [n.text for n in self.nodes.values() if n.depth == step and n.status != "pruned"]
         log = self.query_one("#experience", RichLog)
         log.write(Text(f"After step {step}, kept {len(kept)} states:", style="bold"))
@@ -372,26 +447,21 @@ class SolverPane(Vertical):
         self.running = False
         self.calls, self.tokens, self.cost = e.calls, e.tokens, e.cost
         self.elapsed = e.wall_time
-        if self.method == "tot" and self.iteration[0]:
-            self._tot_kept(self.iteration[0])
+        if self.view == "tree" and self.round_name == "step" and self.iteration[1] > 1:
+            self._kept_states(self.iteration[0])
         log = self.query_one("#experience", RichLog)
         mark = ("✓ solved", "bold green") if e.solved else ("✗ not solved", "bold red")
         log.write(Text.assemble(mark, "  ", self.answer_line()))
 
     def answer_line(self) -> Text:
-        """What the solver answered, in the notation a person reads, with the exact check:
-        ``answer: (9 - 3) × (8 - 4) = 24 ✓``; CoT-SC adds how many samples voted for it."""
+        """What the solver answered, as the puzzle screen writes it, with the exact check:
+        ``answer: (9 - 3) × (8 - 4) = 24 ✓``; a vote adds how many samples gave it."""
         e = self.finished
         if e is None:
             return Text()
         if not e.answer:
             return Text.assemble(("answer: ", "bold"), ("none", "bold red"), f" · {e.verdict}")
-        expression = e.answer.split("=", 1)[0].strip()  # BoT's answer ends "= 24"
-        try:
-            value = format_number(parse(expression).value)
-        except ArithError:
-            value = "?"
-        line = Text.assemble(("answer: ", "bold"), f"{written(expression)} = {value} ")
+        line = Text.assemble(("answer: ", "bold"), f"{self.answer_text(e.answer)} ")
         if e.solved:
             line.append("✓", style="bold green")
         else:
@@ -411,10 +481,9 @@ class SolverPane(Vertical):
             self.refresh_status()
 
     def refresh_status(self) -> None:
-        parts = [self.method.upper() or "solver", self.model or "-"]
+        parts = [self.label, self.model or "-"]
         if self.iteration[1]:
-            label = "iteration" if self.method == "bot" else "step"
-            parts.append(f"{label} {self.iteration[0]}/{self.iteration[1]}")
+            parts.append(f"{self.round_name} {self.iteration[0]}/{self.iteration[1]}")
         cost = "unknown" if self.cost is None else f"${self.cost:.4f}"
         parts += [
             f"calls {self.calls}",
@@ -493,6 +562,37 @@ class SolverPane(Vertical):
                 log.write(Text(reply))
         self.query_one("#solver-tabs", TabbedContent).active = "tab-details"
 
+    def show_turn(self, card: TurnCard) -> None:
+        """Put a dialogue turn's prompts and replies into the Details tab."""
+        turn = card.turn
+        log = self.query_one("#details", RichLog)
+        log.clear()
+        log.write(Text(f"Turn {turn.turn}", style="bold"))
+        log.write(Text.assemble(("guide: ", "bold"), turn.guidance))
+        answered = turn.answered
+        if answered is not None:
+            log.write(Text.assemble(("answer: ", "bold"), answered.reply))
+            if answered.answer:
+                mark = "✓" if answered.ok else f"✗ {answered.verdict}"
+                log.write(Text(f"candidate {self.answer_text(answered.answer)} {mark}"))
+        calls = [
+            ("guide", turn.guide_call),
+            ("answer", answered.call_id if answered is not None else None),
+        ]
+        for title, call_id in calls:
+            call = self.calls_by_id.get(call_id) if call_id is not None else None
+            if call is None:
+                continue
+            log.write(Text(f"\n── {title} call {call.call_id} ({call.purpose}) ──", style="bold"))
+            log.write(Text(call.prompt or "(prompt not recorded)", style="dim"))
+            for i, reply in enumerate(call.replies, 1):
+                log.write(Text(f"── reply {i} ──", style="bold"))
+                log.write(Text(reply))
+        self.query_one("#solver-tabs", TabbedContent).active = "tab-details"
+
+    def on_turn_card_selected(self, message: TurnCard.Selected) -> None:
+        self.show_turn(message.card)
+
     def on_tree_node_selected(self, message: Tree.NodeSelected[str]) -> None:
         node_id = message.node.data
         if node_id and node_id in self.nodes:
@@ -515,8 +615,8 @@ _ERROR_TITLES = {
 
 def _group_label(tree_id: str) -> str:
     last = tree_id.rsplit(".", 1)[-1]
-    if last == "tot":
-        return "Breadth-first search"
+    if last in METHODS:  # one search tree for the whole run, named after its method
+        return METHODS[last].title
     prefix, number = last[:1], last[1:]
     if prefix in _GROUP_NAMES and number.isdigit():
         return f"{_GROUP_NAMES[prefix]} {number}"

@@ -1,0 +1,668 @@
+"""The screen every puzzle kind is played on: the puzzle on the left, a reasoning method solving
+the same puzzle on the right.
+
+:class:`PuzzleScreen` owns the solver side for every kind: the worker that runs the method,
+the buffer its events wait in and the batched flush that shows them (typing never waits on the
+solver), start, stop and restart, race mode with its handicap, the method dialog, replays, the
+retry notices and the result saved to the store. A kind's screen adds only its puzzle: what it
+composes, how a win is written, what a result records, and its own command-palette commands.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Header, Static
+
+from solver import events as ev
+from solver.model import Call, Generation, Model, TokenCallback
+from solver.text import visible
+from tui.kinds import KINDS, PuzzleKind
+from tui.screens.base import PonderScreen
+from tui.widgets.footer import KeyHints
+from tui.widgets.solver_pane import SolverPane
+
+if TYPE_CHECKING:
+    from tui.app import Replay
+
+__all__ = ["MAX_BATCH", "LeaveDialog", "PacedModel", "PuzzleScreen", "ScreenCommands"]
+
+MAX_BATCH = 250
+"""Most solver events shown per 50 ms tick."""
+
+
+class PacedModel:
+    """A model that waits ``delay`` seconds before each call: the race handicap that gives a
+    person a chance against a solver that answers in a fraction of a second."""
+
+    def __init__(self, inner: Model, delay: float) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.delay = delay
+
+    async def generate(self, call: Call, on_token: TokenCallback | None = None) -> Generation:
+        await asyncio.sleep(self.delay)
+        return await self.inner.generate(call, on_token)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+class LeaveDialog(ModalScreen[bool]):
+    """Asks before a started puzzle is abandoned: leaving counts as not solved."""
+
+    DEFAULT_CSS = """
+    LeaveDialog { align: center middle; }
+    LeaveDialog > Static {
+        width: 52; height: auto; padding: 1 2;
+        border: thick $warning; background: $surface;
+    }
+    """
+    BINDINGS = [
+        Binding("y,enter", "answer(True)", "Leave", id="leave.yes"),
+        Binding("n,escape", "answer(False)", "Stay", id="leave.no"),
+    ]
+
+    def __init__(self, noun: str = "puzzle") -> None:
+        super().__init__()
+        self.noun = noun
+
+    def compose(self) -> ComposeResult:
+        yield Static(
+            Text.assemble(
+                (f"Leave this {self.noun}?\n", "bold"),
+                "It is recorded as abandoned and ends your streak.\n\n",
+                ("y", "bold"),
+                " / enter: leave    ",
+                ("n", "bold"),
+                " / esc: keep playing",
+            )
+        )
+
+    def action_answer(self, leave: bool) -> None:
+        self.dismiss(leave)
+
+
+Command = tuple[str, str, Callable[[], Any]]
+"""A palette entry: its title, one line of help, and what it does."""
+
+
+class ScreenCommands(Provider):
+    """Command-palette entries of one screen, listed by :meth:`commands`."""
+
+    def commands(self) -> Iterator[Command]:
+        raise NotImplementedError
+
+    async def discover(self) -> Hits:
+        for title, help_text, run in self.commands():
+            yield DiscoveryHit(title, run, help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for title, help_text, run in self.commands():
+            score = matcher.match(title)
+            if score > 0:
+                yield Hit(score, matcher.highlight(title), run, help=help_text)
+
+
+class SolverCommands(ScreenCommands):
+    """The solver's commands, on every puzzle screen."""
+
+    def commands(self) -> Iterator[Command]:
+        screen = self.screen
+        if not isinstance(screen, PuzzleScreen):
+            return
+        yield ("Start or stop the solver", "s or space", screen.action_toggle_solver)
+        yield ("Restart the solver", "S: a fresh run from the start", screen.action_restart_solver)
+        yield ("Solver method", "m: the method and its parameters", screen.action_solver_options)
+        yield (f"New {screen.noun}", f"n: another {screen.kind.label} puzzle", screen.action_new)
+
+
+SOLVER_BINDINGS: list[BindingType] = [
+    Binding("n", "new", "New", id="puzzle.new"),
+    Binding("s,space", "toggle_solver", "Solver", id="puzzle.solver"),
+    Binding("S", "restart_solver", "Restart solver", show=False, id="puzzle.restart"),
+    Binding("m", "solver_options", "Method", id="puzzle.method"),
+    Binding("escape", "leave", "Home", id="puzzle.home"),
+    Binding("right_square_bracket", "replay_speed(2)", "Faster", id="puzzle.faster"),
+    Binding("left_square_bracket", "replay_speed(0.5)", "Slower", id="puzzle.slower"),
+]
+"""The keys every puzzle screen has; they follow the kind's own keys in the footer."""
+
+
+class PuzzleScreen(PonderScreen):
+    """A puzzle on the left, the solver on the right. Subclass per puzzle kind.
+
+    A subclass sets :attr:`KIND` (its entry in :data:`tui.kinds.KINDS`), composes its puzzle in
+    :meth:`compose_puzzle`, says how a new puzzle is dealt (:meth:`deal`) and read back from a
+    trace (:meth:`from_replay`), and calls :meth:`finish` when the player solves it."""
+
+    KIND: ClassVar[str] = ""
+    """The puzzle kind, as :data:`tui.kinds.KINDS` and the store know it."""
+    NOUN: ClassVar[str] = "puzzle"
+    """What one puzzle of the kind is called in messages (``hand``)."""
+    LEVELS: ClassVar[tuple[str, ...]] = ()
+    """The difficulties a new puzzle can be dealt at, easiest first."""
+    COMMANDS = {SolverCommands}
+
+    # Nothing is focused at first, so a kind's keys reach the puzzle.
+    AUTO_FOCUS = ""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # Textual lists a base class's keys before a subclass's; a kind's own keys (what the
+        # player does most) come first in the footer, the solver's after them.
+        if "BINDINGS" in cls.__dict__:
+            cls.BINDINGS = [*cls.__dict__["BINDINGS"], *SOLVER_BINDINGS]
+        super().__init_subclass__(**kwargs)
+
+    def __init__(self, puzzle: object, level: str | None = None, *, replay: Any = None) -> None:
+        super().__init__()
+        self.puzzle = puzzle
+        self.level = level
+        self.replay: Replay | None = replay
+        self.started = time.monotonic()
+        self.ended: float | None = None
+        self.paused_at: float | None = None  # while help or a dialog covers the puzzle
+        self.paused_total = 0.0
+        self.hints_used = 0
+        self.solution_shown = False  # a hint showed a whole solution
+        self.gave_up = False
+        self.recorded = False
+        self.race = False  # set on mount from the app's race switch
+        self.race_won: bool | None = None
+        self.solver_result: ev.RunFinished | None = None
+        self._method_chosen = False  # the message says "press space to start it"
+        self._pending: list[ev.Event] = []
+
+    # ---------------------------------------------------------------- what a kind provides
+
+    @classmethod
+    def deal(cls, level: str | None, seed: int) -> PuzzleScreen:
+        """A screen with a new puzzle of ``level`` (any when None), chosen by ``seed``."""
+        raise NotImplementedError
+
+    @classmethod
+    def from_replay(cls, replay: Replay) -> PuzzleScreen:
+        """A screen showing the puzzle a trace was run on, playing the trace; ``ValueError``
+        when its header names no puzzle of this kind."""
+        raise NotImplementedError
+
+    @classmethod
+    def warm_up(cls) -> None:
+        """Slow preparation before the first puzzle, run on a thread at start-up."""
+
+    def compose_puzzle(self) -> ComposeResult:
+        """The puzzle's widgets, between the title and the message line."""
+        yield from ()
+
+    def start_puzzle(self) -> None:
+        """Called once the screen is mounted: draw the puzzle, say how to play."""
+
+    def make_domain(self) -> Any:
+        """The solver's domain adapter for this puzzle."""
+        return self.kind.domain_class()(self.puzzle)
+
+    @property
+    def puzzle_text(self) -> str:
+        """The puzzle as the title, the history and the store show it."""
+        return str(self.puzzle)
+
+    def title_text(self) -> Text:
+        """The line above the puzzle: the puzzle, its level, the clock."""
+        level = f" · {self.level}" if self.level else ""
+        return Text.assemble(
+            (self.puzzle_text, "bold"), f"{level} · ", (f"⏱ {clock(self.elapsed())}", "bold")
+        )
+
+    def begun(self) -> bool:
+        """Whether the player has made a move on the puzzle (leaving then asks first)."""
+        return bool(self.hints_used)
+
+    def answer_text(self, answer: str) -> str:
+        """An answer (the player's or the solver's) as people read it, e.g. with its value."""
+        return answer
+
+    def goal_state(self) -> str | None:
+        """The state text of a solved puzzle, if states show it (a thought that leaves it
+        is marked as reaching the goal)."""
+        return None
+
+    def won_text(self, answer: str) -> Text:
+        """The message for a win outside a race."""
+        return Text.assemble(
+            ("★ Solved! ", "bold green"),
+            f"{visible(self.answer_text(answer))}\nin {clock(self.elapsed())}. "
+            f"Press n for a new {self.noun}.",
+        )
+
+    def gave_up_text(self) -> str:
+        """What a move on a given-up puzzle is told."""
+        return f"You gave up on this {self.noun}. Press n for a new {self.noun}."
+
+    def help_rows(self, rows: list[tuple[str, str]]) -> list[tuple[str, str]]:
+        """The rows of the keys help, as the kind wants them grouped."""
+        return rows
+
+    # ---------------------------------------------------------------- layout
+
+    @property
+    def kind(self) -> PuzzleKind:
+        return KINDS[self.KIND]
+
+    @property
+    def noun(self) -> str:
+        return self.NOUN
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="game"):
+            with Vertical(id="puzzle"):
+                yield Static(id="puzzle-title")
+                yield from self.compose_puzzle()
+                yield Static(id="message")
+                yield Static(id="race-status")
+            yield SolverPane(id="solver")
+        yield KeyHints()
+
+    def on_mount(self) -> None:
+        self.sub_title = self.kind.label
+        pane = self.query_one(SolverPane)
+        pane.answer_text = self.answer_text
+        pane.goal = self.goal_state()
+        self.set_interval(1.0, self.refresh_title)
+        self.set_interval(0.05, self.flush_events)
+        self.set_interval(0.5, pane.tick)
+        self.set_interval(0.5, self.refresh_race)
+        self.refresh_title()
+        self.start_puzzle()
+        self.race = self.ponder.race and self.replay is None
+        # In a race the solver's thoughts stay hidden until the player is done; only its
+        # progress shows.
+        pane.display = not self.race
+        self.query_one("#race-status").display = self.race
+        if self.replay is not None:
+            self.start_replay()
+        elif self.race:
+            self.start_solver()
+            self.refresh_race()
+
+    def refresh_title(self) -> None:
+        self.query_one("#puzzle-title", Static).update(self.title_text())
+
+    def say(self, message: str | Text, style: str = "") -> None:
+        widget = self.query_one("#message", Static)
+        widget.update(Text(message, style=style) if isinstance(message, str) else message)
+
+    # ---------------------------------------------------------------- the clock
+
+    def elapsed(self) -> float:
+        """The player's time on this puzzle: the clock stops while help or a dialog covers
+        it."""
+        now = self.ended or time.monotonic()
+        covered = self.paused_total + (now - self.paused_at if self.paused_at is not None else 0)
+        return max(0.0, now - self.started - covered)
+
+    def on_screen_suspend(self) -> None:
+        if self.paused_at is None and not self.over:
+            self.paused_at = time.monotonic()
+
+    def on_screen_resume(self) -> None:
+        if self.paused_at is not None:
+            self.paused_total += time.monotonic() - self.paused_at
+            self.paused_at = None
+        self.refresh_title()
+
+    # ---------------------------------------------------------------- the player's side
+
+    @property
+    def over(self) -> bool:
+        return self.ended is not None
+
+    @property
+    def in_play(self) -> bool:
+        """Whether the player has begun this puzzle and not finished it: a move, a hint, or
+        the solver set going."""
+        if self.over or self.replay is not None:
+            return False
+        pane = self.query_one(SolverPane)
+        return self.begun() or pane.running or pane.finished is not None
+
+    def refuse_when_over(self) -> bool:
+        """Say why a move is refused on a finished puzzle; True when it is."""
+        if not self.over:
+            return False
+        if self.gave_up:
+            self.say(self.gave_up_text(), "yellow")
+        else:
+            self.notify(f"This {self.noun} is over. Press n for a new {self.noun}.")
+        return True
+
+    def finish(self, solved: bool, answer: str) -> None:
+        """The player is done: solved with ``answer``, or not."""
+        self.ended = time.monotonic()
+        self.refresh_title()
+        if solved:
+            self.say(self.race_result(answer) if self.race else self.won_text(answer))
+            self.query_one("#puzzle").add_class("-won")
+        self.end_race()
+        self.record(solved, answer)
+
+    def give_up(self) -> None:
+        """The player gives up: the puzzle ends unsolved (nothing when it is already over)."""
+        if self.over:
+            return
+        self.gave_up = True
+        self.ended = time.monotonic()
+        self.refresh_title()
+        if self.race:
+            solver = self.solver_result
+            self.race_won = False if solver is not None and solver.solved else None
+        self.end_race()
+        self.record(False, None)
+        message = Text(self.gave_up_text(), style="yellow")
+        if self.race:
+            message.append(f"\n{self.solver_answer_line()}", style="")
+        self.say(message)
+
+    def record(self, solved: bool, answer: str | None, *, abandoned: bool = False) -> None:
+        """Save this puzzle's result once (a replay saves nothing)."""
+        if self.recorded or self.replay is not None:
+            return
+        self.recorded = True
+        pane = self.query_one(SolverPane)
+        finished = self.solver_result or pane.finished
+        self.ponder.record_result(
+            kind=self.KIND,
+            puzzle=self.puzzle_text,
+            difficulty=self.level,
+            seconds=self.elapsed(),
+            hints=self.hints_used,
+            solved=solved,
+            gave_up=self.gave_up,
+            answer=answer,
+            solver_method=pane.method or None,
+            solver_solved=finished.solved if finished else None,
+            solver_seconds=finished.wall_time if finished else None,
+            solution_shown=solved and self.solution_shown,
+            abandoned=abandoned,
+            race=self.race,
+            race_won=self.race_won if self.race else None,
+        )
+
+    def action_new(self) -> None:
+        self.ponder.open_puzzle(self.KIND, self.level, replace=True)
+
+    def action_leave(self) -> None:
+        if not self.in_play:
+            self.leave()
+            return
+
+        def answered(leave: bool | None) -> None:
+            if leave:
+                self.ended = time.monotonic()
+                if self.race:
+                    solver = self.solver_result
+                    self.race_won = False if solver is not None and solver.solved else None
+                self.record(False, None, abandoned=True)
+                self.leave()
+
+        self.app.push_screen(LeaveDialog(self.noun), answered)
+
+    def leave(self) -> None:
+        self.workers.cancel_group(self, "solver")
+        self.app.pop_screen()
+
+    # ---------------------------------------------------------------- the race
+
+    @property
+    def solver_label(self) -> str:
+        """The method racing, as people know it (``BoT``)."""
+        pane = self.query_one(SolverPane)
+        if pane.method:
+            return pane.label
+        from solver.methods import find_spec
+
+        try:
+            return find_spec(self.ponder.method_name).label
+        except ValueError:
+            return self.ponder.method_name
+
+    def refresh_race(self) -> None:
+        """The solver's progress while it races, never its thoughts."""
+        if not self.race or self.over:
+            return
+        pane = self.query_one(SolverPane)
+        who = self.solver_label
+        result = self.solver_result
+        if result is None:
+            line = Text.assemble(
+                ("Race: ", "bold"),
+                f"{who} is thinking · {pane.calls} calls · {clock(pane.elapsed)}",
+            )
+        elif result.solved:
+            line = Text.assemble(
+                ("Race: ", "bold yellow"),
+                f"{who} found an answer in {seconds(result.wall_time)}. Keep going: "
+                "you can still finish.",
+            )
+        else:
+            line = Text.assemble(
+                ("Race: ", "bold green"), f"{who} stopped without an answer. Finish it to win."
+            )
+        self.query_one("#race-status", Static).update(line)
+
+    def race_result(self, answer: str) -> Text:
+        """Who won the race, by how much, and both answers."""
+        mine = self.elapsed()
+        result = self.solver_result
+        who = self.solver_label
+        yours = f"Yours: {visible(self.answer_text(answer))} in {seconds(mine)}."
+        if result is not None and result.solved and result.wall_time <= mine:
+            self.race_won = False
+            head = (f"{who} won the race by {seconds(mine - result.wall_time)}. ", "bold yellow")
+        else:
+            self.race_won = True
+            if result is None:
+                margin = f"{who} is still thinking."
+            elif result.solved:
+                margin = f"by {seconds(result.wall_time - mine)}."
+            else:
+                margin = f"{who} found no answer."
+            head = (f"★ You won the race! {margin} ", "bold green")
+        return Text.assemble(head, "\n", yours, "\n", self.solver_answer_line())
+
+    def solver_answer_line(self) -> str:
+        result = self.solver_result
+        who = self.solver_label
+        if result is None:
+            return f"{who}'s answer: not yet (its run goes on beside you now)."
+        if not result.solved or not result.answer:
+            return f"{who}'s answer: none ({visible(result.verdict) or 'not solved'})."
+        shown = visible(self.answer_text(result.answer))
+        return f"{who}'s: {shown} in {seconds(result.wall_time)}."
+
+    def end_race(self) -> None:
+        """Show the solver's panes once the player is done."""
+        if not self.race:
+            return
+        self.query_one(SolverPane).display = True
+        self.query_one("#race-status").display = False
+
+    # ---------------------------------------------------------------- the solver
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "replay_speed":
+            return self.replay is not None  # replay keys show only while a trace plays
+        return True
+
+    def action_replay_speed(self, factor: float) -> None:
+        if self.replay is not None:
+            self.replay.change_speed(factor)
+            self._replay_notice()
+
+    def _replay_notice(self) -> None:
+        if self.replay is None:
+            return
+        pane = self.query_one(SolverPane)
+        pane.notice = self.replay.notice()
+        pane.refresh_status()
+
+    def _race_holds_the_solver(self) -> bool:
+        if self.race and not self.over:
+            self.say("In a race the solver runs until you finish or give up.", "yellow")
+            return True
+        return False
+
+    def action_toggle_solver(self) -> None:
+        """Start the solver, or stop the run under way (a stopped run starts afresh)."""
+        if self.replay is not None:
+            self.replay.toggle()
+            self._replay_notice()
+            return
+        if self._race_holds_the_solver():
+            return
+        if self.query_one(SolverPane).running:
+            self.stop_solver()
+        else:
+            self.start_solver()
+
+    def action_restart_solver(self) -> None:
+        """A fresh run from the start, whether one is under way, stopped or finished."""
+        if self.replay is not None:
+            self.replay.restart()
+            self.start_replay()  # exclusive: the playing one is cancelled
+            return
+        if self._race_holds_the_solver():
+            return
+        if self.query_one(SolverPane).running:
+            self.stop_solver()
+        self.start_solver()
+        self.notify("The solver starts again from the beginning.")
+
+    def stop_solver(self) -> None:
+        pane = self.query_one(SolverPane)
+        self.workers.cancel_group(self, "solver")
+        self.flush_events(everything=True)
+        pane.stopped()
+        if pane.error.startswith("retrying"):
+            pane.error = ""  # nothing is retried once stopped
+            pane.refresh_status()
+
+    def start_solver(self) -> None:
+        app = self.ponder
+        method = app.make_method()
+        pane = self.query_one(SolverPane)
+        pane.reset(method.name, app.model_label)
+        self._pending.clear()
+        self.solver_result = None
+        if self._method_chosen:
+            self.say("")  # "press space to start it" is done with
+            self._method_chosen = False
+        self.run_solver(method)
+
+    @work(exclusive=True, group="solver", exit_on_error=False)
+    async def run_solver(self, method: Any) -> None:
+        from solver.methods import run_method
+
+        app = self.ponder
+        model: Model = app.make_model(on_retry=self._retrying)
+        if self.race and app.race_delay > 0:
+            model = PacedModel(model, app.race_delay)
+        try:
+            async for event in run_method(
+                method,
+                self.make_domain(),
+                model,
+                seed=app.seed(),
+                deadline=app.settings.deadline,
+            ):
+                if isinstance(event, ev.RunFinished):
+                    # The moment it finished, not the moment the screen shows it: a race is
+                    # decided on this.
+                    self.solver_result = event
+                self._pending.append(event)
+        finally:
+            await model.aclose()
+
+    def _retrying(self, kind: str, attempt: int, wait: float) -> None:
+        what = "rate limited" if kind == "rate_limited" else kind.replace("_", " ")
+        self._pending.append(ev.ErrorRaised("retrying", f"{what}; retry {attempt} in {wait:.1f}s"))
+
+    def flush_events(self, everything: bool = False) -> None:
+        """Show buffered events in one batch (the solver never waits on the screen)."""
+        if not self._pending:
+            return
+        # At most MAX_BATCH events a tick, so one burst cannot hold up a key press; the rest
+        # wait for the next tick (the solver itself never waits).
+        cut = len(self._pending) if everything else MAX_BATCH
+        batch, self._pending = self._pending[:cut], self._pending[cut:]
+        with self.app.batch_update():
+            self.query_one(SolverPane).apply(batch)
+            self.refresh_race()
+
+    def action_solver_options(self) -> None:
+        from solver.methods import find_spec
+        from tui.screens.dialogs import MethodDialog
+
+        if self.race and not self.over:
+            self.say(
+                f"The method is set for this race; change it on the next {self.noun}.", "yellow"
+            )
+            return
+
+        def chosen(result: dict[str, Any] | None) -> None:
+            if result:
+                spec = find_spec(result["method"])
+                self.ponder.method_name = spec.name
+                self.ponder.method_options = result["options"]
+                self.say(f"Solver method: {spec.label} ({spec.title}). Press space to start it.")
+                self._method_chosen = True
+
+        self.app.push_screen(
+            MethodDialog(self.ponder.method_name, self.ponder.method_options), chosen
+        )
+
+    # ---------------------------------------------------------------- replay
+
+    @work(exclusive=True, group="solver", exit_on_error=False)
+    async def start_replay(self) -> None:
+        replay = self.replay
+        if replay is None:
+            return
+        pane = self.query_one(SolverPane)
+        pane.model_suffix = " (replay)"
+        pane.reset(replay.method, replay.model)
+        self._pending.clear()
+        self._replay_notice()
+        at = 0.0
+        for event in replay.events:
+            while replay.paused:
+                await asyncio.sleep(0.05)
+            gap = max(0.0, event.t - at) / replay.speed
+            at = event.t
+            if gap > 0.001:
+                await asyncio.sleep(min(gap, 2.0))
+            self._pending.append(event)
+        self.flush_events(everything=True)
+        replay.finished = True
+        self._replay_notice()
+
+
+def clock(seconds: float) -> str:
+    """``m:ss``."""
+    return f"{int(seconds // 60)}:{int(seconds % 60):02d}"
+
+
+def seconds(value: float) -> str:
+    """A race margin: tenths under a minute, else minutes and seconds."""
+    return f"{value:.1f} s" if value < 60 else clock(value)
