@@ -54,7 +54,10 @@ def main() -> None:
     if args.serve:
         serve(args.latency)
         return
-    runs = [("tot", {}), ("bot", {"trees": 15, "iterations": 2})]
+    runs: list[tuple[str, dict[str, object]]] = [
+        ("tot", {}),
+        ("bot", {"trees": 15, "iterations": 2}),
+    ]
     # The server runs in its own process, as a real one would: in this process it would
     # compete with the client for the interpreter lock and blur what is measured.
     server = subprocess.Popen(

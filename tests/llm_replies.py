@@ -84,11 +84,8 @@ def reply(request: dict[str, Any], index: int) -> str:
     if "Give exactly one next step" in last:
         chain = last.split("The reasoning steps so far")[-1].split("---")[1]
         sets = re.findall(r"New set: ([\d/ ]+)", chain)
-        current = (
-            _numbers(sets[-1])
-            if sets
-            else _numbers(re.search(r"The numbers are: ([\d ]+)", last).group(1))
-        )  # type: ignore[union-attr]
+        given = re.search(r"The numbers are: ([\d ]+)", last)
+        current = _numbers(sets[-1] if sets else given.group(1) if given else "")
         moves = _moves(current)
         if not moves:
             return "There is nothing left to combine."

@@ -535,7 +535,7 @@ def parse_value(text: str) -> str | None:
     for line in reversed(text.strip().splitlines()):
         labels = _LABEL_RE.findall(line)
         if labels:
-            label = labels[-1].lower()
+            label = str(labels[-1]).lower()
             return {"maybe": "likely", "certain": "sure", "unlikely": "impossible"}.get(
                 label, label
             )

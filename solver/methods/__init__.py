@@ -18,6 +18,7 @@ __all__ = [
     "METHODS",
     "Method",
     "MethodSpec",
+    "OptionInfo",
     "Outcome",
     "RunContext",
     "all_options",

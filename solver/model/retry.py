@@ -28,8 +28,8 @@ def backoff(
     """
     if retry_after is not None:
         return min(max(retry_after, 0.0), retry_after_cap)
-    ceiling = min(cap, base * 2**attempt)
-    return ceiling * rng.uniform(0.5, 1.0)
+    ceiling = min(cap, base * 2.0**attempt)
+    return float(ceiling * rng.uniform(0.5, 1.0))
 
 
 def retry_after(headers: Mapping[str, str]) -> float | None:
