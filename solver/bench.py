@@ -137,14 +137,25 @@ class BenchResult:
 
 
 async def run_one(
-    method: Method, hand: Hand, model: Model, seed: int | None, deadline: float | None = None
+    method: Method,
+    hand: Hand,
+    model: Model,
+    seed: int | None,
+    deadline: float | None = None,
+    guide_model: Model | None = None,
 ) -> PuzzleResult:
     finish: RunFinished | None = None
     error = error_kind = ""
     by_iteration: list[bool] = []
     stopped_at, stopped_by = 0, ""
     async for event in run_method(
-        method, Game24Domain(hand), model, seed=seed, record_prompts=False, deadline=deadline
+        method,
+        Game24Domain(hand),
+        model,
+        seed=seed,
+        record_prompts=False,
+        deadline=deadline,
+        guide_model=guide_model,
     ):
         if isinstance(event, RunFinished):
             finish = event
@@ -184,15 +195,20 @@ async def run_bench(
     jobs: int = 1,
     progress: Callable[[str, int, int], None] | None = None,
     deadline: float | None = None,
+    guide_model_for: Callable[[], Model] | None = None,
 ) -> list[BenchResult]:
     """Run every method on every hand; ``jobs`` hands run at once per method. A run still
-    going after ``deadline`` seconds is stopped (and counted as errored)."""
+    going after ``deadline`` seconds is stopped (and counted as errored). ``guide_model_for``
+    builds a second model for guiding roles (IoT's inner dialogue agent)."""
     results = []
     for method in methods:
         model = model_for()
+        guide = guide_model_for() if guide_model_for is not None else None
         start = time.perf_counter()
-        puzzles = await _run_set(method, hands, model, seed, jobs, progress, deadline)
+        puzzles = await _run_set(method, hands, model, seed, jobs, progress, deadline, guide)
         await model.aclose()
+        if guide is not None:
+            await guide.aclose()
         result = BenchResult(method.name, method.config_dict(), puzzles)
         result.wall_time = time.perf_counter() - start
         results.append(result)
@@ -207,6 +223,7 @@ async def _run_set(
     jobs: int,
     progress: Callable[[str, int, int], None] | None,
     deadline: float | None = None,
+    guide_model: Model | None = None,
 ) -> list[PuzzleResult]:
     limit = asyncio.Semaphore(max(1, jobs))
     done = 0
@@ -215,7 +232,7 @@ async def _run_set(
         nonlocal done
         async with limit:
             res = await run_one(
-                method, hand, model, None if seed is None else seed + index, deadline
+                method, hand, model, None if seed is None else seed + index, deadline, guide_model
             )
         done += 1
         if progress is not None:

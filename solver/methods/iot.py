@@ -171,7 +171,8 @@ SPECS = (
         view="dialogue",
         round="turn",
         paper={"game24": "+168% vs CoT"},
-        paper_note="IoT, GPT-4o mini, relative to CoT; cap 10",
+        paper_note="IoT, GPT-4o mini, relative to CoT, on random rows of ToT's 24.csv "
+        "(not the hard 100); cap 10",
     ),
     MethodSpec(
         name="giot",
@@ -186,6 +187,7 @@ SPECS = (
         view="dialogue",
         round="turn",
         paper={"game24": "+266% vs CoT"},
-        paper_note="IoT, GPT-4o mini, relative to CoT; N = 5",
+        paper_note="IoT, GPT-4o mini, relative to CoT, on random rows of ToT's 24.csv "
+        "(not the hard 100); N = 5",
     ),
 )

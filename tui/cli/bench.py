@@ -84,6 +84,7 @@ def run(kind: PuzzleKind, solver: SolverCommands, args: argparse.Namespace) -> i
         check_roles(spec, domain)
     settings = options.settings(args)
     deadline = options.deadline(args, settings)
+    guide = options.guide_settings(args, settings)
     seed = settings.seed if settings.seed is not None else 0
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
@@ -111,6 +112,7 @@ def run(kind: PuzzleKind, solver: SolverCommands, args: argparse.Namespace) -> i
                 [method for _, method in chosen],
                 hands,
                 lambda: make_model(settings, seed=seed),
+                guide_model_for=(lambda: make_model(guide, seed=seed)) if guide else None,
                 seed=seed,
                 jobs=args.jobs,
                 progress=tick,
@@ -202,11 +204,25 @@ def _print_table(
         setting = f" ({solver.bench_setting})" if solver.bench_setting else ""
         notes = "; ".join(f"{', '.join(labels)}: {note}" for note, labels in sources.items())
         console.print(Text(f"paper{setting}: {notes}", style="dim"))
+    base = next((r for r, spec in rows if spec.name == "cot"), None)
+    for r, spec in rows:
+        # The IoT paper reports its gains relative to CoT: put ours beside them.
+        relative = "vs CoT" in spec.paper.get(kind.name, "")
+        if relative and base is not None and r is not base and base.success_rate:
+            gain = r.success_rate / base.success_rate - 1
+            console.print(
+                f"{r.method} relative to cot: {gain:+.0%} (paper: {spec.paper[kind.name]})"
+            )
     for r, _ in rows:
         curve = r.cumulative_by_iteration()
         if curve:
             steps = " ".join(f"{i}:{v:.0%}" for i, v in enumerate(curve, 1))
             console.print(f"{r.method} cumulative success by iteration: {steps}")
+        stops = r.stops()
+        if stops:
+            shares = " · ".join(f"{turn}: {count / r.n:.0%}" for turn, count in stops.items())
+            reasons = ", ".join(f"{by} {count}" for by, count in r.stopped_by().items())
+            console.print(f"{r.method} dialogues ended at turn {shares} (by {reasons})")
         first_error = next((p.error for p in r.puzzles if p.error), "")
         if first_error:
             # A server's message: shown as text, never as markup or control characters.

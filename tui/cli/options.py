@@ -173,6 +173,12 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
         help="stop a run still going after this many seconds (bench: each hand's run); "
         "default: no limit",
     )
+    g.add_argument(
+        "--guide-model",
+        metavar="NAME",
+        help="IoT: another model on the same server to play the inner guide (default: the "
+        "same model)",
+    )
     g.add_argument("--no-cache", action="store_true", help="do not reuse cached replies")
     g.add_argument(
         "--seed", type=int, default=None, metavar="N", help="seed for the run (default 0)"
@@ -230,3 +236,17 @@ def deadline(args: argparse.Namespace, chosen: Settings) -> float | None:
     if not 0 < args.deadline < math.inf:
         raise UsageError("--deadline must be a positive number of seconds")
     return float(args.deadline)
+
+
+def guide_settings(args: argparse.Namespace, base: Settings) -> Settings | None:
+    """The settings of the guide model ``--guide-model`` names (None when not asked for)."""
+    import dataclasses
+
+    name = getattr(args, "guide_model", None)
+    if not name:
+        return None
+    if base.engine != "openai":
+        raise UsageError(
+            "--guide-model names a model on a server: use it with --model or --engine openai"
+        )
+    return dataclasses.replace(base, model=name)

@@ -70,6 +70,25 @@ class EventPrinter:
                         c.print(f"    step {i}: {escape(tip)}")
                 conf_text = f"{conf:g}" if conf is not None else "?"
                 c.print(f"    confidence {conf_text} · exact check {mark} {escape(verdict)}")
+            case ev.TurnGuided(guidance=guidance, stop=stop, phase=phase):
+                who = "closing" if phase == "final" else "guide"
+                flag = " [yellow](stop)[/]" if stop else ""
+                c.print(f"  [bold]{who}[/]{flag} {escape(guidance)}")
+            case ev.TurnAnswered() as turn:
+                mark = "[green]✓[/]" if turn.ok else "[red]✗[/]"
+                said = " · says final" if turn.final else ""
+                moved = "changed" if turn.changed else "unchanged"
+                c.print(
+                    f"  [bold]answer[/] {escape(turn.answer or '(none)')} {mark} "
+                    f"[dim]{escape(turn.verdict)} · {moved}{said} · "
+                    f"{turn.prompt_tokens:,} prompt tokens[/]"
+                )
+                if self.verbose and turn.reply:
+                    c.print(f"    [dim]{escape(turn.reply)}[/]")
+                if turn.uncertainty:
+                    c.print(f"    [dim]unsure: {escape(turn.uncertainty)}[/]")
+            case ev.DialogueStopped(reason=reason):
+                c.print(f"  [bold]stopped:[/] {escape(reason)}")
             case ev.ParseFailed(purpose=purpose, reason=reason) if self.verbose:
                 c.print(f"    [yellow]unparsed {escape(purpose)} reply:[/] {escape(reason)}")
             case ev.ErrorRaised(kind=kind, message=message):

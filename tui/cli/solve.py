@@ -116,11 +116,13 @@ def run(kind: PuzzleKind, solver: SolverCommands, args: argparse.Namespace) -> i
     check_roles(spec, puzzle.domain)
     settings = options.settings(args)
     deadline = options.deadline(args, settings)
+    guide_settings = options.guide_settings(args, settings)
     seed = settings.seed if settings.seed is not None else 0
     printer = EventPrinter(Console(highlight=False), args.verbose)
 
     async def play() -> tuple[RunFinished | None, str]:
         model = make_model(settings, seed=seed)
+        guide = make_model(guide_settings, seed=seed) if guide_settings else None
         finish: RunFinished | None = None
         error_kind = ""
         writer = None
@@ -135,7 +137,7 @@ def run(kind: PuzzleKind, solver: SolverCommands, args: argparse.Namespace) -> i
                 writer = TraceWriter(args.trace, header)
                 writer.__enter__()  # TraceError (a usage error) if it cannot be written
             async for event in run_method(
-                method, puzzle.domain, model, seed=seed, deadline=deadline
+                method, puzzle.domain, model, seed=seed, deadline=deadline, guide_model=guide
             ):
                 if writer is not None:
                     writer.write(event)
@@ -151,6 +153,8 @@ def run(kind: PuzzleKind, solver: SolverCommands, args: argparse.Namespace) -> i
             if writer is not None:
                 writer.__exit__(None, None, None)
             await model.aclose()
+            if guide is not None:
+                await guide.aclose()
         return finish, error_kind
 
     try:
