@@ -113,7 +113,7 @@ def _literal_collections(path: Path) -> list[tuple[int, set[str]]]:
             i.value for i in items if isinstance(i, ast.Constant) and isinstance(i.value, str)
         }
         if strings:
-            out.append((node.lineno, strings))
+            out.append((getattr(node, "lineno", 0), strings))
     return out
 
 

@@ -40,7 +40,7 @@ def test_every_method_module_is_in_the_catalogue_in_display_order() -> None:
     assert orders == sorted(orders)
     for spec in METHODS.values():
         assert spec.description and spec.label and spec.roles
-        assert isinstance(make_method(spec.name), spec.build)
+        assert make_method(spec.name).name == spec.name
 
 
 def test_options_come_from_the_config_fields_with_their_bounds() -> None:
@@ -79,7 +79,7 @@ def test_the_game_of_24_is_a_domain_with_every_role_the_methods_need() -> None:
 def test_a_missing_role_is_a_clear_error_before_any_call() -> None:
     domain = WithoutRoles(Game24Domain(Hand.parse("4 7 8 8")), "value", "judge")
     with pytest.raises(RolesMissing) as info:
-        require_roles("tot", METHODS["tot"].roles, domain)  # type: ignore[arg-type]
+        require_roles("tot", METHODS["tot"].roles, domain)
     assert str(info.value) == (
         "tot cannot solve game24 puzzles yet: the game24 domain has no judge, value prompts"
     )

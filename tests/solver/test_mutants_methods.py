@@ -21,6 +21,7 @@ import pytest
 from puzzles.arith import extract_claims
 from puzzles.game24 import Hand, State, apply
 from solver.domains import game24 as g24
+from solver.domains.base import Domain
 from solver.domains.game24 import Game24Domain, similarity
 from solver.events import (
     ChainAggregated,
@@ -961,7 +962,7 @@ class Scripted:
     def config_dict(self) -> dict[str, Any]:
         return self.config
 
-    async def run(self, domain: Game24Domain, ctx: RunContext) -> Outcome:
+    async def run(self, domain: Domain[Any, Any], ctx: RunContext) -> Outcome:
         result: Outcome = await self.body(domain, ctx)
         return result
 

@@ -39,10 +39,10 @@ from solver.model.openai import (
     ReplyLimits,
     ResponseCache,
     _cause_text,
-    _retry_after,
     _StreamRedactor,
     base_url_problem,
 )
+from solver.model.retry import retry_after as _retry_after
 from solver.settings import Settings
 from tests.fakeserver import FakeServer
 
@@ -692,7 +692,8 @@ async def test_retry_after_sets_the_wait_exactly(
     model = make(retry_after_cap=0.05, on_retry=lambda *told: waits.append(told))
     generation = await model.generate(call())
     assert generation.requests == 2
-    assert waits == [("rate_limited", 1, pytest.approx(wait))]
+    expected: list[object] = [("rate_limited", 1, pytest.approx(wait))]
+    assert waits == expected
     gap = fake_server.chat_requests[1].time - fake_server.chat_requests[0].time
     assert gap >= wait - 0.005
 

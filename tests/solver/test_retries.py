@@ -72,7 +72,8 @@ async def test_retry_after_ms_is_waited(
     await generate_through(make(on_retry=lambda *info: retries.append(info)))
     first, retry = limited_and_retry(fake_server)
     assert retry.time - first.time >= 0.4
-    assert retries == [("rate_limited", 1, pytest.approx(0.4))]
+    expected: list[object] = [("rate_limited", 1, pytest.approx(0.4))]
+    assert retries == expected
 
 
 async def test_retry_after_as_an_http_date_is_waited(
