@@ -369,7 +369,7 @@ async def big_run(thoughts: int, batch: int) -> dict[str, Any]:
             started = time.perf_counter()
             for at in range(0, len(run), batch):
                 t0 = time.perf_counter()
-                with app.batch_update():  # as Game24Screen.flush_events does
+                with app.batch_update():  # as PuzzleScreen.flush_events does
                     pane.apply(run[at : at + batch])
                 t1 = time.perf_counter()
                 await pilot.pause(0)  # lets queued messages run, then composes a frame

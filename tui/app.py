@@ -384,8 +384,9 @@ class PonderApp(App[None]):
                 self.store_message = None
             self._unsaved = None
             self.notify("Every waiting result is saved now.")
-            if isinstance(self.screen, HomeScreen):
-                self.screen.refresh_home()
+        if report.saved and isinstance(self.screen, HomeScreen):
+            # Home came back before the worker wrote the puzzle just left: show it now.
+            self.screen.refresh_home()
 
     def _retry_save(self) -> None:
         self._save_retry = None

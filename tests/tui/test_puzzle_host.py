@@ -5,6 +5,7 @@ that talks to itself (fed synthetic IoT events)."""
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 from collections.abc import Callable
 from pathlib import Path
@@ -17,7 +18,7 @@ from textual.widgets import Button, Input, OptionList, Select, Static, Switch
 from puzzles.game24 import Hand
 from solver import events as ev
 from solver.methods import METHODS
-from solver.model import Model
+from solver.model import Call, Generation, Model, TokenCallback
 from solver.model.offline import OfflineModel
 from solver.settings import Settings
 from tui import app as app_module
@@ -346,7 +347,9 @@ async def test_a_dialogue_method_is_drawn_as_turns_not_a_tree(
         # Why it stopped.
         assert view.stopped is not None
         assert "Stopped after turn 2" in view.stop_text().plain
-        assert "guide" in view.stop_text().plain
+        assert "the answer checks out" in view.stop_text().plain
+        view.stopped = ev.DialogueStopped(2, "cap", "")  # no reason given: who stopped it
+        assert "most turns allowed" in view.stop_text().plain
         assert text(pane.query_one("#solver-status")).startswith(spec.label)
         # A click on a turn puts its prompts and replies in the Details tab.
         await pilot.click(cards[1])
@@ -358,3 +361,45 @@ async def test_a_dialogue_method_is_drawn_as_turns_not_a_tree(
         pane.reset("tot", "offline")
         await pilot.pause()
         assert not view.turns and pane.query_one("#thoughts").region.area
+
+
+# -- a race won while the solver still thinks ----------------------------------------------------
+
+
+class GatedModel:
+    """The offline player behind a gate the test opens."""
+
+    def __init__(self) -> None:
+        self.name = "gated"
+        self.gate = asyncio.Event()
+        self.inner = OfflineModel(delay=0.01)
+
+    async def generate(self, call: Call, on_token: TokenCallback | None = None) -> Generation:
+        await self.gate.wait()
+        return await self.inner.generate(call, on_token)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+async def test_a_race_won_before_the_solver_finishes_gets_its_outcome_when_it_does(
+    tmp_path: Path,
+) -> None:
+    model = GatedModel()
+    app = make_app(Settings(), model=lambda: model, store_path=tmp_path / "r.db", seed=1)
+    app.race = True
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen, pane = await game(pilot, "4 7 8 8")
+        await wait_for(pilot, lambda: pane.running)
+        await pilot.press("e", *"(7-8/8)*4", "enter")
+        message = text(screen.query_one("#message"))
+        assert "You won the race" in message and "not yet" in message
+        await pilot.pause(0.5)  # time enough for a save to land, were one started
+        assert app.store is not None and app.store.recent(1) == []  # held for the solver
+        model.gate.set()
+        await wait_for(pilot, lambda: app.store is not None and app.store.recent(1))
+        (row,) = app.store.recent(1)
+        assert row.solved and row.race_won is True
+        assert row.solver_solved is not None and row.solver_seconds is not None
+        message = text(screen.query_one("#message"))
+        assert "You won the race" in message and "later" in message and "not yet" not in message

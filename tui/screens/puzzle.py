@@ -183,6 +183,8 @@ class PuzzleScreen(PonderScreen):
         self.solver_result: ev.RunFinished | None = None
         self._method_chosen = False  # the message says "press space to start it"
         self._pending: list[ev.Event] = []
+        self._held: tuple[bool, str] | None = None
+        """A race won while the solver still thinks: saved once the solver is done."""
 
     # ---------------------------------------------------------------- what a kind provides
 
@@ -355,7 +357,31 @@ class PuzzleScreen(PonderScreen):
             self.say(self.race_result(answer) if self.race else self.won_text(answer))
             self.query_one("#puzzle").add_class("-won")
         self.end_race()
+        if self.race and solved and self.solver_result is None and self.solver_running:
+            # The row and the message get the solver's outcome when it has one.
+            self._held = (solved, answer)
+            return
         self.record(solved, answer)
+
+    @property
+    def solver_running(self) -> bool:
+        return self.query_one(SolverPane).running
+
+    def release_result(self) -> None:
+        """Save a result held for the solver's outcome, with whatever is known of it now."""
+        if self._held is not None:
+            solved, answer = self._held
+            self._held = None
+            self.record(solved, answer)
+
+    def _solver_done_after_win(self) -> None:
+        """The solver finished after the player won the race: its outcome goes into the
+        message and the saved result."""
+        if self._held is None or self.solver_result is None:
+            return
+        answer = self._held[1]
+        self.release_result()
+        self.say(self.race_result(answer, decided=True))
 
     def give_up(self) -> None:
         """The player gives up: the puzzle ends unsolved (nothing when it is already over)."""
@@ -400,7 +426,11 @@ class PuzzleScreen(PonderScreen):
         )
 
     def action_new(self) -> None:
+        self.release_result()
         self.ponder.open_puzzle(self.KIND, self.level, replace=True)
+
+    def on_unmount(self) -> None:
+        self.release_result()
 
     def action_leave(self) -> None:
         if not self.in_play:
@@ -419,6 +449,7 @@ class PuzzleScreen(PonderScreen):
         self.app.push_screen(LeaveDialog(self.noun), answered)
 
     def leave(self) -> None:
+        self.release_result()
         self.workers.cancel_group(self, "solver")
         self.app.pop_screen()
 
@@ -461,13 +492,17 @@ class PuzzleScreen(PonderScreen):
             )
         self.query_one("#race-status", Static).update(line)
 
-    def race_result(self, answer: str) -> Text:
-        """Who won the race, by how much, and both answers."""
+    def race_result(self, answer: str, *, decided: bool = False) -> Text:
+        """Who won the race, by how much, and both answers. ``decided``: the player won
+        before the solver finished, which it has now."""
         mine = self.elapsed()
         result = self.solver_result
         who = self.solver_label
         yours = f"Yours: {visible(self.answer_text(answer))} in {seconds(mine)}."
-        if result is not None and result.solved and result.wall_time <= mine:
+        if decided and result is not None:
+            later = f"{who} finished {seconds(max(0.0, result.wall_time - mine))} later."
+            head = (f"★ You won the race! {later} ", "bold green")
+        elif result is not None and result.solved and result.wall_time <= mine:
             self.race_won = False
             head = (f"{who} won the race by {seconds(mine - result.wall_time)}. ", "bold yellow")
         else:
@@ -554,6 +589,7 @@ class PuzzleScreen(PonderScreen):
         self.workers.cancel_group(self, "solver")
         self.flush_events(everything=True)
         pane.stopped()
+        self.release_result()  # no outcome is coming
         if pane.error.startswith("retrying"):
             pane.error = ""  # nothing is retried once stopped
             pane.refresh_status()
@@ -609,6 +645,8 @@ class PuzzleScreen(PonderScreen):
         with self.app.batch_update():
             self.query_one(SolverPane).apply(batch)
             self.refresh_race()
+            if self._held is not None and any(isinstance(e, ev.RunFinished) for e in batch):
+                self._solver_done_after_win()
 
     def action_solver_options(self) -> None:
         from solver.methods import find_spec

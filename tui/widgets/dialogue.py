@@ -184,11 +184,9 @@ class DialogueView(VerticalScroll):
         e = self.stopped
         if e is None:
             return Text()
-        why = STOPPED_BY.get(e.by, e.by)
-        text = Text.assemble(("Stopped after turn ", "bold"), (f"{e.turn}", "bold"), f": {why}")
-        if e.reason:
-            text.append(f" ({e.reason})", style="dim")
-        return text
+        # The method's own reason when it gives one; else who stopped it, in words.
+        why = e.reason or STOPPED_BY.get(e.by, e.by)
+        return Text.assemble((f"Stopped after turn {e.turn}", "bold"), f": {why}")
 
     def _show(self, turn: Turn) -> None:
         card = self._cards.get(turn.turn)
