@@ -11,7 +11,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from tui.cli import bench, replay, solve, verify
+from tui.cli import bench, replay, serve, solve, verify
 from tui.cli.kinds import add_puzzles_parser
 from tui.cli.usage import HelpFormatter, Parser, UsageError, visible
 from tui.exitcodes import ExitCode, exit_codes_help
@@ -36,6 +36,7 @@ def build_parser() -> Parser:
     add_puzzles_parser(sub, **common)
     verify.add_parser(sub, **common)
     replay.add_parser(sub, **common)
+    serve.add_parser(sub, **common)
     return parser
 
 
