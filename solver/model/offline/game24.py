@@ -1,12 +1,18 @@
 """The offline engine: a seeded heuristic player that answers like an LLM, with no network.
 
-It answers each call from the call's public ``context`` (the numbers on the table, the steps
-so far, the experience it was shown) in exactly the text format the prompt asks for, so the
-same parsers run as for a real model. It is a player, not an oracle: it never sees stored
-answers and never runs an exhaustive solver. It looks ahead only a few random tries deep,
-prefers "nice" numbers (factors of 24, whole numbers), rarely thinks of fractions, sometimes
-slips in arithmetic, and can misjudge a state. It reads BoT's experience: steps that an
-analysis rejected are avoided from the same position and steps of chains it recommended are
+It reads only the messages of each call, exactly as a model would: the hand and the target,
+the numbers left, the steps so far, the answer to judge, the chain to analyse and BoT's
+experience are all parsed from the prompt text (``call.context`` is never read), and it
+answers in exactly the text format the prompt asks for, so the same parsers run as for a real
+model. A prompt it cannot read as a Game of 24 prompt gets a ``bad_request`` error.
+
+It is a player, not an oracle: it never sees stored answers and never runs the exact checker
+or an exhaustive solver. It looks ahead only a few random tries deep, prefers "nice" numbers
+(factors of 24, whole numbers), rarely thinks of fractions, sometimes slips in arithmetic,
+and can misjudge a state or an answer either way (it judges an answer by re-doing its
+arithmetic and counting the numbers it uses, and sometimes gets that wrong). It learns only
+from the experience text in a BoT prompt: a step an analysis rejected is avoided from the
+same position (the same numbers on the table) and steps of chains it recommended are
 preferred, so later iterations do better where the heuristic went wrong.
 
 Replies are a pure function of (seed, prompt, sample index, sampling), so a run is
@@ -20,18 +26,27 @@ import functools
 import hashlib
 import math
 import random
+import re
 import time
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from puzzles.arith import format_number, format_operand
+from puzzles.arith import ArithError, format_number, format_operand, parse, parse_number
 from solver.model.base import Call, Generation, ModelError, TokenCallback, Usage, rough_tokens
 from solver.model.offline import iot24
 
 __all__ = ["OfflineModel"]
 
 _Nums = tuple[Fraction, ...]
+_Move = tuple[Fraction, str, Fraction, Fraction, _Nums]
+_Step = tuple[Fraction, str, Fraction, str]  # a, op, b and the result as written
+_Reply = Callable[[random.Random, float, float], str]  # (rng, temperature, top_p) -> text
+
+_MAX_NUMBERS = 6
+"""The most numbers a hand has: a prompt showing more is not one the engine plays."""
 
 
 def _nice(target: Fraction) -> frozenset[Fraction]:
@@ -67,6 +82,218 @@ def _moves(nums: _Nums) -> tuple[tuple[Fraction, str, Fraction, Fraction, _Nums]
     return tuple(out)
 
 
+# ---------------------------------------------------------------------- reading the prompt
+
+_TARGET = re.compile(r"\b(?:obtain|make|reach|equal)\s+(-?\d{1,9})\b")
+_INPUT = re.compile(r"^Input:[ \t]*(.*?)[ \t]*$", re.MULTILINE)
+_NUMBERS_ARE = re.compile(r"^The numbers are:[ \t]*(.*?)\.?[ \t]*$", re.MULTILINE)
+_ANSWER = re.compile(r"^Answer:[ \t]*(.*?)[ \t]*$", re.MULTILINE)
+_STEPS_HEAD = re.compile(r"^Steps:[ \t]*$", re.MULTILINE)
+_EXPERIENCE = re.compile(r"^#####[ \t]*\n(.*)^#####[ \t]*$", re.MULTILINE | re.DOTALL)
+_BLOCK = re.compile(r"^---[ \t]*\n(.*?)^---[ \t]*$", re.MULTILINE | re.DOTALL)
+_NEXT_STEP = re.compile(r"^The next step to evaluate:[ \t]*\n(.*?)[ \t]*$", re.MULTILINE)
+_ENTRY = re.compile(r"^\d+\.\s*Reasoning chain and comments[ \t]*$", re.MULTILINE)
+_STEP_LINE = re.compile(r"^Step\s+(\d+)\s*:\s*(.*?)[ \t]*$", re.MULTILINE)
+_VERDICT = re.compile(
+    r"^Step\s+(\d+)\s*:.*?Recommendation or Reject\s*:\s*([A-Za-z-]+)", re.MULTILINE | re.IGNORECASE
+)
+_NUMBER = r"\(?-?[\d.]+(?:/[\d.]+)?\)?"
+_BOT_FIELDS = re.compile(
+    rf"Two numbers selected:\s*(?P<a>{_NUMBER})\s*,?\s+(?P<b>{_NUMBER})\s*,\s*"
+    r"Operation:\s*(?P<op>[-+*/])\s*,\s*New number calculated:\s*(?P<c>[^,\s]+)",
+    re.IGNORECASE,
+)
+_NEW_SET = re.compile(r"New set:\s*([^,]*)", re.IGNORECASE)
+_EQUATION = re.compile(
+    rf"^\s*(?P<a>{_NUMBER})\s*(?P<op>[-+*/])\s*(?P<b>{_NUMBER})\s*=\s*(?P<c>[^\s,]+)"
+)
+
+
+def _user_text(call: Call) -> str:
+    return "\n".join(m.content for m in call.messages if m.role == "user")
+
+
+def _number(text: str) -> Fraction | None:
+    """A number as written in a prompt (``8``, ``-2``, ``8/3``, ``(8/3)``, ``2.67``)."""
+    text = text.strip()
+    if text.startswith("(") and text.endswith(")"):
+        text = text[1:-1]
+    try:
+        return parse_number(text)
+    except (ArithError, ZeroDivisionError):
+        return None
+
+
+def _numbers(text: str) -> _Nums | None:
+    """The numbers of a set as written in a prompt (``4 7 8 8``, ``8/3 3``); None when the
+    text is not such a set, or more numbers than any hand has."""
+    parts = text.split()
+    if not 1 <= len(parts) <= _MAX_NUMBERS:
+        return None
+    out = []
+    for part in parts:
+        value = _number(part)
+        if value is None:
+            return None
+        out.append(value)
+    return tuple(out)
+
+
+def _target(text: str) -> Fraction | None:
+    m = _TARGET.search(text)
+    return Fraction(int(m.group(1))) if m else None
+
+
+def _combine(a: Fraction, op: str, b: Fraction) -> Fraction | None:
+    if op == "+":
+        return a + b
+    if op == "-":
+        return a - b
+    if op == "*":
+        return a * b
+    if op == "/" and b != 0:
+        return a / b
+    return None
+
+
+def _read_step(text: str) -> _Step | None:
+    """A step as written in a prompt: BoT's fields (``Two numbers selected: 8 4, Operation:
+    -, New number calculated: 4, ...``) or an equation (``8 - 4 = 4 (left: 4 7 8)``)."""
+    m = _BOT_FIELDS.search(text) or _EQUATION.match(text)
+    if not m:
+        return None
+    a, b = _number(m["a"]), _number(m["b"])
+    if a is None or b is None:
+        return None
+    return a, m["op"], b, m["c"].strip("()")
+
+
+def _play(nums: _Nums, step: _Step) -> tuple[_Nums, bool] | None:
+    """The numbers after ``step`` (removing its two numbers, adding the exact result) and
+    whether the result it wrote holds; None when its numbers are not on the table."""
+    a, op, b, written = step
+    rest = list(nums)
+    for value in (a, b):
+        if value not in rest:
+            return None
+        rest.remove(value)
+    c = _combine(a, op, b)
+    if c is None:
+        return None
+    claimed = _number(written)
+    right = claimed is not None and (
+        claimed == c or ("." in written and abs(claimed - c) < Fraction(1, 100))
+    )
+    return (*rest, c), right
+
+
+def _not_24(what: str) -> ModelError:
+    return ModelError(
+        "bad_request",
+        f"the offline engine only plays the Game of 24 so far, and cannot read this as a "
+        f"Game of 24 {what} prompt",
+    )
+
+
+@dataclass(frozen=True)
+class _Lesson:
+    """One experience entry as read from a BoT prompt: the chain's steps and the verdict the
+    analysis gave each (``recommend``, ``reject`` or ``""``)."""
+
+    steps: tuple[_Step | None, ...]
+    verdicts: tuple[str, ...]
+
+    @property
+    def endorsed(self) -> bool:
+        return bool(self.verdicts) and all(v == "recommend" for v in self.verdicts)
+
+
+def _read_lessons(text: str) -> list[_Lesson]:
+    """The entries of BoT's experience text (``1. Reasoning chain and comments``, the chain
+    between ``---`` lines, then ``Step i: Advice: ... Recommendation or Reject: ...``)."""
+    heads = [m.start() for m in _ENTRY.finditer(text)]
+    if heads:
+        chunks = [text[s:e] for s, e in zip(heads, [*heads[1:], len(text)], strict=True)]
+    else:
+        chunks = [text] if text.strip() else []
+    lessons = []
+    for chunk in chunks:
+        block = _BLOCK.search(chunk)
+        if block is None:
+            continue
+        steps = tuple(_read_step(m.group(2)) for m in _STEP_LINE.finditer(block.group(1)))
+        verdicts = [""] * len(steps)
+        for m in _VERDICT.finditer(chunk, block.end()):
+            idx = int(m.group(1)) - 1 if len(m.group(1)) < 4 else -1
+            word = m.group(2).lower()
+            if 0 <= idx < len(steps):
+                if word.startswith("reject"):
+                    verdicts[idx] = "reject"
+                elif word.startswith("recommend"):
+                    verdicts[idx] = "recommend"
+        if steps:
+            lessons.append(_Lesson(steps, tuple(verdicts)))
+    return lessons
+
+
+def _replay(hand: _Nums, lines: Sequence[str]) -> _Nums:
+    """The numbers left after the steps written on ``lines``, played from ``hand``. A line
+    that cannot be played is read for its ``New set:``, else passed over."""
+    cur = hand
+    for line in lines:
+        step = _read_step(line)
+        played = _play(cur, step) if step is not None else None
+        if played is not None:
+            cur = played[0]
+            continue
+        shown = _NEW_SET.search(line)
+        after = _numbers(shown.group(1)) if shown else None
+        if after is not None:
+            cur = after
+    return cur
+
+
+@dataclass(frozen=True)
+class _BotPrompt:
+    """What a BoT prompt shows: the hand, the target, the scored chain so far (its step
+    texts) and, for a step prompt, the experience text."""
+
+    hand: _Nums
+    target: Fraction
+    chain: tuple[str, ...]
+    experience: str = ""
+
+
+def _read_bot(text: str, what: str) -> _BotPrompt:
+    hand_m, target = _NUMBERS_ARE.search(text), _target(text)
+    hand = _numbers(hand_m.group(1)) if hand_m else None
+    if hand is None or target is None:
+        raise _not_24(what)
+    experience = ""
+    rest = text
+    exp = _EXPERIENCE.search(text)
+    if exp is not None:
+        experience, rest = exp.group(1), text[exp.end() :]
+    block = _BLOCK.search(rest)
+    if block is None:
+        raise _not_24(what)
+    chain = tuple(line.strip() for line in block.group(1).splitlines() if line.strip())
+    return _BotPrompt(hand, target, chain, experience)
+
+
+def _read_cot(text: str, what: str) -> tuple[_Nums, Fraction, list[str]]:
+    """The hand, the target and the steps written after ``Steps:`` (IO, CoT, ToT's answer)."""
+    inputs = list(_INPUT.finditer(text))
+    target = _target(text)
+    hand = _numbers(inputs[-1].group(1)) if inputs else None
+    if hand is None or target is None:
+        raise _not_24(what)
+    tail = text[inputs[-1].end() :]
+    head = _STEPS_HEAD.search(tail)
+    lines = tail[head.end() :].splitlines() if head else []
+    return hand, target, [line for line in lines if line.strip()]
+
+
 class OfflineModel:
     """The embedded heuristic engine for the Game of 24."""
 
@@ -88,11 +315,9 @@ class OfflineModel:
         # Yield to the event loop even with no delay, so an app stays responsive while the
         # engine thinks (its replies are pure computation).
         await asyncio.sleep(self.delay)
-        ctx = call.context
-        if call.purpose in (iot24.GUIDE, iot24.RESPOND):
-            ctx = {"kind": "game24"}  # IoT roles read the prompt alone
-        if ctx.get("kind") != "game24":
-            raise ModelError("bad_request", "the offline engine only plays the Game of 24 so far")
+        iot = call.purpose in (iot24.GUIDE, iot24.RESPOND)
+        # The prompt is read once per call (a bad one fails before any sample).
+        reply = None if iot else self._reader(call.purpose, _user_text(call))
         digest = hashlib.blake2b(call.prompt.encode(), digest_size=8).hexdigest()
         texts = []
         for i in range(call.sampling.n):
@@ -100,14 +325,12 @@ class OfflineModel:
                 f"{self.seed}|{digest}|{call.sample_offset + i}|{call.sampling.temperature}"
                 f"|{call.sampling.top_p}"
             )
-            if call.purpose in (iot24.GUIDE, iot24.RESPOND):
+            if reply is None:  # the IoT roles read the prompt themselves
                 text = iot24.iot_reply(
                     self, call.purpose, call.messages, rng, call.sampling.temperature
                 )
             else:
-                text = self._answer(
-                    call.purpose, ctx, rng, call.sampling.temperature, call.sampling.top_p
-                )
+                text = reply(rng, call.sampling.temperature, call.sampling.top_p)
             texts.append(text)
             if on_token is not None:
                 for piece in text.split(" "):
@@ -121,29 +344,92 @@ class OfflineModel:
     async def aclose(self) -> None:
         return None
 
-    def _answer(self, purpose: str, ctx: Any, rng: random.Random, temp: float, top_p: float) -> str:
-        # The target and the numbers that feel "nice" for it. Set here, used by the helpers
-        # below: answering is synchronous (no await), so concurrent calls cannot interleave.
-        self.target = Fraction(int(ctx.get("target", 24)))
-        self.nice = _nice(self.target)
-        nums = tuple(Fraction(str(x)) for x in ctx.get("numbers", ()))
-        if purpose in ("io", "cot"):
-            return self._attempt(nums, rng, temp, purpose == "cot")
-        if purpose == "propose":
-            return self._propose(nums, rng, temp)
-        if purpose == "value":
-            return self._value(nums, rng, temp)
-        if purpose == "answer":
-            return self._final_answer(ctx, nums)
-        if purpose == "judge":
-            return self._judge(ctx, rng)
-        if purpose == "bot_step":
-            return self._bot_step(ctx, nums, rng, temp, top_p)
-        if purpose == "bot_evaluate":
-            return f"Evaluation score: {self._confidence(nums, rng, 0.2)}"
-        if purpose == "bot_feedback":
-            return self._feedback(ctx, rng)
-        raise ModelError("bad_request", f"the offline engine has no answer for {purpose!r}")
+    def _reader(self, purpose: str, text: str) -> _Reply:
+        """Read the prompt for ``purpose``: a function from (rng, temperature, top_p) to one
+        sample's reply. :class:`ModelError` when the prompt is not one the engine can read."""
+        read = {
+            "io": self._read_attempt,
+            "cot": self._read_attempt,
+            "answer": self._read_answer,
+            "propose": self._read_propose,
+            "value": self._read_value,
+            "judge": self._read_judge,
+            "bot_step": self._read_bot_step,
+            "bot_evaluate": self._read_bot_evaluate,
+            "bot_feedback": self._read_bot_feedback,
+        }.get(purpose)
+        if read is None:
+            raise ModelError("bad_request", f"the offline engine has no answer for {purpose!r}")
+        return read(purpose, text)
+
+    def _aim(self, target: Fraction) -> None:
+        # The target and the numbers that feel "nice" for it, read from the prompt. Set per
+        # call and used by the helpers below: a call's replies are computed synchronously (no
+        # await), so concurrent calls cannot interleave.
+        self.target = target
+        self.nice = _nice(target)
+
+    def _read_attempt(self, purpose: str, text: str) -> _Reply:
+        hand, target, _ = _read_cot(text, purpose)
+        self._aim(target)
+        steps = purpose == "cot"
+        return lambda rng, temp, top_p: self._attempt(hand, rng, temp, steps)
+
+    def _read_answer(self, purpose: str, text: str) -> _Reply:
+        hand, target, lines = _read_cot(text, purpose)
+        self._aim(target)
+        reply = self._final_answer(hand, lines)
+        return lambda rng, temp, top_p: reply
+
+    def _read_propose(self, purpose: str, text: str) -> _Reply:
+        inputs = list(_INPUT.finditer(text))
+        nums = _numbers(inputs[-1].group(1)) if inputs else None
+        if nums is None or "Possible next steps:" not in text:
+            raise _not_24(purpose)
+        # The proposal prompt does not say the target: the engine assumes the game's 24.
+        target = _target(text)
+        self._aim(Fraction(24) if target is None else target)
+        return lambda rng, temp, top_p: self._propose(nums, rng, temp)
+
+    def _read_value(self, purpose: str, text: str) -> _Reply:
+        lines = [line for line in text.splitlines() if line.strip()]
+        target = _target(text)
+        nums = _numbers(lines[-1]) if lines else None
+        if nums is None or target is None:
+            raise _not_24(purpose)
+        self._aim(target)
+        return lambda rng, temp, top_p: self._value(nums, rng, temp)
+
+    def _read_judge(self, purpose: str, text: str) -> _Reply:
+        inputs, answers = list(_INPUT.finditer(text)), _ANSWER.findall(text)
+        target = _target(text)
+        hand = _numbers(inputs[-1].group(1)) if inputs else None
+        if hand is None or target is None or not answers:
+            raise _not_24(purpose)
+        self._aim(target)
+        answer = answers[-1]
+        return lambda rng, temp, top_p: self._judge(hand, answer, rng)
+
+    def _read_bot_step(self, purpose: str, text: str) -> _Reply:
+        bot = _read_bot(text, purpose)
+        self._aim(bot.target)
+        lessons = _read_lessons(bot.experience)
+        return lambda rng, temp, top_p: self._bot_step(bot, lessons, rng, temp, top_p)
+
+    def _read_bot_evaluate(self, purpose: str, text: str) -> _Reply:
+        bot = _read_bot(text, purpose)
+        m = _NEXT_STEP.search(text)
+        if m is None:
+            raise _not_24(purpose)
+        self._aim(bot.target)
+        after = _replay(bot.hand, [*bot.chain, m.group(1)])
+        return lambda rng, temp, top_p: f"Evaluation score: {self._confidence(after, rng, 0.2)}"
+
+    def _read_bot_feedback(self, purpose: str, text: str) -> _Reply:
+        bot = _read_bot(text, purpose)
+        self._aim(bot.target)
+        chain = tuple(m.group(2) for m in _STEP_LINE.finditer("\n".join(bot.chain)))
+        return lambda rng, temp, top_p: self._feedback(bot.hand, chain, rng)
 
     # ------------------------------------------------------------------ judgement
 
@@ -301,20 +587,25 @@ class OfflineModel:
             return f"{shown}: the numbers look hard to combine into {self.target}\nimpossible"
         return f"{shown}: not found yet, but the numbers are in range\nlikely"
 
-    def _final_answer(self, ctx: Any, nums: _Nums) -> str:
-        hand = tuple(Fraction(n) for n in ctx.get("hand", ()))
-        steps = [_parse_step(s) for s in ctx.get("steps", ())]
-        path = [s for s in steps if s is not None]
-        return f"Answer: {_expression(hand, path)} = {_fmt(nums) or str(self.target)}"
+    def _final_answer(self, hand: _Nums, lines: Sequence[str]) -> str:
+        """ToT's last call: the expression the steps written after ``Steps:`` build."""
+        path, cur = [], hand
+        for line in lines:
+            step = _read_step(line)
+            if step is None:
+                continue
+            a, op, b, _ = step
+            c = _combine(a, op, b)
+            path.append((a, op, b, c if c is not None else Fraction(0)))
+            played = _play(cur, step)
+            if played is not None:
+                cur = played[0]
+        return f"Answer: {_expression(hand, path)} = {_fmt(cur) or str(self.target)}"
 
-    def _judge(self, ctx: Any, rng: random.Random) -> str:
-        from puzzles.game24 import Hand, check_answer
-
-        try:
-            hand = Hand(tuple(int(n) for n in ctx.get("hand", ())), int(self.target))
-            ok = check_answer(hand, str(ctx.get("answer") or "")).ok
-        except ValueError:
-            ok = False
+    def _judge(self, hand: _Nums, answer: str, rng: random.Random) -> str:
+        # Re-done as a careful person would: which numbers the expression uses and what it
+        # comes to; sometimes misjudged either way.
+        ok = _reads_right(answer.split("=")[0], hand, self.target)
         if rng.random() < 0.05:
             ok = not ok
         return "Judge: sure" if ok else "Judge: impossible"
@@ -322,28 +613,34 @@ class OfflineModel:
     # ------------------------------------------------------------------ BoT
 
     def _bot_step(
-        self, ctx: Any, nums: _Nums, rng: random.Random, temp: float, top_p: float
+        self,
+        bot: _BotPrompt,
+        lessons: Sequence[_Lesson],
+        rng: random.Random,
+        temp: float,
+        top_p: float,
     ) -> str:
-        chain = list(ctx.get("chain", ()))
+        nums = _replay(bot.hand, bot.chain)
         moves = list(_moves(nums))
+        if not moves:  # one number left: nothing to combine
+            done = bool(nums) and nums[0] == self.target
+            return (
+                f"Step {len(bot.chain) + 1}: only {_fmt(nums) or 'nothing'} is left, so there is "
+                f"nothing to combine. Evaluation score: {1.0 if done else 0.1}"
+            )
         weights = [self._step_weight(m, rng) for m in moves]
         # Read the experience: avoid what was rejected from this same position, prefer steps
         # of chains that were recommended.
-        for entry in ctx.get("experience", ()):
-            lines = list(entry.get("chain", ()))
-            verdicts = list(entry.get("verdicts", ()))
+        here = sorted(nums)
+        for lesson in lessons:
             # A chain the analysis recommended step by step is one to reuse, not just nudge.
-            endorsed = bool(verdicts) and all(v == "recommend" for v in verdicts)
-            for idx, line in enumerate(lines):
-                if lines[:idx] != chain:
+            boost = 40.0 if lesson.endorsed else 3.0
+            for step, verdict, position in _positions(bot.hand, lesson):
+                if sorted(position) != here or not verdict:
                     continue
-                verdict = verdicts[idx] if idx < len(verdicts) else ""
                 for k, m in enumerate(moves):
-                    if _same_step(line, m):
-                        if verdict == "reject":
-                            weights[k] *= 0.02
-                        elif verdict == "recommend":
-                            weights[k] *= 40.0 if endorsed else 3.0
+                    if _same_step(step, m):
+                        weights[k] *= 0.02 if verdict == "reject" else boost
         if top_p < 1.0:  # nucleus: keep the heaviest moves that make up top_p of the weight
             order = sorted(range(len(moves)), key=lambda i: -weights[i])
             total, kept, acc = sum(weights), [], 0.0
@@ -357,18 +654,33 @@ class OfflineModel:
         a, op, b, c, rest = self._pick(moves, weights, rng, temp)
         after = (*rest, c)
         return (
-            f"Step {len(chain) + 1}, Current set: {_fmt(nums)}, Two numbers selected: "
+            f"Step {len(bot.chain) + 1}, Current set: {_fmt(nums)}, Two numbers selected: "
             f"{format_number(a)} {format_number(b)}, Operation: {op}, New number calculated: "
             f"{self._write(a, op, b, c, rng, temp)}, Remaining numbers: {_fmt(rest) or 'none'}, "
             f"New set: {_fmt(after)}, Evaluation score: {self._confidence(after, rng, temp)}"
         )
 
-    def _feedback(self, ctx: Any, rng: random.Random) -> str:
-        chain = list(ctx.get("chain", ()))
-        valid = list(ctx.get("valid", [True] * len(chain)))
-        hand = tuple(Fraction(n) for n in ctx.get("hand", ()))
-        final = tuple(Fraction(str(x)) for x in ctx.get("numbers", ()))
-        reached = len(final) == 1 and final[0] == self.target and all(valid)
+    def _feedback(self, hand: _Nums, chain: Sequence[str], rng: random.Random) -> str:
+        # Re-play the chain as a careful checker would: each step's numbers must be on the
+        # table and its result must hold.
+        states: list[_Nums | None] = []
+        valid: list[bool] = []
+        shown: list[str] = []
+        cur = hand
+        for line in chain:
+            step = _read_step(line)
+            played = _play(cur, step) if step is not None else None
+            if step is None or played is None:
+                states.append(None)
+                valid.append(False)
+                shown.append(f"step {len(shown) + 1}")
+                continue
+            a, op, b, written = step
+            cur = played[0]
+            states.append(cur)
+            valid.append(played[1])
+            shown.append(f"{format_operand(a)} {op} {format_operand(b)} = {written}")
+        reached = len(cur) == 1 and cur[0] == self.target and all(valid)
         lines = []
         if reached:
             lines.append(
@@ -383,31 +695,17 @@ class OfflineModel:
             lines.append("Confidence score: 1.0")
             return "\n".join(lines)
         # Find the first step after which the numbers no longer look able to make 24.
-        states: list[_Nums | None] = []
-        cur = hand
-        for line in chain:
-            step = _parse_step(line)
-            if step is None:
-                states.append(None)
-                continue
-            a, _, b, c = step
-            rest = list(cur)
-            for v in (a, b):
-                if v in rest:
-                    rest.remove(v)
-            cur = (*rest, c)
-            states.append(cur)
         bad = len(chain) - 1
         for i, st in enumerate(states):
             if not valid[i] or st is None or self._tries(st, rng, self.lookahead) is None:
                 bad = i
                 break
-        end = _fmt(final) if final else "nothing"
+        end = _fmt(cur) if chain else "nothing"
         lines.append(
             f"Analysis Report: The chain ends with {end} instead of {self.target}, so it does "
             f"not solve the task; the mistake starts at step {bad + 1}."
         )
-        for i, line in enumerate(chain):
+        for i in range(len(chain)):
             prev = states[i - 1] if i > 0 else None
             before = _fmt(prev if prev else hand)
             if i < bad:
@@ -416,7 +714,7 @@ class OfflineModel:
                     "Recommendation or Reject: Recommend."
                 )
             elif i == bad:
-                what = line.split(" (left")[0]
+                what = shown[i]
                 lines.append(
                     f"Step {i + 1}: {what} leaves numbers that cannot make {self.target}. "
                     f"Advice: do not use {what} from {before}; combine a different "
@@ -431,30 +729,35 @@ class OfflineModel:
         return "\n".join(lines)
 
 
-@functools.lru_cache(maxsize=8192)
-def _parse_step(line: str) -> tuple[Fraction, str, Fraction, Fraction] | None:
-    import re
-
-    m = re.match(r"\s*(\S+)\s*([-+*/])\s*(\S+)\s*=\s*(\S+)", line)
-    if not m:
-        return None
+def _reads_right(expression: str, hand: _Nums, target: Fraction) -> bool:
+    """Whether ``expression`` uses exactly the numbers of ``hand`` and comes to ``target``,
+    by reading it (``puzzles.arith.parse``) and counting its numbers."""
     try:
-        a, b = Fraction(m.group(1).strip("()")), Fraction(m.group(3).strip("()"))
-    except (ValueError, ZeroDivisionError):
-        return None
-    op = m.group(2)
-    c = {"+": a + b, "-": a - b, "*": a * b}.get(op)
-    if c is None:
-        if b == 0:
-            return None
-        c = a / b
-    return a, op, b, c
-
-
-def _same_step(line: str, move: tuple[Fraction, str, Fraction, Fraction, _Nums]) -> bool:
-    step = _parse_step(line)
-    if step is None:
+        expr = parse(expression.strip())
+        value = expr.value
+        used = Counter(leaf.value for leaf in expr.leaves())
+    except (ArithError, ZeroDivisionError):
         return False
+    return used == Counter(hand) and value == target
+
+
+def _positions(hand: _Nums, lesson: _Lesson) -> list[tuple[_Step, str, _Nums]]:
+    """Each step of an experience chain with its verdict and the numbers it was taken from,
+    played from the hand; the reading stops at a step that cannot be played or is wrong."""
+    out = []
+    cur = hand
+    for step, verdict in zip(lesson.steps, lesson.verdicts, strict=True):
+        if step is None:
+            break
+        out.append((step, verdict, cur))
+        played = _play(cur, step)
+        if played is None or not played[1]:
+            break
+        cur = played[0]
+    return out
+
+
+def _same_step(step: _Step, move: _Move) -> bool:
     a, op, b, _ = step
     ma, mop, mb = move[0], move[1], move[2]
     if op != mop:
