@@ -207,11 +207,14 @@ class RunContext:
         """A token callback that reports the text so far, at most every 50 ms per sample."""
         texts: dict[int, str] = {}
         last: dict[int, float] = {}
+        # The first report comes once a reply has streamed for a while: a call that answers
+        # at once (a cache hit, the offline engine) reports nothing but its result.
+        begun = time.perf_counter()
 
         def on_token(index: int, delta: str) -> None:
             texts[index] = texts.get(index, "") + delta
             now = time.perf_counter()
-            if now - last.get(index, -1.0) >= STREAM_INTERVAL:
+            if now - last.get(index, begun) >= STREAM_INTERVAL:
                 last[index] = now
                 self.emit(TokensStreamed(call_id, purpose, index, texts[index][-2000:]))
 

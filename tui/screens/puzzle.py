@@ -621,6 +621,7 @@ class PuzzleScreen(PonderScreen):
                 model,
                 seed=app.seed(),
                 deadline=app.settings.deadline,
+                stream=True,  # a thought shows as it streams in
             ):
                 if isinstance(event, ev.RunFinished):
                     # The moment it finished, not the moment the screen shows it: a race is

@@ -114,6 +114,8 @@ class SolverPane(Vertical):
         self.error = ""
         self.notice = ""
         self.warnings: list[str] = []  # unfinished replies and other notes about calls
+        self.streaming: dict[int, tuple[str, str]] = {}
+        """Replies still streaming in: call id -> (purpose, text so far)."""
         self.model_suffix = ""  # " (replay)" while a trace plays
         self.nodes: dict[str, NodeInfo] = {}
         self.calls_by_id: dict[int, ev.ModelCalled] = {}
@@ -196,6 +198,7 @@ class SolverPane(Vertical):
         self.finished = None
         self.error = self.notice = ""
         self.warnings.clear()
+        self.streaming.clear()
         self.nodes.clear()
         self.calls_by_id.clear()
         self.counts = dict.fromkeys(self.counts, 0)
@@ -276,7 +279,10 @@ class SolverPane(Vertical):
                 self.query_one(DialogueView).answered(e)
             case ev.DialogueStopped() as e:
                 self.query_one(DialogueView).stop(e)
+            case ev.TokensStreamed(call_id=cid, purpose=purpose, text=text):
+                self.streaming[cid] = (purpose, text)
             case ev.ModelCalled() as e:
+                self.streaming.pop(e.call_id, None)
                 self.calls_by_id[e.call_id] = e
                 self.warnings += e.warnings()
             case ev.TokensUsed() as e:
@@ -445,6 +451,7 @@ class SolverPane(Vertical):
     def _finish(self, e: ev.RunFinished) -> None:
         self.finished = e
         self.running = False
+        self.streaming.clear()
         self.calls, self.tokens, self.cost = e.calls, e.tokens, e.cost
         self.elapsed = e.wall_time
         if self.view == "tree" and self.round_name == "step" and self.iteration[1] > 1:
@@ -509,6 +516,13 @@ class SolverPane(Vertical):
             line.append_text(self.answer_line())
         elif self.running:
             line.append("  thinking…", style="italic")
+            if self.streaming:
+                # The reply streaming in most recently, its last line: redrawn with each
+                # batch of events, so at most about 20 times a second.
+                purpose, text = next(reversed(self.streaming.values()))
+                tail = text.rstrip().rsplit("\n", 1)[-1][-120:]
+                if tail:
+                    line.append(f"\n{purpose}: {tail}", style="dim italic")
         elif self.notice == "stopped":
             line.append("  stopped", style="yellow")
         if self.notice.startswith("replay"):
