@@ -95,10 +95,11 @@ class TurnCard(Static):
     def render_turn(self) -> Text:
         t = self.turn
         text = Text()
-        of = f"/{t.total}" if t.total else ""
-        text.append(f"Turn {t.turn}{of}", style="bold")
-        if t.phase == "final":
-            text.append(" · closing", style="bold")
+        if t.phase == "final":  # GIoT's closing call comes after its N turns
+            text.append(f"Closing turn (after {t.total})", style="bold")
+        else:
+            of = f"/{t.total}" if t.total else ""
+            text.append(f"Turn {t.turn}{of}", style="bold")
         answered = t.answered
         if answered is not None and answered.prompt_tokens:
             text.append(f" · {answered.prompt_tokens:,} prompt tokens", style="dim")
