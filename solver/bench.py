@@ -7,12 +7,15 @@ numbers once each and equal 24 exactly (checked through ``puzzles.arith``).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from puzzles.game24 import Hand
+from solver.domains.base import Domain
 from solver.domains.game24 import Game24Domain
 from solver.events import DialogueStopped, ErrorRaised, ExperienceAdded, RunFinished, TurnAnswered
 from solver.methods import Method, run_method
@@ -43,6 +46,71 @@ class PuzzleResult:
     def completed(self) -> bool:
         """Whether the run ended with an answer of its own rather than an error."""
         return not self.error
+
+    def to_json(self) -> dict[str, Any]:
+        """Every field, as JSON values (a results file's record holds them)."""
+        data = dataclasses.asdict(self)
+        data["solved_by_iteration"] = list(self.solved_by_iteration)
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> PuzzleResult:
+        """The result :meth:`to_json` wrote; :class:`ValueError` naming the first field that
+        is missing or of the wrong type (the data comes from a file anyone can edit)."""
+        values: dict[str, Any] = {}
+        for f in dataclasses.fields(cls):
+            if f.name not in data:
+                if f.default is dataclasses.MISSING:
+                    raise ValueError(f"the field {f.name!r} is missing")
+                continue
+            values[f.name] = _checked(f.name, data[f.name], _FIELD_TYPES[f.name])
+        values["solved_by_iteration"] = tuple(values.get("solved_by_iteration", ()))
+        return cls(**values)
+
+
+_FIELD_TYPES: dict[str, str] = {
+    "hand": "str",
+    "solved": "bool",
+    "answer": "str?",
+    "calls": "count",
+    "tokens": "count",
+    "cost": "number?",
+    "wall_time": "number",
+    "rounds": "count",
+    "error": "str",
+    "solved_by_iteration": "bools",
+    "error_kind": "str",
+    "stopped_at": "count",
+    "stopped_by": "str",
+}
+
+
+def _checked(name: str, value: Any, kind: str) -> Any:
+    """``value`` when it is of ``kind`` (see :data:`_FIELD_TYPES`), else ValueError."""
+    if kind.endswith("?"):
+        if value is None:
+            return None
+        kind = kind[:-1]
+    ok = {
+        "str": isinstance(value, str),
+        "bool": isinstance(value, bool),
+        "count": isinstance(value, int) and not isinstance(value, bool) and value >= 0,
+        "number": isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and value >= 0,
+        "bools": isinstance(value, list) and all(isinstance(v, bool) for v in value),
+    }[kind]
+    if not ok:
+        wanted = {
+            "str": "text",
+            "bool": "true or false",
+            "count": "a whole number of at least 0",
+            "number": "a number of at least 0",
+            "bools": "a list of true and false",
+        }[kind]
+        raise ValueError(f"the field {name!r} is not {wanted}")
+    return float(value) if kind == "number" else value
 
 
 @dataclass
@@ -143,6 +211,7 @@ async def run_one(
     seed: int | None,
     deadline: float | None = None,
     guide_model: Model | None = None,
+    domain_for: Callable[[Any], Domain[Any, Any]] | None = None,
 ) -> PuzzleResult:
     finish: RunFinished | None = None
     error = error_kind = ""
@@ -150,7 +219,7 @@ async def run_one(
     stopped_at, stopped_by = 0, ""
     async for event in run_method(
         method,
-        Game24Domain(hand),
+        domain_for(hand) if domain_for is not None else Game24Domain(hand),
         model,
         seed=seed,
         record_prompts=False,
@@ -196,16 +265,31 @@ async def run_bench(
     progress: Callable[[str, int, int], None] | None = None,
     deadline: float | None = None,
     guide_model_for: Callable[[], Model] | None = None,
+    select: Callable[[Method, int], bool] | None = None,
+    on_result: Callable[[Method, int, PuzzleResult], None] | None = None,
+    domain_for: Callable[[Any], Domain[Any, Any]] | None = None,
 ) -> list[BenchResult]:
     """Run every method on every hand; ``jobs`` hands run at once per method. A run still
     going after ``deadline`` seconds is stopped (and counted as errored). ``guide_model_for``
-    builds a second model for guiding roles (IoT's inner dialogue agent)."""
+    builds a second model for guiding roles (IoT's inner dialogue agent).
+
+    ``select(method, index)`` says which hands to run (all when None): a shard, or what a
+    results file does not hold yet. A hand's seed is ``seed`` plus its index in ``hands``,
+    whichever others run beside it, so a run split into shards or resumed gives the results
+    of one run over the whole set. ``on_result(method, index, result)`` is called as each
+    run ends. Each method's result holds the runs made here, in the order of ``hands``."""
     results = []
     for method in methods:
+        chosen = [(i, hand) for i, hand in enumerate(hands) if select is None or select(method, i)]
+        if not chosen:
+            results.append(BenchResult(method.name, method.config_dict()))
+            continue
         model = model_for()
         guide = guide_model_for() if guide_model_for is not None else None
         start = time.perf_counter()
-        puzzles = await _run_set(method, hands, model, seed, jobs, progress, deadline, guide)
+        puzzles = await _run_set(
+            method, chosen, model, seed, jobs, progress, deadline, guide, on_result, domain_for
+        )
         await model.aclose()
         if guide is not None:
             await guide.aclose()
@@ -217,13 +301,15 @@ async def run_bench(
 
 async def _run_set(
     method: Method,
-    hands: Sequence[Hand],
+    hands: Sequence[tuple[int, Hand]],
     model: Model,
     seed: int | None,
     jobs: int,
     progress: Callable[[str, int, int], None] | None,
     deadline: float | None = None,
     guide_model: Model | None = None,
+    on_result: Callable[[Method, int, PuzzleResult], None] | None = None,
+    domain_for: Callable[[Any], Domain[Any, Any]] | None = None,
 ) -> list[PuzzleResult]:
     limit = asyncio.Semaphore(max(1, jobs))
     done = 0
@@ -232,11 +318,19 @@ async def _run_set(
         nonlocal done
         async with limit:
             res = await run_one(
-                method, hand, model, None if seed is None else seed + index, deadline, guide_model
+                method,
+                hand,
+                model,
+                None if seed is None else seed + index,
+                deadline,
+                guide_model,
+                domain_for,
             )
         done += 1
+        if on_result is not None:
+            on_result(method, index, res)
         if progress is not None:
             progress(method.name, done, len(hands))
         return res
 
-    return list(await asyncio.gather(*(one(i, h) for i, h in enumerate(hands))))
+    return list(await asyncio.gather(*(one(i, h) for i, h in hands)))

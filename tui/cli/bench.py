@@ -3,8 +3,12 @@ with the papers' own figures beside ours."""
 
 from __future__ import annotations
 
+import contextlib
 import json
-from collections.abc import Sequence
+import re
+import shutil
+import sys
+from collections.abc import Iterator, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -17,13 +21,13 @@ from tui.exitcodes import ExitCode
 if TYPE_CHECKING:
     import argparse
 
-    from solver.bench import BenchResult
-    from solver.methods import MethodSpec
+    from solver.bench import BenchResult, PuzzleResult
+    from solver.methods import Method, MethodSpec
     from tui.cli.kinds import _SubParsers
     from tui.cli.usage import Parser
     from tui.kinds import PuzzleKind
 
-__all__ = ["add_parser", "bench_exit_code", "run"]
+__all__ = ["add_parser", "bench_exit_code", "parse_shard", "run", "run_report"]
 
 DEFAULT_METHODS = "tot"
 
@@ -38,6 +42,19 @@ def add_parser(sub: _SubParsers, **common: Any) -> None:
         **common,
     )
     kinds = add_kind_parsers(p, refuse_unsolvable)
+    report = kinds.add_parser(
+        "report",
+        help="the table (and plots) of results files, merged",
+        description="Print the table and plots of one or more results files written with "
+        "--results, merged: the shards of one set, or the sessions of an interrupted run. "
+        "They must share their setup (kind, engine and model, seed, deadline); a run "
+        "recorded in several is counted once.",
+        **common,
+    )
+    report.add_argument("files", nargs="+", metavar="FILE", help="results files")
+    report.add_argument("--json", action="store_true", help="print results as JSON")
+    _add_plot_flags(report)
+    report.set_defaults(run=run_report, parser=report)
     for kind, commands in kind_commands():
         if commands.solver is not None and kind.solvable:
             kinds.add_lazy(
@@ -56,9 +73,49 @@ def _add_kind_arguments(kind: PuzzleKind, solver: SolverCommands, kp: Parser) ->
     solver.add_bench_arguments(kp)
     kp.add_argument("--jobs", type=int, default=1, metavar="N", help="puzzles run at once (1)")
     kp.add_argument("--json", action="store_true", help="print results as JSON")
+    kp.add_argument(
+        "--results",
+        metavar="FILE",
+        help="write each finished run to FILE as a JSON line, and skip the runs FILE already "
+        "holds (a missing FILE is started); the table covers every run in FILE",
+    )
+    kp.add_argument(
+        "--shard",
+        metavar="I/N",
+        help="run only every N-th hand, from the I-th (1 <= I <= N): hands whose place in "
+        "the set, counted from 0, leaves I-1 over when divided by N",
+    )
+    _add_plot_flags(kp)
     options.add_method_options(kp)
     options.add_model_options(kp)
     kp.set_defaults(run=partial(run, kind, solver), parser=kp)
+
+
+def _add_plot_flags(p: Parser) -> None:
+    g = p.add_mutually_exclusive_group()
+    g.add_argument(
+        "--plot",
+        action="store_true",
+        help="draw the plots under the table even when the output is not a terminal",
+    )
+    g.add_argument(
+        "--no-plot",
+        action="store_true",
+        help="no plots under the table (they are drawn only on a terminal, never with --json)",
+    )
+
+
+def parse_shard(text: str | None) -> tuple[int, int] | None:
+    """``--shard I/N`` as (I, N), 1 <= I <= N; a usage error otherwise."""
+    if text is None:
+        return None
+    found = re.fullmatch(r"\s*(\d{1,9})\s*/\s*(\d{1,9})\s*", text)
+    if not found:
+        raise UsageError(f"--shard takes I/N, e.g. 1/4, not {text!r}")
+    i, n = int(found.group(1)), int(found.group(2))
+    if not 1 <= i <= n:
+        raise UsageError(f"--shard {i}/{n}: I must be 1 to N ({n})")
+    return i, n
 
 
 def run(kind: PuzzleKind, solver: SolverCommands, args: argparse.Namespace) -> int:
@@ -71,8 +128,10 @@ def run(kind: PuzzleKind, solver: SolverCommands, args: argparse.Namespace) -> i
         TimeElapsedColumn,
         TimeRemainingColumn,
     )
+    from rich.text import Text
 
     from solver.bench import run_bench
+    from solver.bench_results import Record, combine
     from solver.model.factory import describe_engine, make_model
 
     chosen = options.chosen_methods(args, [m for m in args.method.split(",") if m.strip()])
@@ -88,6 +147,7 @@ def run(kind: PuzzleKind, solver: SolverCommands, args: argparse.Namespace) -> i
     seed = settings.seed if settings.seed is not None else 0
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
+    shard = parse_shard(args.shard)
     err = Console(stderr=True)
     progress = Progress(
         "[progress.description]{task.description}",
@@ -106,36 +166,141 @@ def run(kind: PuzzleKind, solver: SolverCommands, args: argparse.Namespace) -> i
             tasks[name] = progress.add_task(name, total=total)
         progress.update(tasks[name], completed=done)
 
-    with progress:
+    engine = describe_engine(settings)
+    setup = {
+        "kind": kind.name,
+        "engine": engine,
+        "guide_model": guide.model if guide else None,
+        "seed": seed,
+        "deadline": deadline,
+    }
+    file = None
+    if args.results:
+        from solver.bench_results import ResultsFile
+        from solver.methods import METHODS
+
+        file = ResultsFile(args.results, setup, METHODS)
+
+    def select(method: Method, index: int) -> bool:
+        if shard is not None and index % shard[1] != shard[0] - 1:
+            return False
+        if file is None:
+            return True
+        key = Record.key_for(method.name, method.config_dict(), index, str(hands[index]))
+        return not file.holds(key)
+
+    def record(method: Method, index: int, result: PuzzleResult) -> None:
+        if file is not None:
+            file.write(Record(method.name, method.config_dict(), index, result))
+
+    with _results_errors(), file if file is not None else contextlib.nullcontext(), progress:
+        for note in file.held.notes if file is not None else ():
+            err.print(Text(f"ponder: {visible(note)}"))
         results = run_stoppable(
             run_bench(
                 [method for _, method in chosen],
                 hands,
                 lambda: make_model(settings, seed=seed),
                 guide_model_for=(lambda: make_model(guide, seed=seed)) if guide else None,
+                domain_for=solver.domain,
                 seed=seed,
                 jobs=args.jobs,
                 progress=tick,
                 deadline=deadline,
+                select=select,
+                on_result=record,
             )
         )
-    engine = describe_engine(settings)
+    size = len(hands) if shard is None else len(range(shard[0] - 1, len(hands), shard[1]))
+    if file is not None:
+        # The table covers every run the file holds, this session's and earlier ones.
+        results = combine(file.held.records)
+        size = len({(r.index, r.result.hand) for r in file.held.records})
+    # run_bench returns one result per method, in the order given; a file's, one per
+    # method and config it holds, found by name.
+    specs = [spec for spec, _ in chosen] if file is None else None
+    _report(kind, solver, results, size, engine, args, specs)
+    return bench_exit_code(results)
+
+
+@contextlib.contextmanager
+def _results_errors() -> Iterator[None]:
+    """A results file that cannot be read, used or written is a usage error."""
+    from solver.bench_results import ResultsError
+
+    try:
+        yield
+    except ResultsError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def run_report(args: argparse.Namespace) -> int:
+    """``ponder bench report FILE...``: the table of the files' runs, merged; the exit code
+    of :func:`bench_exit_code` over them."""
+    from rich.console import Console
+    from rich.text import Text
+
+    from solver.bench_results import combine, merge, read_results
+    from solver.methods import METHODS
+    from tui.kinds import UnknownKind, find_kind
+
+    with _results_errors():
+        merged = merge([read_results(path, METHODS) for path in args.files], args.files)
+    err = Console(stderr=True, highlight=False)
+    for note in merged.notes:
+        err.print(Text(f"ponder: {visible(note)}"))
+    if merged.duplicates:
+        err.print(f"ponder: {merged.duplicates} runs recorded more than once were counted once")
+    setup = merged.setup
+    name, engine = setup.get("kind"), setup.get("engine")
+    if not isinstance(name, str) or not isinstance(engine, str):
+        raise UsageError(f"{args.files[0]}: the header does not name its kind and engine")
+    try:
+        kind = find_kind(name)
+    except UnknownKind as exc:
+        raise UsageError(f"{args.files[0]}: {exc}") from None
+    solver = next((c.solver for k, c in kind_commands() if k is kind), None)
+    if solver is None:
+        raise UsageError(f"{args.files[0]}: the solvers do not play {kind.label} puzzles")
+    results = combine(merged.records)
+    size = len({(r.index, r.result.hand) for r in merged.records})
+    _report(kind, solver, results, size, engine, args)
+    return bench_exit_code(results)
+
+
+def _report(
+    kind: PuzzleKind,
+    solver: SolverCommands,
+    results: Sequence[BenchResult],
+    size: int,
+    engine: str,
+    args: argparse.Namespace,
+    specs: Sequence[MethodSpec] | None = None,
+) -> None:
+    """The results as JSON, or as the table with its plots under it. Each result's method
+    spec (for its paper's figure) is found by its name, unless ``specs`` gives them."""
+    from solver.methods import find_spec
+
     if args.json:
         print(
             json.dumps(
-                {
-                    "engine": engine,
-                    "hands": len(hands),
-                    "results": [r.to_json() for r in results],
-                },
+                {"engine": engine, "hands": size, "results": [r.to_json() for r in results]},
                 indent=2,
             )
         )
-    else:
-        # run_bench returns one result per method, in the order given.
-        specs = [spec for spec, _ in chosen]
-        _print_table(kind, solver, list(zip(results, specs, strict=True)), len(hands), engine)
-    return bench_exit_code(results)
+        return
+    if specs is None:
+        specs = [find_spec(r.method) for r in results]
+    rows = list(zip(results, specs, strict=True))
+    _print_table(kind, solver, rows, size, engine)
+    if rows and not args.no_plot and (args.plot or sys.stdout.isatty()):
+        from tui.cli.plots import bench_plots
+
+        print(
+            bench_plots(
+                results, width=shutil.get_terminal_size().columns, color=sys.stdout.isatty()
+            )
+        )
 
 
 def _print_table(
