@@ -5,6 +5,7 @@ trace's own verdict is not trusted."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tui.cli.usage import UsageError, json_line
@@ -21,7 +22,7 @@ __all__ = ["add_parser", "rechecked", "run"]
 
 
 def add_parser(sub: _SubParsers, **common: Any) -> None:
-    """``ponder replay TRACE [--print | --json] [-v]``."""
+    """``ponder replay TRACE [--print | --json] [-v] [--export FILE] [--screenshot FILE]``."""
     p = sub.add_parser(
         "replay",
         help="play a saved trace in the app's panes",
@@ -34,6 +35,17 @@ def add_parser(sub: _SubParsers, **common: Any) -> None:
     p.add_argument("--print", action="store_true", help="print the run instead of showing it")
     p.add_argument("--json", action="store_true", help="one JSON event per line")
     p.add_argument("-v", "--verbose", action="store_true", help="print every thought")
+    p.add_argument(
+        "--export",
+        metavar="FILE",
+        help="write the thought tree to FILE: .json (nodes with id, parent, text, scores, "
+        "marks) or .dot (Graphviz), chosen by the extension",
+    )
+    p.add_argument(
+        "--screenshot",
+        metavar="FILE.svg",
+        help="play the run in the app without a screen and save its panes at the end as SVG",
+    )
     p.set_defaults(run=run, parser=p)
 
 
@@ -45,6 +57,8 @@ def run(args: argparse.Namespace) -> int:
     from solver.trace import TraceError, read_trace
     from tui.cli.printer import EventPrinter
 
+    if args.export or args.screenshot:
+        return _write_files(args)
     if not args.print and not args.json:
         return _in_app(args.trace)
     printer = EventPrinter(Console(highlight=False), args.verbose)
@@ -73,6 +87,46 @@ def _in_app(path: str) -> int:
     except TraceError as exc:
         raise UsageError(str(exc)) from exc
     return run_app(replay)
+
+
+def _write_files(args: argparse.Namespace) -> int:
+    """``--export`` and ``--screenshot``: 0 when the run, checked again, solved its puzzle
+    (as for ``--print``); else 1."""
+    from solver.events import RunFinished
+    from solver.trace import TraceError, read_trace
+    from tui.exitcodes import ExitCode
+
+    export = screenshot = None
+    if args.export:
+        from tui.cli.export import EXPORT_FORMATS
+
+        export = Path(args.export)
+        if export.suffix.lower() not in EXPORT_FORMATS:
+            raise UsageError(
+                f"--export {args.export}: the file's extension chooses the format: "
+                f"{' or '.join(EXPORT_FORMATS)}"
+            )
+    if args.screenshot:
+        screenshot = Path(args.screenshot)
+        if screenshot.suffix.lower() != ".svg":
+            raise UsageError(f"--screenshot {args.screenshot}: screenshots are SVG (.svg)")
+    if args.print or args.json:
+        raise UsageError("--export and --screenshot write files: leave out --print and --json")
+    try:
+        header, read = read_trace(args.trace)
+        events = list(rechecked(read, _domain(header, args.trace)))
+    except TraceError as exc:
+        raise UsageError(str(exc)) from exc
+    if export is not None:
+        from tui.cli.export import write_tree
+
+        write_tree(header, events, export)
+    if screenshot is not None:
+        from tui.cli.export import save_screenshot
+
+        save_screenshot(header, events, screenshot)
+    finished = [e for e in events if isinstance(e, RunFinished)]
+    return ExitCode.OK if finished and finished[-1].solved else ExitCode.NOT_SOLVED
 
 
 def _domain(header: dict[str, Any], path: str) -> Domain[Any, Any]:
