@@ -130,6 +130,8 @@ class PonderApp(App[None]):
         self.race = False
         self.race_delay = 0.0
         """The race handicap: seconds the solver waits before each model call."""
+        self.race_calls = 0
+        """The other race handicap: the most model calls the solver may make (0: no limit)."""
         self._seed = seed
         self._rng = random.Random(seed)
         self._unsaved: str | None = None  # the store_message that says results are waiting

@@ -218,6 +218,20 @@ async def test_in_a_race_the_solver_is_hidden_and_a_handicapped_one_loses(
         assert app.store is not None and app.store.stats().races_won == 1
 
 
+async def test_a_solver_on_a_call_budget_gives_up_when_it_is_spent(tmp_path: Path) -> None:
+    app, model = await race(tmp_path, delay=0.0)
+    app.race_calls = 10  # one of the choices home offers
+    app.method_name = "bot"
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_hand(app, pilot)
+        await wait_for(pilot, lambda: screen.solver_result is not None)
+        result = screen.solver_result
+        assert result is not None and not result.solved and result.reason == "error"
+        assert model.calls == 10  # the budget, not one call more
+        await type_win(pilot)
+        assert "You won the race" in text(screen, "#message")
+
+
 async def test_a_race_the_solver_wins_says_by_how_much_and_both_answers(tmp_path: Path) -> None:
     app, _ = await race(tmp_path, delay=0.0)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -242,9 +256,12 @@ async def test_home_offers_a_race_handicap(tmp_path: Path) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         home = app.screen
         assert isinstance(home, HomeScreen)
-        home.query_one("#handicap", Select).value = 3.0
+        home.query_one("#handicap", Select).value = "delay:3"
         await pilot.pause()
-        assert app.race_delay == 3.0
+        assert (app.race_delay, app.race_calls) == (3.0, 0)
+        home.query_one("#handicap", Select).value = "calls:10"
+        await pilot.pause()
+        assert (app.race_delay, app.race_calls) == (0.0, 10)
         assert isinstance(home.query_one("#race", Switch), Switch)
 
 

@@ -32,12 +32,24 @@ __all__ = ["HomeScreen", "SeedInput"]
 
 ANY_LEVEL = "any"
 HANDICAP_CHOICES = [
-    ("none", 0.0),
-    ("1 s a call", 1.0),
-    ("3 s a call", 3.0),
-    ("10 s a call", 10.0),
+    ("none", "none"),
+    ("1 s a call", "delay:1"),
+    ("3 s a call", "delay:3"),
+    ("10 s a call", "delay:10"),
+    ("at most 10 calls", "calls:10"),
+    ("at most 30 calls", "calls:30"),
 ]
-"""How long the solver waits before each model call in a race, so a person has a chance."""
+"""The race handicap, so a person has a chance: the solver waits before each model call, or
+has a budget of calls (spent, it gives up)."""
+
+
+def handicap_of(delay: float, calls: int) -> str:
+    """The handicap choice for the app's race settings."""
+    if calls:
+        return f"calls:{calls}"
+    return f"delay:{delay:g}" if delay else "none"
+
+
 _WIDE_HISTORY = 48
 """Columns the recent-games table needs to show every column."""
 
@@ -98,7 +110,7 @@ class HomeScreen(PonderScreen):
                     yield Switch(value=False, id="race")
                 with Horizontal(classes="field"):
                     yield Static("Race handicap", classes="field-label")
-                    yield Select(HANDICAP_CHOICES, value=0.0, allow_blank=False, id="handicap")
+                    yield Select(HANDICAP_CHOICES, value="none", allow_blank=False, id="handicap")
             with Vertical(id="home-right"):
                 yield Static(id="stats")
                 table: DataTable[str] = DataTable(id="recent", cursor_type="row")
@@ -122,8 +134,9 @@ class HomeScreen(PonderScreen):
         if self.ponder.method_name in METHODS:
             self.query_one("#method", Select).value = self.ponder.method_name
         self.query_one("#race", Switch).value = self.ponder.race
-        if self.ponder.race_delay in {value for _, value in HANDICAP_CHOICES}:
-            self.query_one("#handicap", Select).value = self.ponder.race_delay
+        chosen = handicap_of(self.ponder.race_delay, self.ponder.race_calls)
+        if chosen in {value for _, value in HANDICAP_CHOICES}:
+            self.query_one("#handicap", Select).value = chosen
         kinds = self.query_one("#kinds", OptionList)
         kinds.highlighted = list(KINDS.values()).index(self.kind)
         self.refresh_home()
@@ -180,8 +193,10 @@ class HomeScreen(PonderScreen):
 
     @on(Select.Changed, "#handicap")
     def handicap_changed(self, event: Select.Changed) -> None:
-        if isinstance(event.value, float):
-            self.ponder.race_delay = event.value
+        if isinstance(event.value, str):
+            kind, _, amount = event.value.partition(":")
+            self.ponder.race_delay = float(amount) if kind == "delay" else 0.0
+            self.ponder.race_calls = int(amount) if kind == "calls" else 0
 
     @on(Input.Submitted, "#seed")
     def seed_submitted(self) -> None:

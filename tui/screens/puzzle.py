@@ -25,7 +25,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Header, Static
 
 from solver import events as ev
-from solver.model import Call, Generation, Model, TokenCallback
+from solver.model import Call, Generation, Model, ModelError, TokenCallback
 from solver.text import visible
 from tui.kinds import KINDS, PuzzleKind
 from tui.screens.base import PonderScreen
@@ -42,15 +42,23 @@ MAX_BATCH = 250
 
 
 class PacedModel:
-    """A model that waits ``delay`` seconds before each call: the race handicap that gives a
-    person a chance against a solver that answers in a fraction of a second."""
+    """The race handicap that gives a person a chance against a solver that answers in a
+    fraction of a second: it waits ``delay`` seconds before each call, and after ``calls``
+    calls (0: no limit) refuses more, which ends the run ("its budget is spent")."""
 
-    def __init__(self, inner: Model, delay: float) -> None:
+    def __init__(self, inner: Model, delay: float, calls: int = 0) -> None:
         self.inner = inner
         self.name = inner.name
         self.delay = delay
+        self.calls = calls
+        self.made = 0
 
     async def generate(self, call: Call, on_token: TokenCallback | None = None) -> Generation:
+        if self.calls and self.made >= self.calls:
+            raise ModelError(
+                "budget", f"the race handicap allows {self.calls} model calls, all spent"
+            )
+        self.made += 1
         await asyncio.sleep(self.delay)
         return await self.inner.generate(call, on_token)
 
@@ -612,8 +620,8 @@ class PuzzleScreen(PonderScreen):
 
         app = self.ponder
         model: Model = app.make_model(on_retry=self._retrying)
-        if self.race and app.race_delay > 0:
-            model = PacedModel(model, app.race_delay)
+        if self.race and (app.race_delay > 0 or app.race_calls > 0):
+            model = PacedModel(model, app.race_delay, app.race_calls)
         try:
             async for event in run_method(
                 method,

@@ -624,6 +624,8 @@ _ERROR_TITLES = {
     "deadline": "deadline passed",
     "internal": "internal error",
     "retrying": "retrying",
+    "budget": "out of calls",
+    "unsupported": "method not available here",
 }
 
 
