@@ -17,6 +17,7 @@ from typing import Any
 from solver.model import CUT_REASONS
 
 __all__ = [
+    "Backtracked",
     "ChainAggregated",
     "ClaimVerified",
     "DialogueStopped",
@@ -38,6 +39,7 @@ __all__ = [
     "TreeStarted",
     "TurnAnswered",
     "TurnGuided",
+    "WordChecked",
     "event_from_json",
     "event_to_json",
 ]
@@ -155,6 +157,34 @@ class ClaimVerified(Event):
         if self.status == "invalid":
             return self.reason
         return ""
+
+
+@dataclass(frozen=True, slots=True)
+class WordChecked(Event):
+    """A crossword word checked exactly against the board it is written on (the crossword's
+    verified claim): ✓ it fits its slot and every crossing letter, ✗ it conflicts (``crossing``
+    names the crossing clue and the letter it holds there) or cannot be written at all."""
+
+    node_id: str | None
+    clue: str  # the clue's name in prompts (``h2``, ``1A``)
+    word: str
+    pattern: str  # the slot's letters before the word, ``_`` for empty
+    ok: bool
+    reason: str = ""
+    crossing: str = ""  # e.g. ``v3: A``
+
+    @property
+    def mark(self) -> str:
+        return "✓" if self.ok else "✗"
+
+
+@dataclass(frozen=True, slots=True)
+class Backtracked(Event):
+    """A depth-first search leaves a state's subtree and goes back to its parent (ToT DFS)."""
+
+    node_id: str
+    parent_id: str | None
+    reason: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -325,6 +355,8 @@ _TYPES: dict[str, type[Event]] = {
         SolutionFound,
         ChainAggregated,
         ClaimVerified,
+        WordChecked,
+        Backtracked,
         ExperienceAdded,
         ModelCalled,
         ParseFailed,

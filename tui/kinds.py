@@ -68,7 +68,13 @@ KINDS: dict[str, PuzzleKind] = {
             screen="tui.screens.game24:Game24Screen",
             domain="solver.domains.game24:Game24Domain",
         ),
-        PuzzleKind("crossword", "Mini crosswords", "crossword", ("crosswords", "mini")),
+        PuzzleKind(
+            "crossword",
+            "Mini crosswords",
+            "crossword",
+            ("crosswords", "mini"),
+            domain="solver.domains.crossword:CrosswordDomain",
+        ),
         PuzzleKind(
             "wordproblem", "Word problems", "wordproblem", ("wordproblems", "math", "gsm8k")
         ),

@@ -22,6 +22,7 @@ __all__ = [
     "Domain",
     "FeedbackLike",
     "Guidance",
+    "Proposing",
     "Reply",
     "RolesMissing",
     "StepLike",
@@ -247,6 +248,34 @@ class Domain(Protocol[S, P]):
 
     def similarity(self, a: str, b: str) -> float:
         """How alike two step lines are (0..1), for greedy aggregation."""
+        ...
+
+
+S_in = TypeVar("S_in", contravariant=True)
+P_out = TypeVar("P_out", covariant=True)
+
+
+@runtime_checkable
+class Proposing(Protocol[S_in, P_out]):
+    """What ToT's depth-first search needs of a domain beyond :class:`Domain` (crosswords):
+    proposals read with their confidence, the parts of a state valued one by one (the
+    ``clue_value`` role), and how far a state has got (the output is the deepest state)."""
+
+    @property
+    def confidence_weights(self) -> Mapping[str, float]:
+        """The score of each confidence label a proposal may carry."""
+        ...
+
+    def proposals(self, text: str, state: S_in, limit: int = 32) -> Sequence[tuple[P_out, float]]:
+        """The steps a ``propose`` reply lists, each with its confidence score."""
+        ...
+
+    def open_parts(self, state: S_in) -> list[str]:
+        """The parts of ``state`` to value (crosswords: the clues with letters written)."""
+        ...
+
+    def progress(self, state: S_in) -> int:
+        """How many steps ``state`` has taken (crosswords: words written)."""
         ...
 
 

@@ -229,7 +229,14 @@ class RunContext:
         self.emit(ParseFailed(purpose, text[:500], reason))
 
     def verified(self, node_id: str | None, claim: ClaimLike) -> None:
-        """Report an arithmetic claim the domain checked exactly."""
+        """Report an arithmetic claim the domain checked exactly. A claim that is no
+        arithmetic (a crossword word against its crossings) reports its own event."""
+        as_event = getattr(claim, "as_event", None)
+        if callable(as_event):
+            event = as_event(node_id)
+            if isinstance(event, Event):
+                self.emit(event)
+                return
         self.emit(
             ClaimVerified(
                 node_id,

@@ -10,6 +10,10 @@ generates them.
   contains its answer) are shown as warnings.
 * ``--generate [--seed N] [--count K] [--blocks]`` prints new 5 x 5 minis, seeds N, N+1, ...
 * ``--json`` prints one JSON object per puzzle (or per check) instead.
+* ``ponder solve crossword [SEED] [--blocks] | --file FILE [--row N]``: the mini a method
+  plays (a generated one by seed, or row N of a file, counted from 0).
+* ``ponder bench crossword --file FILE [--range A:B[:S]] | --generated N [--first S]
+  [--blocks]``: the minis a benchmark runs (``--range 0:100:5`` is ToT's test set).
 
 Exit codes: 0 ok, 1 a check failed (or no grid could be generated), 2 bad input (a message
 on stderr, never a traceback).
@@ -18,13 +22,15 @@ on stderr, never a traceback).
 from __future__ import annotations
 
 import argparse
+import re
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from puzzles.crossword import Crossword
+    from solver.domains.crossword import CrosswordDomain
 
-from tui.cli.kinds import KindCommands
+from tui.cli.kinds import KindCommands, SolvePuzzle, SolverCommands
 from tui.cli.usage import UsageError, json_line, say
 from tui.exitcodes import ExitCode
 
@@ -175,9 +181,183 @@ def render(crossword: Crossword, *, solution: bool = False) -> str:
     return "\n".join(lines)
 
 
+# ------------------------------------------------------------------ ponder solve crossword
+
+GENERATED_MAX = 10_000
+
+
+def _domain(crossword: Crossword) -> CrosswordDomain:
+    """The domain the solvers play, refusing what they cannot: a grid with no entries, or
+    one larger than a mini (the methods list and value every clue in every prompt)."""
+    from solver.domains.crossword import MINI_MAX, CrosswordDomain
+
+    grid = crossword.grid
+    if not grid.slots:
+        raise UsageError("the puzzle has no entries to solve")
+    if grid.height > MINI_MAX or grid.width > MINI_MAX:
+        raise UsageError(
+            f"the solvers play mini crosswords only (at most {MINI_MAX} x {MINI_MAX}); this "
+            f"one is {grid.height} x {grid.width}"
+        )
+    return CrosswordDomain(crossword)
+
+
+def _generated(seed: int, blocks: bool) -> Crossword:
+    from puzzles.crossword import GenerationError, generate
+
+    try:
+        return generate(seed, blocks=blocks)
+    except GenerationError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _file(path: str) -> list[Crossword]:
+    from puzzles.crossword import PuzzleFileError, load_crosswords
+
+    try:
+        found = load_crosswords(path)
+    except PuzzleFileError as exc:
+        raise UsageError(str(exc)) from None
+    if not found:
+        raise UsageError(f"{path} holds no puzzle")
+    return found
+
+
+def add_solve_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "puzzle",
+        nargs="?",
+        type=int,
+        metavar="SEED",
+        help="generate the mini of this seed (0) unless --file is given",
+    )
+    p.add_argument("--blocks", action="store_true", help="a generated grid with black squares")
+    p.add_argument("--file", metavar="FILE", help="a puzzle file: ToT JSON, ipuz or .puz")
+    p.add_argument(
+        "--row", type=int, metavar="N", help="the puzzle of --file to play, counted from 0 (0)"
+    )
+
+
+def solve_puzzle(args: argparse.Namespace) -> SolvePuzzle:
+    from puzzles.crossword import to_ipuz
+
+    if args.file:
+        if args.puzzle is not None or args.blocks:
+            raise UsageError("SEED and --blocks generate a puzzle; --file reads one")
+        found = _file(args.file)
+        row = 0 if args.row is None else args.row
+        if not 0 <= row < len(found):
+            raise UsageError(f"--row {row}: the file has rows 0 to {len(found) - 1}")
+        crossword = found[row]
+    else:
+        if args.row is not None:
+            raise UsageError("--row picks a puzzle of --file")
+        seed = 0 if args.puzzle is None else args.puzzle
+        if not 0 <= seed <= 2**31:
+            raise UsageError(f"SEED is 0 to {2**31}, not {seed}")
+        crossword = _generated(seed, bool(args.blocks))
+    domain = _domain(crossword)
+    # The whole puzzle travels in a trace's header, so a replay needs no file.
+    return SolvePuzzle(domain, {"puzzle": domain.title, "ipuz": to_ipuz(crossword)})
+
+
+# ------------------------------------------------------------------ ponder bench crossword
+
+
+def parse_range(text: str) -> slice:
+    """``A:B``, ``A:B:S`` (every S-th row from A up to B), ``A:``, ``:B`` or one row ``N``;
+    rows count from 0, so ToT's test set is ``0:100:5``."""
+    parts = text.strip().split(":")
+    if not text.strip() or len(parts) > 3:
+        raise UsageError(f"bad range {text!r}: write START:END or START:END:STEP, e.g. 0:100:5")
+    bounds: list[int | None] = []
+    for part in parts:
+        part = part.strip()
+        if not part:
+            bounds.append(None)
+            continue
+        if not re.fullmatch(r"-?\d{1,9}", part):
+            raise UsageError(f"bad range {text!r}: {part!r} is not a whole number")
+        bounds.append(int(part))
+    if len(bounds) == 1:
+        row = bounds[0]
+        assert row is not None
+        return slice(row, row + 1 if row != -1 else None)
+    step = bounds[2] if len(bounds) == 3 else None
+    if step is not None and step < 1:
+        raise UsageError(f"bad range {text!r}: the step must be at least 1")
+    return slice(bounds[0], bounds[1], step)
+
+
+def add_bench_arguments(p: argparse.ArgumentParser) -> None:
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--file", metavar="FILE", help="ToT's mini0505.json, an ipuz or a .puz file")
+    src.add_argument(
+        "--generated", type=int, metavar="N", help="N generated minis, seeds --first onwards (20)"
+    )
+    p.add_argument(
+        "--range",
+        dest="rows",
+        metavar="A:B[:S]",
+        help="rows of --file, counted from 0; 0:100:5 is ToT's test set (every 5th of the "
+        "first 100)",
+    )
+    p.add_argument("--first", type=int, metavar="S", help="the first seed of --generated (0)")
+    p.add_argument("--blocks", action="store_true", help="--generated grids with black squares")
+
+
+def bench_hands(args: argparse.Namespace) -> list[Crossword]:
+    """The minis a benchmark runs (each is checked to be one the solvers play)."""
+    if args.file:
+        if args.first is not None or args.blocks:
+            raise UsageError("--first and --blocks are for --generated, not --file")
+        found = _file(args.file)
+        chosen = found[parse_range(args.rows)] if args.rows else found
+        if not chosen:
+            raise UsageError(f"the range {args.rows!r} selects no rows (the file has {len(found)})")
+    else:
+        if args.rows:
+            raise UsageError("--range selects rows of --file")
+        n = 20 if args.generated is None else args.generated
+        if not 1 <= n <= GENERATED_MAX:
+            raise UsageError(f"--generated takes 1 to {GENERATED_MAX} minis, not {n}")
+        first = 0 if args.first is None else args.first
+        if not 0 <= first <= 2**31:
+            raise UsageError(f"--first is 0 to {2**31}, not {first}")
+        chosen = [_generated(first + i, bool(args.blocks)) for i in range(n)]
+    for crossword in chosen:
+        _domain(crossword)
+    return chosen
+
+
+# ------------------------------------------------------------------ ponder replay
+
+
+def trace_domain(header: dict[str, Any], path: str) -> CrosswordDomain:
+    """The crossword a trace was run on, from the ipuz document its header holds."""
+    from puzzles.crossword import PuzzleFileError, parse_ipuz
+
+    data = header.get("ipuz")
+    if not isinstance(data, dict):
+        raise UsageError(f"{path}: the trace's header holds no crossword")
+    try:
+        return _domain(parse_ipuz(data, path))
+    except PuzzleFileError as exc:
+        raise UsageError(f"{path}: the trace's crossword cannot be read ({exc})") from None
+
+
 COMMANDS = KindCommands(
     add_puzzles_arguments=add_puzzles_arguments,
     puzzles=puzzles,
     puzzles_help="print, check (--load FILE --check) or generate (--generate) mini crosswords",
+    solver=SolverCommands(
+        add_solve_arguments=add_solve_arguments,
+        solve_puzzle=solve_puzzle,
+        add_bench_arguments=add_bench_arguments,
+        bench_hands=bench_hands,
+        domain=_domain,
+        trace_domain=trace_domain,
+        bench_setting="GPT-4 on ToT's 20 minis, mini0505.json 0:100:5; letters / words / games %",
+    ),
 )
-"""Mini crosswords' commands (the solvers do not play them yet)."""
+"""Mini crosswords' commands."""

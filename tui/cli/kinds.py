@@ -19,7 +19,6 @@ from tui.cli.usage import Parser, UsageError
 from tui.kinds import KINDS, PuzzleKind, UnknownKind, find_kind
 
 if TYPE_CHECKING:
-    from puzzles.game24 import Hand
     from solver.domains.base import Domain
 
     _SubParsers = argparse._SubParsersAction[Parser]
@@ -46,8 +45,9 @@ class SolverCommands:
     solve_puzzle: Callable[[argparse.Namespace], SolvePuzzle]
     add_bench_arguments: Callable[[argparse.ArgumentParser], None]
     """Where ``ponder bench KIND`` takes its puzzles from."""
-    bench_hands: Callable[[argparse.Namespace], Sequence[Hand]]
-    domain: Callable[[Hand], Domain[Any, Any]]
+    bench_hands: Callable[[argparse.Namespace], Sequence[Any]]
+    """The puzzles (Game of 24 hands, crosswords) a benchmark runs."""
+    domain: Callable[[Any], Domain[Any, Any]]
     trace_domain: Callable[[dict[str, Any], str], Domain[Any, Any]]
     """The domain a trace was run on, from its header (and the file's name, for messages)."""
     bench_setting: str = ""

@@ -53,6 +53,16 @@ class EventPrinter:
                     colour = {"exact": "green", "approx": "yellow"}.get(status, "red")
                     note = f" ({escape(event.note)})" if event.note else ""
                     c.print(f"    [{colour}]{event.mark}[/] {escape(lhs)} = {escape(rhs)}{note}")
+            case ev.WordChecked(clue=clue, word=word, pattern=pattern, ok=ok, reason=reason):
+                if self.verbose or not ok:
+                    colour = "green" if ok else "red"
+                    c.print(
+                        f"    [{colour}]{event.mark}[/] {escape(clue)}. {escape(word)} "
+                        f"[dim]on {escape(pattern)}: {escape(reason)}[/]"
+                    )
+            case ev.Backtracked(node_id=node, parent_id=parent) if self.verbose:
+                back = f"to {escape(parent)}" if parent else "to the start"
+                c.print(f"    [dim]{escape(node)} backtrack {back}[/]")
             case ev.SolutionFound(node_id=node, answer=answer):
                 c.print(f"  [green]★ solution[/] {escape(answer)} [dim]({escape(node)})[/]")
             case ev.ChainAggregated(strategy=strategy, steps=steps, score=score):

@@ -46,14 +46,21 @@ class PacedModel:
     fraction of a second: it waits ``delay`` seconds before each call, and after ``calls``
     calls (0: no limit) refuses more, which ends the run ("its budget is spent")."""
 
-    def __init__(self, inner: Model, delay: float, calls: int = 0) -> None:
+    def __init__(
+        self, inner: Model, delay: float, calls: int = 0, gate: asyncio.Event | None = None
+    ) -> None:
         self.inner = inner
         self.name = inner.name
         self.delay = delay
         self.calls = calls
         self.made = 0
+        self.gate = gate
+        """Closed while the player cannot play (help or a dialog covers the race): no call
+        starts until it opens again."""
 
     async def generate(self, call: Call, on_token: TokenCallback | None = None) -> Generation:
+        if self.gate is not None:
+            await self.gate.wait()
         if self.calls and self.made >= self.calls:
             raise ModelError(
                 "budget", f"the race handicap allows {self.calls} model calls, all spent"
@@ -189,6 +196,11 @@ class PuzzleScreen(PonderScreen):
         self.race = False  # set on mount from the app's race switch
         self.race_won: bool | None = None
         self.solver_result: ev.RunFinished | None = None
+        self._race_gate = asyncio.Event()
+        self._race_gate.set()
+        self._gate_closed_at = 0.0
+        self.solver_paused = 0.0
+        """Seconds the race's solver was held while help or a dialog covered the race."""
         self._method_chosen = False  # the message says "press space to start it"
         self._pending: list[ev.Event] = []
         self._held: tuple[bool, str] | None = None
@@ -325,12 +337,23 @@ class PuzzleScreen(PonderScreen):
     def on_screen_suspend(self) -> None:
         if self.paused_at is None and not self.over:
             self.paused_at = time.monotonic()
+        if self.race and self.solver_result is None and self._race_gate.is_set():
+            # Fair play: the solver waits too while the player reads help.
+            self._race_gate.clear()
+            self._gate_closed_at = time.monotonic()
 
     def on_screen_resume(self) -> None:
         if self.paused_at is not None:
             self.paused_total += time.monotonic() - self.paused_at
             self.paused_at = None
+        if not self._race_gate.is_set():
+            self.solver_paused += time.monotonic() - self._gate_closed_at
+            self._race_gate.set()
         self.refresh_title()
+
+    def solver_time(self, result: ev.RunFinished) -> float:
+        """The solver's time in a race: its run's time without the pauses under help."""
+        return max(0.0, result.wall_time - self.solver_paused)
 
     # ---------------------------------------------------------------- the player's side
 
@@ -426,7 +449,7 @@ class PuzzleScreen(PonderScreen):
             answer=answer,
             solver_method=pane.method or None,
             solver_solved=finished.solved if finished else None,
-            solver_seconds=finished.wall_time if finished else None,
+            solver_seconds=self.solver_time(finished) if finished else None,
             solution_shown=solved and self.solution_shown,
             abandoned=abandoned,
             race=self.race,
@@ -491,7 +514,7 @@ class PuzzleScreen(PonderScreen):
         elif result.solved:
             line = Text.assemble(
                 ("Race: ", "bold yellow"),
-                f"{who} found an answer in {seconds(result.wall_time)}. Keep going: "
+                f"{who} found an answer in {seconds(self.solver_time(result))}. Keep going: "
                 "you can still finish.",
             )
         else:
@@ -507,18 +530,19 @@ class PuzzleScreen(PonderScreen):
         result = self.solver_result
         who = self.solver_label
         yours = f"Yours: {visible(self.answer_text(answer))} in {seconds(mine)}."
+        theirs = self.solver_time(result) if result is not None else 0.0
         if decided and result is not None:
-            later = f"{who} finished {seconds(max(0.0, result.wall_time - mine))} later."
+            later = f"{who} finished {seconds(max(0.0, theirs - mine))} later."
             head = (f"★ You won the race! {later} ", "bold green")
-        elif result is not None and result.solved and result.wall_time <= mine:
+        elif result is not None and result.solved and theirs <= mine:
             self.race_won = False
-            head = (f"{who} won the race by {seconds(mine - result.wall_time)}. ", "bold yellow")
+            head = (f"{who} won the race by {seconds(mine - theirs)}. ", "bold yellow")
         else:
             self.race_won = True
             if result is None:
                 margin = f"{who} is still thinking."
             elif result.solved:
-                margin = f"by {seconds(result.wall_time - mine)}."
+                margin = f"by {seconds(theirs - mine)}."
             else:
                 margin = f"{who} found no answer."
             head = (f"★ You won the race! {margin} ", "bold green")
@@ -532,7 +556,7 @@ class PuzzleScreen(PonderScreen):
         if not result.solved or not result.answer:
             return f"{who}'s answer: none ({visible(result.verdict) or 'not solved'})."
         shown = visible(self.answer_text(result.answer))
-        return f"{who}'s: {shown} in {seconds(result.wall_time)}."
+        return f"{who}'s: {shown} in {seconds(self.solver_time(result))}."
 
     def end_race(self) -> None:
         """Show the solver's panes once the player is done."""
@@ -620,8 +644,9 @@ class PuzzleScreen(PonderScreen):
 
         app = self.ponder
         model: Model = app.make_model(on_retry=self._retrying)
-        if self.race and (app.race_delay > 0 or app.race_calls > 0):
-            model = PacedModel(model, app.race_delay, app.race_calls)
+        if self.race:
+            self.solver_paused = 0.0
+            model = PacedModel(model, app.race_delay, app.race_calls, self._race_gate)
         try:
             async for event in run_method(
                 method,

@@ -16,6 +16,7 @@ import time
 from typing import Protocol
 
 from solver.model.base import Call, Generation, TokenCallback, Usage, rough_tokens
+from solver.model.offline.crossword import CrosswordPlayer
 from solver.model.offline.game24 import OfflineModel as _Game24Engine
 
 __all__ = ["PLAYERS", "OfflineModel", "Player"]
@@ -33,7 +34,7 @@ class Player(Protocol):
         ...
 
 
-PLAYERS: list[Player] = []
+PLAYERS: list[Player] = [CrosswordPlayer()]
 """The players of the other puzzle kinds, asked in order before the Game of 24 player."""
 
 
