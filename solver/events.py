@@ -20,7 +20,10 @@ __all__ = [
     "Backtracked",
     "ChainAggregated",
     "ClaimVerified",
+    "DeliberationEnded",
+    "DeliberationStage",
     "DialogueStopped",
+    "EpisodeEnded",
     "ErrorRaised",
     "Event",
     "ExperienceAdded",
@@ -36,6 +39,8 @@ __all__ = [
     "ThoughtScored",
     "TokensStreamed",
     "TokensUsed",
+    "ToolCalled",
+    "ToolObserved",
     "TreeStarted",
     "TurnAnswered",
     "TurnGuided",
@@ -254,6 +259,74 @@ class DialogueStopped(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class ToolCalled(Event):
+    """ReAct / DELI: the model's thought and the action it chose at ``step`` (a tool call or
+    ``finish``), as read from its reply. ``tool`` is empty for an action that could not be
+    read; ``notes`` say what the parser forgave (an invented observation dropped, ...)."""
+
+    step: int
+    tool: str
+    argument: str
+    thought: str = ""
+    call_id: int | None = None
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ToolObserved(Event):
+    """What came back for the action at ``step``: always produced by code, never by the model.
+    ``status`` is ``ok``, ``error`` (the input was refused), ``timeout`` (stopped at the time
+    limit), ``crashed`` or ``invalid`` (no such action, or it could not be read); ``value``
+    is the exact number computed, when there is one."""
+
+    step: int
+    tool: str
+    observation: str
+    status: str
+    value: str | None = None
+    elapsed: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodeEnded(Event):
+    """ReAct: why the episode ended: ``finish`` (the model called finish), ``cap`` (the step
+    limit), ``invalid`` (too many invalid actions in a row) or ``cut`` (a reply cut off)."""
+
+    step: int
+    by: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class DeliberationStage(Event):
+    """DELI: one stage of one turn: ``tool`` (the problem as equations, solved by the tools)
+    or ``language`` (the solution revised in prose against the tool result), with the answer
+    it gave, checked exactly, and whether it changed since the same stage's last turn."""
+
+    turn: int
+    total: int
+    stage: str
+    text: str
+    answer: str | None
+    ok: bool
+    verdict: str
+    changed: bool = False
+    call_id: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DeliberationEnded(Event):
+    """DELI: why the deliberation ended: ``agree`` (the two stages gave the same answer),
+    ``converged`` (neither stage changed) or ``cap`` (the turn limit), and which stage's
+    answer is the final one (``source``)."""
+
+    turn: int
+    by: str
+    reason: str
+    source: str = "tool"
+
+
+@dataclass(frozen=True, slots=True)
 class ModelCalled(Event):
     """One call to the model, with the prompt and replies, for "where did this come from".
 
@@ -348,6 +421,11 @@ _TYPES: dict[str, type[Event]] = {
         TurnGuided,
         TurnAnswered,
         DialogueStopped,
+        ToolCalled,
+        ToolObserved,
+        EpisodeEnded,
+        DeliberationStage,
+        DeliberationEnded,
         ThoughtAdded,
         ThoughtScored,
         ThoughtPruned,

@@ -76,7 +76,11 @@ KINDS: dict[str, PuzzleKind] = {
             domain="solver.domains.crossword:CrosswordDomain",
         ),
         PuzzleKind(
-            "wordproblem", "Word problems", "wordproblem", ("wordproblems", "math", "gsm8k")
+            "wordproblem",
+            "Word problems",
+            "wordproblem",
+            ("wordproblems", "math", "gsm8k"),
+            domain="solver.domains.wordproblem:WordProblemDomain",
         ),
     )
 }

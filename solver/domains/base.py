@@ -27,6 +27,7 @@ __all__ = [
     "RolesMissing",
     "StepLike",
     "Tool",
+    "ToolResult",
     "VerdictLike",
     "require_roles",
 ]
@@ -124,6 +125,24 @@ class Reply:
     parsed: bool = True
 
 
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    """One tool call's outcome: ``status`` is ``ok``, ``error`` (the input was refused; the
+    observation says why), ``timeout`` (stopped at its time limit) or ``crashed``. ``value``
+    is the exact number it computed, when there is one."""
+
+    tool: str
+    argument: str
+    observation: str
+    status: str
+    value: str | None = None
+    elapsed: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+
 class Tool(Protocol):
     """A tool a tool-using method may call (ReAct, DELI): a name and a run on text."""
 
@@ -131,6 +150,11 @@ class Tool(Protocol):
     description: str
 
     def __call__(self, argument: str) -> str: ...
+
+    def run(self, argument: str, limit: float | None = None) -> ToolResult:
+        """Run under a time limit (seconds; None: the tool's own) enforced outside the tool.
+        Blocking: methods call it from a thread."""
+        ...
 
 
 @runtime_checkable

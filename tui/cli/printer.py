@@ -99,6 +99,28 @@ class EventPrinter:
                     c.print(f"    [dim]unsure: {escape(turn.uncertainty)}[/]")
             case ev.DialogueStopped(reason=reason):
                 c.print(f"  [bold]stopped:[/] {escape(reason)}")
+            case ev.ToolCalled(thought=thought, tool=tool, argument=argument, notes=notes):
+                if thought:
+                    c.print(f"  [bold]thought[/] {escape(thought)}")
+                action = f"{tool}[{argument}]" if tool else argument or "(none)"
+                c.print(f"  [bold]action[/] {escape(action)}")
+                for note in notes:
+                    c.print(f"    [yellow]⚠ {escape(note)}[/]")
+            case ev.ToolObserved(observation=text, status=status, tool=tool) if tool != "finish":
+                tag = "" if status == "ok" else f" [red]({escape(status)})[/]"
+                c.print(f"  [bold]observation[/]{tag} [dim](tool)[/] {escape(text)}")
+            case ev.EpisodeEnded(reason=reason) | ev.DeliberationEnded(reason=reason):
+                c.print(f"  [bold]stopped:[/] {escape(reason)}")
+            case ev.DeliberationStage() as stage:
+                mark = "[green]✓[/]" if stage.ok else "[red]✗[/]"
+                moved = "changed" if stage.changed else "unchanged"
+                c.print(
+                    f"  [bold]{escape(stage.stage)} stage[/] answer "
+                    f"{escape(stage.answer or '(none)')} {mark} [dim]{escape(stage.verdict)} · "
+                    f"{moved}[/]"
+                )
+                if self.verbose:
+                    c.print(f"    [dim]{escape(stage.text)}[/]")
             case ev.ParseFailed(purpose=purpose, reason=reason) if self.verbose:
                 c.print(f"    [yellow]unparsed {escape(purpose)} reply:[/] {escape(reason)}")
             case ev.ErrorRaised(kind=kind, message=message):

@@ -10,6 +10,13 @@ and generates problems.
   output can be saved and loaded back with ``--load``.
 * ``--pick`` prints one generated problem as a player sees it.
 * With none of these, the topics, levels and template counts are listed.
+* ``ponder solve wordproblem [SEED [--level L] [--topic T] | TEXT --answer N | --id ID |
+  --file FILE [--row N]]``: the problem a method plays: a generated one (the default, seed
+  0), one by its id, a row of a file (counted from 0), or a question typed in.
+  ``--tool-time S`` limits each tool call (5 s).
+* ``ponder bench wordproblem --file FILE [--range A:B] | --generated N [--level L] [--topic T]
+  | --algebra N [--level L]``: the problems a benchmark runs (``--set N`` picks the generated
+  set; 100 generated problems by default).
 
 Exit codes: 0 ok, 1 some problem failed verification, 2 bad input (a message on stderr).
 """
@@ -18,14 +25,17 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import TYPE_CHECKING
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from rich.console import Console
 
     from puzzles.wordproblem import AlgebraProblem, WordProblem
+    from solver.domains.wordproblem import WordProblemDomain
 
-from tui.cli.kinds import KindCommands
+from tui.cli.kinds import KindCommands, SolvePuzzle, SolverCommands
 from tui.cli.usage import UsageError, json_line, visible
 from tui.exitcodes import ExitCode
 
@@ -299,9 +309,257 @@ def _catalogue(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+# ------------------------------------------------------------------ ponder solve wordproblem
+
+BENCH_MAX = 10_000
+
+
+@dataclass(frozen=True)
+class BenchProblem:
+    """A problem in a benchmark's set; its text is its id (the results' ``hand`` column)."""
+
+    problem: WordProblem | AlgebraProblem
+    label: str
+    tool_limit: float = 5.0
+
+    def __str__(self) -> str:
+        return self.label
+
+
+def _label(problem: WordProblem | AlgebraProblem, index: int) -> str:
+    from puzzles.wordproblem import WordProblem
+
+    if isinstance(problem, WordProblem) and problem.line is not None:
+        return f"line {problem.line}"
+    return problem.id or f"problem {index}"
+
+
+def _domain(item: BenchProblem | WordProblem | AlgebraProblem) -> WordProblemDomain:
+    from solver.domains.wordproblem import WordProblemDomain
+
+    if isinstance(item, BenchProblem):
+        return WordProblemDomain(item.problem, item.tool_limit)
+    return WordProblemDomain(item)
+
+
+def _level(level: str | None) -> None:
+    from puzzles.wordproblem import LEVELS
+
+    if level is not None and level not in LEVELS:
+        raise UsageError(f"unknown level {level!r}; choose from {', '.join(LEVELS)}")
+
+
+def _generated(
+    seed: int, count: int, topic: str | None, level: str | None
+) -> list[WordProblem | AlgebraProblem]:
+    from puzzles.wordproblem import ALGEBRA_KINDS, TOPICS, generate, generate_algebra
+
+    _level(level)
+    if topic == "algebra" or topic in ALGEBRA_KINDS:
+        return list(generate_algebra(seed, count, None if topic == "algebra" else topic, level))
+    if topic is not None and topic not in TOPICS:
+        choices = ", ".join((*TOPICS, "algebra", *ALGEBRA_KINDS))
+        raise UsageError(f"unknown topic {topic!r}; choose from {choices}")
+    try:
+        return list(generate(seed, count, topic, level))
+    except ValueError as exc:
+        raise UsageError(str(exc)) from exc
+
+
+def _by_id(problem_id: str) -> WordProblem | AlgebraProblem:
+    from puzzles.wordproblem import algebra_by_id, problem_by_id
+
+    for make in (problem_by_id, algebra_by_id):
+        try:
+            return make(problem_id)
+        except (ValueError, KeyError):
+            continue
+    raise UsageError(f"{problem_id!r} is not the id of a generated problem")
+
+
+def _typed(question: str, answer: str | None) -> WordProblem:
+    from puzzles.wordproblem import AnswerError, WordProblem, read_answer
+
+    if not question.strip():
+        raise UsageError("the question is empty")
+    if len(question) > 4000:
+        raise UsageError(f"the question is too long ({len(question)} characters; at most 4000)")
+    if answer is None:
+        raise UsageError("a typed question needs its answer to check the run: --answer N")
+    try:
+        value = read_answer(answer).value
+    except AnswerError as exc:
+        raise UsageError(f"--answer {answer!r}: {exc}") from exc
+    return WordProblem(" ".join(question.split()), value, id="typed", source="typed")
+
+
+def add_solve_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "puzzle",
+        nargs="?",
+        metavar="SEED|TEXT",
+        help="the seed of a generated problem (0), or a question to solve (needs --answer)",
+    )
+    p.add_argument("--answer", metavar="N", help="the answer of a typed question, for the check")
+    p.add_argument("--level", metavar="LEVEL", help="easy, medium or hard")
+    p.add_argument(
+        "--topic", metavar="TOPIC", help="a topic such as shopping, or 'algebra' / an algebra kind"
+    )
+    p.add_argument("--id", metavar="ID", help="a generated problem by its id, e.g. bulk_saving/7")
+    p.add_argument("--file", metavar="FILE", help="a GSM8K .jsonl file (or Q:/A: text)")
+    p.add_argument("--row", type=int, metavar="N", help="the problem of --file, counted from 0")
+    p.add_argument(
+        "--tool-time", type=float, default=None, metavar="S", help="seconds a tool may run (5)"
+    )
+
+
+def _tool_time(args: argparse.Namespace) -> float:
+    from solver.tools import DEFAULT_LIMIT
+
+    value = getattr(args, "tool_time", None)
+    if value is None:
+        return DEFAULT_LIMIT
+    if not 0.05 <= value <= 600:
+        raise UsageError("--tool-time must be between 0.05 and 600 seconds")
+    return float(value)
+
+
+def solve_puzzle(args: argparse.Namespace) -> SolvePuzzle:
+    from solver.domains.wordproblem import WordProblemDomain
+
+    text = args.puzzle
+    seed: int | None = None
+    if text is not None and text.strip().isdigit() and len(text.strip()) <= 9:
+        seed, text = int(text), None
+    sources = [text is not None, args.id is not None, args.file is not None]
+    if sum(sources) > 1 or (seed is not None and any(sources)):
+        raise UsageError("give one of SEED, TEXT, --id or --file")
+    if args.row is not None and not args.file:
+        raise UsageError("--row picks a problem of --file")
+    if args.answer is not None and text is None:
+        raise UsageError("--answer goes with a typed question")
+    if (args.level or args.topic) and any(sources):
+        raise UsageError("--level and --topic choose a generated problem")
+    problem: WordProblem | AlgebraProblem
+    if text is not None:
+        problem = _typed(text, args.answer)
+    elif args.id is not None:
+        problem = _by_id(args.id)
+    elif args.file:
+        found = _load(args.file)
+        row = 0 if args.row is None else args.row
+        if not found:
+            raise UsageError(f"{args.file} holds no problem")
+        if not 0 <= row < len(found):
+            raise UsageError(f"--row {row}: the file has rows 0 to {len(found) - 1}")
+        problem = found[row]
+    else:
+        problem = _generated(seed or 0, 1, args.topic, args.level)[0]
+    domain = WordProblemDomain(problem, _tool_time(args))
+    return SolvePuzzle(domain, _header(problem))
+
+
+def _header(problem: WordProblem | AlgebraProblem) -> dict[str, object]:
+    """What a trace's header records, so that a replay can rebuild the problem: its id when
+    it is generated, else its question and answer."""
+    from puzzles.wordproblem import WordProblem
+
+    if isinstance(problem, WordProblem):
+        header: dict[str, object] = {"puzzle": problem.question, "id": problem.id}
+        if not problem.source.startswith("generated"):
+            header["answer"] = problem.answer_text
+        return header
+    return {"puzzle": problem.prompt, "id": problem.id}
+
+
+# ------------------------------------------------------------------ ponder bench wordproblem
+
+
+def add_bench_arguments(p: argparse.ArgumentParser) -> None:
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--file", metavar="FILE", help="a GSM8K .jsonl file (or Q:/A: text)")
+    src.add_argument(
+        "--generated", type=int, metavar="N", help="N generated problems (the default: 100)"
+    )
+    src.add_argument("--algebra", type=int, metavar="N", help="N generated algebra problems")
+    p.add_argument("--range", dest="rows", metavar="A:B", help="rows of --file, e.g. 0:100")
+    p.add_argument("--level", metavar="LEVEL", help="easy, medium or hard (generated sets)")
+    p.add_argument("--topic", metavar="TOPIC", help="one topic (--generated)")
+    p.add_argument("--set", type=int, default=0, metavar="N", help="which generated set (0)")
+    p.add_argument(
+        "--tool-time", type=float, default=None, metavar="S", help="seconds a tool may run (5)"
+    )
+
+
+def _rows(text: str, size: int) -> range:
+    m = re.fullmatch(r"\s*(\d{0,9})\s*:\s*(\d{0,9})\s*", text)
+    if m is None:
+        raise UsageError(f"--range takes A:B (rows counted from 0), not {text!r}")
+    start = int(m.group(1) or 0)
+    stop = min(size, int(m.group(2))) if m.group(2) else size
+    if start >= stop:
+        raise UsageError(f"--range {text}: no rows (the file has {size})")
+    return range(start, stop)
+
+
+def bench_hands(args: argparse.Namespace) -> list[BenchProblem]:
+    problems: list[WordProblem | AlgebraProblem]
+    if args.file:
+        if args.level or args.topic:
+            raise UsageError("--level and --topic choose generated problems, not --file")
+        found = _load(args.file)
+        rows = _rows(args.rows, len(found)) if args.rows else range(len(found))
+        problems = [found[i] for i in rows]
+    else:
+        if args.rows:
+            raise UsageError("--range selects rows of --file")
+        count = args.algebra if args.algebra is not None else args.generated
+        count = 100 if count is None else count
+        if not 1 <= count <= BENCH_MAX:
+            raise UsageError(f"a generated set has 1 to {BENCH_MAX} problems, not {count}")
+        topic = "algebra" if args.algebra is not None else args.topic
+        if args.algebra is not None and args.topic:
+            raise UsageError("--topic chooses word problems; --algebra makes algebra ones")
+        problems = _generated(args.set, count, topic, args.level)
+    if not problems:
+        raise UsageError("no problems to run")
+    limit = _tool_time(args)
+    return [BenchProblem(p, _label(p, i), limit) for i, p in enumerate(problems)]
+
+
+# ------------------------------------------------------------------ ponder replay
+
+
+def trace_domain(header: dict[str, Any], path: str) -> WordProblemDomain:
+    """The problem a trace was run on, from its header; a usage error when it names none."""
+    problem_id = header.get("id")
+    if isinstance(problem_id, str) and problem_id not in ("", "typed"):
+        try:
+            return _domain(_by_id(problem_id))
+        except UsageError:
+            pass
+    question, answer = header.get("puzzle"), header.get("answer")
+    if isinstance(question, str) and isinstance(answer, str):
+        try:
+            problem = _typed(question, answer)
+        except UsageError as exc:
+            raise UsageError(f"{path}: the trace's problem cannot be read ({exc})") from exc
+        return _domain(problem)
+    raise UsageError(f"{path}: the trace does not name a word problem")
+
+
 COMMANDS = KindCommands(
     add_puzzles_arguments=add_puzzles_arguments,
     puzzles=puzzles,
     puzzles_help="check GSM8K-style files (--load FILE --check), generate problems (--generate)",
+    solver=SolverCommands(
+        add_solve_arguments=add_solve_arguments,
+        solve_puzzle=solve_puzzle,
+        add_bench_arguments=add_bench_arguments,
+        bench_hands=bench_hands,
+        domain=_domain,
+        trace_domain=trace_domain,
+        bench_setting="BoT: GPT-4 on GSM8K; DELI: gpt-3.5-turbo on CARP",
+    ),
 )
-"""Word problems' commands (the solvers do not play them yet)."""
+"""Word problems' commands."""

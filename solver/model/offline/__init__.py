@@ -18,6 +18,7 @@ from typing import Protocol
 from solver.model.base import Call, Generation, TokenCallback, Usage, rough_tokens
 from solver.model.offline.crossword import CrosswordPlayer
 from solver.model.offline.game24 import OfflineModel as _Game24Engine
+from solver.model.offline.wordproblem import WordProblemPlayer
 
 __all__ = ["PLAYERS", "OfflineModel", "Player"]
 
@@ -34,7 +35,7 @@ class Player(Protocol):
         ...
 
 
-PLAYERS: list[Player] = [CrosswordPlayer()]
+PLAYERS: list[Player] = [CrosswordPlayer(), WordProblemPlayer()]
 """The players of the other puzzle kinds, asked in order before the Game of 24 player."""
 
 

@@ -1,0 +1,131 @@
+"""The process the tools run in, so that a tool that runs too long can be stopped.
+
+sympy can work for minutes on a system a model writes in one line, and a thread cannot be
+stopped. Every tool call is sent to one worker process (started on first use, with sympy
+imported once); the caller waits at most the call's time limit for the answer and, when it
+does not come, kills the process and says so. The next call starts a fresh one. Nothing in
+the worker evaluates text: it runs the tool functions of :mod:`solver.tools.math` by name.
+"""
+
+from __future__ import annotations
+
+import atexit
+import multiprocessing
+import threading
+import time
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from typing import Any
+
+__all__ = ["STARTUP_LIMIT", "ToolWorker", "WorkerReply", "shared_worker"]
+
+STARTUP_LIMIT = 60.0
+"""Seconds a fresh worker may take to import its libraries (not counted as tool time)."""
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerReply:
+    """What came back from one tool call: ``status`` is ``ok``, ``error`` (the tool refused
+    the input, with the reason as ``text``), ``timeout`` or ``crashed``."""
+
+    status: str
+    text: str
+    value: str | None
+    elapsed: float
+
+
+def _serve(conn: Connection) -> None:
+    """The worker's loop: (tool name, argument) in, (ok, text, value) out."""
+    from solver.tools import math as tools_math
+
+    conn.send(("ready", "", None))
+    while True:
+        try:
+            request = conn.recv()
+        except (EOFError, OSError):
+            return
+        name, argument = request
+        try:
+            ok, text, value = tools_math.RUNNERS[name](argument)
+        except Exception as exc:  # a tool bug must come back as a message, not a dead worker
+            ok, text, value = False, f"the tool failed: {type(exc).__name__}", None
+        conn.send(("ok" if ok else "error", text, value))
+
+
+class ToolWorker:
+    """One worker process, restarted after a call that ran too long or crashed it."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._process: Any = None
+        self._conn: Connection | None = None
+
+    def _start(self) -> Connection:
+        ctx = multiprocessing.get_context("spawn")
+        parent, child = ctx.Pipe()
+        process = ctx.Process(target=_serve, args=(child,), daemon=True, name="ponder-tools")
+        process.start()
+        child.close()
+        if not parent.poll(STARTUP_LIMIT):
+            process.kill()
+            process.join(5)
+            raise RuntimeError("the tool worker did not start")
+        parent.recv()  # "ready"
+        self._process, self._conn = process, parent
+        return parent
+
+    def _stop(self) -> None:
+        if self._process is not None:
+            self._process.kill()
+            self._process.join(5)
+        if self._conn is not None:
+            self._conn.close()
+        self._process = self._conn = None
+
+    def call(self, name: str, argument: str, limit: float) -> WorkerReply:
+        """Run tool ``name`` on ``argument``; at most ``limit`` seconds of tool time."""
+        with self._lock:
+            conn = self._conn
+            if conn is None or self._process is None or not self._process.is_alive():
+                self._stop()
+                try:
+                    conn = self._start()
+                except (RuntimeError, OSError) as exc:
+                    return WorkerReply("crashed", f"the tools could not start: {exc}", None, 0.0)
+            start = time.perf_counter()
+            try:
+                conn.send((name, argument))
+                ready = conn.poll(limit)
+            except (OSError, EOFError):
+                self._stop()
+                return WorkerReply("crashed", "the tool stopped working", None, 0.0)
+            elapsed = time.perf_counter() - start
+            if not ready:
+                self._stop()  # the only way to stop sympy: end its process
+                return WorkerReply(
+                    "timeout", f"stopped after {limit:g} s: the tool ran too long", None, elapsed
+                )
+            try:
+                status, text, value = conn.recv()
+            except (OSError, EOFError):
+                self._stop()
+                return WorkerReply("crashed", "the tool stopped working", None, elapsed)
+            return WorkerReply(status, text, value, elapsed)
+
+    def close(self) -> None:
+        with self._lock:
+            self._stop()
+
+
+_SHARED: ToolWorker | None = None
+_SHARED_LOCK = threading.Lock()
+
+
+def shared_worker() -> ToolWorker:
+    """The process-wide worker (started on its first call, ended at exit)."""
+    global _SHARED
+    with _SHARED_LOCK:
+        if _SHARED is None:
+            _SHARED = ToolWorker()
+            atexit.register(_SHARED.close)
+        return _SHARED

@@ -1,0 +1,207 @@
+"""The word-problem domain: prompts by role, tolerant parsers, exact checks, no answer in any
+prompt, and every method end to end on the offline engine (reading only the prompt)."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from typing import Any
+
+import pytest
+
+from puzzles.arith import ClaimStatus, verify_claim
+from puzzles.game24 import Hand
+from puzzles.wordproblem import (
+    AlgebraProblem,
+    WordProblem,
+    generate,
+    generate_algebra,
+    problem_by_id,
+)
+from solver.domains.base import Domain, RolesMissing
+from solver.domains.game24 import Game24Domain
+from solver.domains.wordproblem import SHOTS, WordProblemDomain, Work, parse_answer
+from solver.events import ClaimVerified, ErrorRaised, RunFinished
+from solver.methods import METHODS, make_method, solve
+from solver.model import Call, Generation, ScriptedModel, TokenCallback
+from solver.model.offline import OfflineModel
+
+PROBLEM = problem_by_id("bulk_saving/691459251")  # answer 3
+DOMAIN = WordProblemDomain(PROBLEM)
+SMALL: dict[str, dict[str, Any]] = {
+    "bot": {"iterations": 2, "trees": 2},
+    "cot-sc": {"samples": 5},
+    "aiot": {"iterations": 3},
+    "giot": {"turns": 2},
+}
+WORD_METHODS = [n for n, s in METHODS.items() if s.roles <= DOMAIN.roles]
+
+
+def test_the_worked_examples_hold_exactly() -> None:
+    for _, steps, _ in SHOTS:
+        for line in steps:
+            assert verify_claim(line.split(": ", 1)[1]).status is ClaimStatus.EXACT
+
+
+def test_it_is_a_domain_for_io_cot_bot_iot_react_and_deli_but_not_tot() -> None:
+    assert isinstance(DOMAIN, Domain)
+    assert {"io", "cot", "cot-sc", "bot", "aiot", "giot", "react", "deli"} <= set(WORD_METHODS)
+    assert "tot" not in WORD_METHODS
+    with pytest.raises(RolesMissing):
+        DOMAIN.prompt("value")
+
+
+def test_steps_are_read_tolerantly_and_checked_exactly() -> None:
+    text = (
+        "Step 1: Buying singly: 30 * 11 = 330, Evaluation score: 0.9\n"
+        "**Step 2:** packs 30/10 = 3\n"
+        "- The packs cost 3 * 109 = 317\n"
+        "Some prose without a computation.\n"
+        "Answer: $13."
+    )
+    steps = DOMAIN.parse_steps(text, Work())
+    assert [s.text for s in steps] == [
+        "Buying singly: 30 * 11 = 330",
+        "packs 30/10 = 3",
+        "The packs cost 3 * 109 = 317",
+        "Answer: $13.",
+    ]
+    assert [s.valid for s in steps] == [True, True, False, True]
+    assert "actually 327" in steps[2].problem
+    assert steps[3].answer == "$13" and DOMAIN.is_final(steps[3].state or Work())
+    # The steps so far, repeated before the new one, are not new steps.
+    after = steps[0].state
+    assert after is not None
+    again = DOMAIN.parse_steps("30 * 11 = 330\n30 / 10 = 3", after)
+    assert [s.text for s in again] == ["30 / 10 = 3"]
+
+
+@pytest.mark.parametrize(
+    ("text", "answer"),
+    [
+        ("Final answer: $1,800.", "$1,800"),
+        ("**Answer:** 18 dollars", "18"),
+        ("so\nAnswer: 330 - 327 = 3", "3"),
+        ("The answer is 3/4", "3/4"),
+        ("no label here", None),
+    ],
+)
+def test_answers_are_read_from_prose(text: str, answer: str | None) -> None:
+    assert parse_answer(text) == answer
+
+
+def test_votes_count_equal_numbers_as_one_answer_and_checks_are_exact() -> None:
+    assert DOMAIN.answer_key("$1,800.00") == DOMAIN.answer_key("1800") == "1800"
+    assert DOMAIN.answer_key("eighteen") is None
+    assert DOMAIN.check("$3").ok and not DOMAIN.check("4").ok
+    huge = DOMAIN.check("9" * 10_000)
+    assert not huge.ok and "too long" in huge.reason
+    assert DOMAIN.check(None).reason == "no answer"
+
+
+def test_algebra_answers_are_checked_by_the_problem() -> None:
+    for problem in generate_algebra(1, 12):
+        domain = WordProblemDomain(problem)
+        assert domain.check(problem.answer_text).ok
+        assert domain.answer_key(problem.answer_text) is not None
+
+
+def test_no_prompt_carries_the_answer_or_the_worked_solution() -> None:
+    problem = generate(7, 1, level="hard")[0]
+    domain = WordProblemDomain(problem)
+    assert problem.solution is not None
+    prompts = [
+        domain.prompt("io"),
+        domain.prompt("cot"),
+        domain.prompt("step", experience="", chain=[]),
+        domain.prompt("evaluate", chain=[], step="Step 1: 2 + 2 = 4"),
+        domain.prompt("analyze", chain=["Step 1: 2 + 2 = 5"]),
+        domain.prompt("guide", turns=(), turn=1, total=3),
+        domain.prompt("respond", turns=(), guidance="Go.", mode="free"),
+        domain.prompt("act", steps=(), step=1, limit=7),
+        domain.prompt("formalize", trial="2 + 2 = 4", steps=(), step=1),
+        domain.prompt("revise", solution="2 + 2 = 4", verification="", tool_answer="4"),
+    ]
+    text = "\n".join(m.content for p in prompts for m in p)
+    for step in problem.solution.steps:
+        assert step.prose not in text
+    assert "Question: " + problem.question in text
+    assert "answer" not in str(domain.context(domain.start())).lower()
+    # The analysis carries the exact check of the chain's arithmetic.
+    assert "✗ 2 + 2 = 5 (actually 4)" in text
+
+
+def test_replay_checks_every_step_and_the_answer() -> None:
+    good = DOMAIN.parse_steps("30 * 11 = 330\n30 / 10 = 3\n3 * 109 = 327\n330 - 327 = 3", Work())
+    states = [s.state for s in good]
+    final, reason, ok = DOMAIN.replay([s for s in states if s is not None])
+    assert ok and final is not None and final.values[-1] == "3", reason
+    bad = DOMAIN.parse_steps("30 * 11 = 320", Work())
+    _, reason, ok = DOMAIN.replay([s.state for s in bad if s.state is not None])
+    assert not ok and "actually 330" in reason
+
+
+def test_the_depth_comes_from_the_question() -> None:
+    assert 3 <= DOMAIN.depth() <= 9
+
+
+def run(name: str, domain: Any, model: Any) -> tuple[RunFinished, list[Any]]:
+    return asyncio.run(solve(make_method(name, **SMALL.get(name, {})), domain, model, seed=5))
+
+
+@pytest.mark.parametrize("name", ["react", "deli"])
+def test_tool_methods_on_the_game_of_24_are_a_clear_roles_missing_error(name: str) -> None:
+    model = ScriptedModel(["x"])
+    fin, events = run(name, Game24Domain(Hand.parse("4 7 8 8")), model)
+    (error,) = [e for e in events if isinstance(e, ErrorRaised)]
+    assert error.kind == "unsupported" and "game24 domain has no" in error.message
+    assert fin.reason == "error" and model.calls == []
+
+
+class ContextBlind:
+    """The offline engine behind a wall: every call's ``context`` is emptied first."""
+
+    def __init__(self, inner: OfflineModel) -> None:
+        self.inner = inner
+        self.name = inner.name
+
+    async def generate(self, call: Call, on_token: TokenCallback | None = None) -> Generation:
+        return await self.inner.generate(dataclasses.replace(call, context={}), on_token)
+
+    async def aclose(self) -> None:
+        return None
+
+
+@pytest.mark.parametrize("name", WORD_METHODS)
+def test_every_method_runs_on_word_problems_offline_reading_only_the_prompt(name: str) -> None:
+    problems: list[WordProblem | AlgebraProblem] = [
+        PROBLEM,
+        generate(2, 1, level="easy")[0],
+        generate_algebra(3, 1, kind="linear")[0],
+    ]
+    for problem in problems:
+        domain = WordProblemDomain(problem)
+        seen, events = run(name, domain, OfflineModel(seed=3))
+        blind, _ = run(name, domain, ContextBlind(OfflineModel(seed=3)))
+        assert seen.reason != "error", [e for e in events if isinstance(e, ErrorRaised)]
+        assert (seen.answer, seen.calls, seen.solved) == (blind.answer, blind.calls, blind.solved)
+        assert seen.calls >= 1
+        if name in ("cot", "cot-sc", "bot", "deli") and problem is PROBLEM:
+            assert any(isinstance(e, ClaimVerified) for e in events)
+
+
+def test_the_offline_player_never_reads_the_answer_or_the_checker(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import puzzles.wordproblem.answers as answers
+
+    def boom(*args: object, **kwargs: object) -> Any:
+        raise AssertionError("the offline engine used the exact checker")
+
+    domain = WordProblemDomain(PROBLEM)
+    check = domain.check
+    monkeypatch.setattr(answers, "check_answer", boom)
+    monkeypatch.setattr(WordProblemDomain, "check", lambda self, answer: check(answer))
+    for name in ("cot", "react", "deli"):
+        fin, _ = run(name, domain, OfflineModel(seed=1))
+        assert fin.reason != "error"

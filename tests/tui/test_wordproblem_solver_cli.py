@@ -1,0 +1,134 @@
+"""``ponder solve wordproblem`` and ``ponder bench wordproblem`` through the real command
+line: every way to name a problem, every bad input a clear message (exit 2), a tool method
+on the Game of 24 refused, and a bench over generated, algebra and file sets."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.puzzles.test_wordproblem_files import FIXTURE, write_jsonl
+from tui.cli import main
+
+
+def call(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["3", "--level", "hard", "--method", "react"],
+        ["--id", "bulk_saving/691459251", "--method", "deli"],
+        ["1", "--topic", "algebra", "--method", "cot"],
+        ["Tom has 3 bags of 4 apples. How many apples?", "--answer", "12", "--method", "io"],
+    ],
+)
+def test_solve_names_a_problem_every_way(
+    capsys: pytest.CaptureFixture[str], argv: list[str]
+) -> None:
+    code, out, err = call(capsys, "solve", "wordproblem", *argv)
+    assert code in (0, 1), err
+    assert "answer:" in out and not err
+
+
+def test_solve_prints_tool_calls_and_observations(capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = call(
+        capsys, "solve", "wordproblem", "--id", "bulk_saving/691459251", "--method", "react"
+    )
+    assert "action calculate[" in out and "observation (tool)" in out and "stopped:" in out
+    _code, out, _ = call(capsys, "solve", "wordproblem", "--method", "react", "--json")
+    types = {json.loads(line)["type"] for line in out.splitlines()}
+    assert {"ToolCalled", "ToolObserved", "EpisodeEnded", "RunFinished"} <= types
+
+
+def test_solve_a_file_row(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write_jsonl(tmp_path / "mine.jsonl", FIXTURE)
+    code, _out, err = call(
+        capsys, "solve", "wordproblem", "--file", str(path), "--row", "2", "--method", "cot"
+    )
+    assert code in (0, 1) and not err
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["How many?"], "needs its answer"),
+        (["How many?", "--answer", "1,5"], "ambiguous"),
+        (["--row", "3"], "--row picks a problem of --file"),
+        (["--id", "nosuch/1"], "is not the id"),
+        (["2", "--level", "impossible"], "unknown level"),
+        (["2", "--topic", "cooking"], "unknown topic"),
+        (["x" * 5000, "--answer", "1"], "too long"),
+        (["--tool-time", "0", "--method", "react"], "--tool-time"),
+    ],
+)
+def test_bad_solve_input_is_a_clear_usage_error(
+    capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    code, _out, err = call(capsys, "solve", "wordproblem", *argv)
+    assert code == 2 and message in err and "Traceback" not in err
+
+
+def test_a_hostile_file_is_refused_clearly(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for name, data in (
+        ("binary.jsonl", b"\x00\xff\xfe" * 100),
+        ("list.jsonl", b"[1, 2, 3]"),
+        ("deep.jsonl", b'{"question": ' + b"[" * 100_000 + b"\n"),
+        ("empty.jsonl", b""),
+    ):
+        path = tmp_path / name
+        path.write_bytes(data)
+        code, _, err = call(capsys, "solve", "wordproblem", "--file", str(path))
+        assert code == 2 and "Traceback" not in err and err.strip(), name
+
+
+def test_tool_methods_on_the_game_of_24_are_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = call(capsys, "solve", "24", "4 7 8 8", "--method", "deli")
+    assert code == 2 and "game24 domain has no" in err
+
+
+def test_bench_generated_algebra_and_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = call(
+        capsys,
+        "bench",
+        "wordproblem",
+        "--generated",
+        "4",
+        "--level",
+        "hard",
+        "--method",
+        "cot,react,deli",
+        "--json",
+    )
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["hands"] == 4 and [r["method"] for r in data["results"]] == ["cot", "react", "deli"]
+    code, out, _ = call(capsys, "bench", "wordproblem", "--algebra", "3", "--method", "react")
+    assert code == 0 and "Word problems" in out
+    path = write_jsonl(tmp_path / "mine.jsonl", FIXTURE)
+    code, out, _ = call(
+        capsys,
+        "bench",
+        "wordproblem",
+        "--file",
+        str(path),
+        "--range",
+        "0:3",
+        "--method",
+        "cot-sc",
+        "--samples",
+        "3",
+        "--json",
+    )
+    assert code == 0 and json.loads(out)["hands"] == 3
+    code, _, err = call(capsys, "bench", "wordproblem", "--generated", "0", "--method", "cot")
+    assert code == 2 and "1 to" in err
