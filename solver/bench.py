@@ -41,6 +41,8 @@ class PuzzleResult:
     error_kind: str = ""  # the model error's kind (solver.model.ModelError), when one ended it
     stopped_at: int = 0  # IoT: the turn the dialogue ended at (0: not a dialogue)
     stopped_by: str = ""  # IoT: guide / answerer / cap / fixed
+    letter: float | None = None  # crosswords: share of letters right (ToT's measures)
+    word: float | None = None  # crosswords: share of words right
 
     @property
     def completed(self) -> bool:
@@ -82,6 +84,8 @@ _FIELD_TYPES: dict[str, str] = {
     "error_kind": "str",
     "stopped_at": "count",
     "stopped_by": "str",
+    "letter": "number?",
+    "word": "number?",
 }
 
 
@@ -201,6 +205,18 @@ class BenchResult:
             "cumulative_by_iteration": self.cumulative_by_iteration(),
             "stops": {str(k): v for k, v in self.stops().items()},
             "stopped_by": self.stopped_by(),
+            **self.measures(),
+        }
+
+    def measures(self) -> dict[str, float]:
+        """Crosswords: ToT's ``letter``, ``word`` and ``game`` success as fractions of 1
+        (means over the runs; a failed run scores 0); empty for kinds without them."""
+        if not self.puzzles or all(p.letter is None for p in self.puzzles):
+            return {}
+        return {
+            "letter": sum(p.letter or 0.0 for p in self.puzzles) / self.n,
+            "word": sum(p.word or 0.0 for p in self.puzzles) / self.n,
+            "game": self.success_rate,
         }
 
 
@@ -217,9 +233,10 @@ async def run_one(
     error = error_kind = ""
     by_iteration: list[bool] = []
     stopped_at, stopped_by = 0, ""
+    domain = domain_for(hand) if domain_for is not None else Game24Domain(hand)
     async for event in run_method(
         method,
-        domain_for(hand) if domain_for is not None else Game24Domain(hand),
+        domain,
         model,
         seed=seed,
         record_prompts=False,
@@ -238,6 +255,9 @@ async def run_one(
         elif isinstance(event, DialogueStopped):
             stopped_at, stopped_by = event.turn, event.by
     assert finish is not None
+    # A kind with more measures than solved or not (crosswords: letters and words right).
+    measures = getattr(domain, "measures", None)
+    scores = measures(finish.answer) if callable(measures) else {}
     return PuzzleResult(
         str(hand),
         finish.solved,
@@ -252,6 +272,8 @@ async def run_one(
         error_kind,
         stopped_at,
         stopped_by,
+        scores.get("letter"),
+        scores.get("word"),
     )
 
 

@@ -207,7 +207,7 @@ IO_SPEC = MethodSpec(
     order=50,
     round="step",
     paper={"game24": "7.3%", "crossword": "38.7 / 14 / 0"},
-    paper_note="ToT, Table 2, GPT-4",
+    paper_note="ToT, GPT-4, Table 2 (24) and Table 3 (crosswords)",
 )
 COT_SPEC = MethodSpec(
     name="cot",
@@ -220,7 +220,7 @@ COT_SPEC = MethodSpec(
     order=40,
     round="step",
     paper={"game24": "4.0%", "crossword": "40.6 / 15.6 / 1"},
-    paper_note="ToT, Table 2, GPT-4",
+    paper_note="ToT, GPT-4, Table 2 (24) and Table 3 (crosswords)",
 )
 SPEC = MethodSpec(
     name="cot-sc",

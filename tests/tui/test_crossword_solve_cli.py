@@ -101,3 +101,51 @@ def test_ranges_take_a_step() -> None:
     for bad in ("", "a:b", "1:2:0", "1:2:3:4"):
         with pytest.raises(UsageError):
             parse_range(bad)
+
+
+def test_bench_prints_tots_three_measures_beside_the_paper(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["bench", "crossword", "--generated", "2", "--method", "io,tot-dfs"]
+    code, out, _ = run(capsys, *argv, "--step-limit", "10", "--no-plot")
+    assert code == 0
+    assert "letter" in out and "word" in out and "game" in out
+    assert "38.7 / 14 / 0" in out and "78 / 60 / 20" in out
+    code, out, _ = run(capsys, *argv, "--step-limit", "10", "--json")
+    data = json.loads(out)
+    assert data["hands"] == 2
+    for result in data["results"]:
+        assert all(0.0 <= result[k] <= 1.0 for k in ("letter", "word", "game"))
+        assert result["game"] == result["success_rate"]
+
+
+def test_bench_takes_every_nth_row_of_a_file_and_resumes(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tot_file(tmp_path, range(7))
+    results = tmp_path / "results.jsonl"
+    argv = ["bench", "crossword", "--file", str(path), "--range", "0:7:3", "--method", "cot"]
+    code, out, _ = run(capsys, *argv, "--json", "--results", str(results))
+    assert code == 0 and json.loads(out)["hands"] == 3
+    lines = results.read_text().splitlines()
+    assert any("minis.json row 6" in line for line in lines)
+    code, again, _ = run(capsys, *argv, "--json", "--results", str(results))
+    assert code == 0 and results.read_text().splitlines() == lines  # nothing run twice
+    first, second = json.loads(out)["results"][0], json.loads(again)["results"][0]
+    assert first["letter"] == second["letter"]
+
+
+def test_bad_bench_command_lines_are_usage_errors(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tot_file(tmp_path, range(2))
+    for argv, message in (
+        (["--generated", "0"], "--generated takes 1 to"),
+        (["--range", "0:5"], "--range selects rows of --file"),
+        (["--file", str(path), "--range", "5:9"], "selects no rows"),
+        (["--file", str(path), "--range", "0:2:0"], "the step must be at least 1"),
+        (["--file", str(path), "--first", "3"], "--first and --blocks are for --generated"),
+        (["--generated", "2", "--method", "tot"], "tot cannot solve crossword puzzles yet"),
+    ):
+        code, _, err = run(capsys, "bench", "crossword", *argv)
+        assert code == 2 and message in err, (argv, err)

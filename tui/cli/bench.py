@@ -324,11 +324,13 @@ def _print_table(
         caption="success counts a failed run as not solved; 'of completed' leaves failed runs "
         "out; calls, tokens and time are means per hand; cost is the total",
     )
+    # Crosswords are scored as ToT scores them: letters, words and whole games right.
+    measured = any(r.measures() for r, _ in rows)
+    columns: tuple[str, ...] = ("method", "success", "solved", "of\ncompleted")
+    if measured:
+        columns = ("method", "letter", "word", "game")
     for col in (
-        "method",
-        "success",
-        "solved",
-        "of\ncompleted",
+        *columns,
         "errors",
         "calls",
         "tokens",
@@ -345,11 +347,18 @@ def _print_table(
     for r, spec in rows:
         cost = f"${r.cost:.4f}" if r.cost is not None else "unknown"
         of_completed = r.completed_success_rate
+        if measured:
+            m = r.measures() or {"letter": 0.0, "word": 0.0, "game": 0.0}
+            first = [f"{m['letter']:.1%}", f"{m['word']:.1%}", f"{m['game']:.1%}"]
+        else:
+            first = [
+                f"{r.success_rate:.1%}",
+                f"{r.solved}/{r.n}",
+                f"{of_completed:.1%}" if of_completed is not None else "-",
+            ]
         table.add_row(
             r.method,
-            f"{r.success_rate:.1%}",
-            f"{r.solved}/{r.n}",
-            f"{of_completed:.1%}" if of_completed is not None else "-",
+            *first,
             str(r.errors),
             f"{r.mean('calls'):.1f}",
             f"{r.mean('tokens'):,.0f}",

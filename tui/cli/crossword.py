@@ -24,6 +24,8 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -186,10 +188,12 @@ def render(crossword: Crossword, *, solution: bool = False) -> str:
 GENERATED_MAX = 10_000
 
 
-def _domain(crossword: Crossword) -> CrosswordDomain:
+def _domain(puzzle: Crossword | Mini) -> CrosswordDomain:
     """The domain the solvers play, refusing what they cannot: a grid with no entries, or
     one larger than a mini (the methods list and value every clue in every prompt)."""
     from solver.domains.crossword import MINI_MAX, CrosswordDomain
+
+    crossword = puzzle.crossword if isinstance(puzzle, Mini) else puzzle
 
     grid = crossword.grid
     if not grid.slots:
@@ -306,15 +310,29 @@ def add_bench_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--blocks", action="store_true", help="--generated grids with black squares")
 
 
-def bench_hands(args: argparse.Namespace) -> list[Crossword]:
+@dataclass(frozen=True)
+class Mini:
+    """One crossword of a benchmark, with the short name results files key it by."""
+
+    crossword: Crossword
+    label: str
+
+    def __str__(self) -> str:
+        return self.label
+
+
+def bench_hands(args: argparse.Namespace) -> list[Mini]:
     """The minis a benchmark runs (each is checked to be one the solvers play)."""
     if args.file:
         if args.first is not None or args.blocks:
             raise UsageError("--first and --blocks are for --generated, not --file")
         found = _file(args.file)
-        chosen = found[parse_range(args.rows)] if args.rows else found
-        if not chosen:
+        name = Path(args.file).name
+        rows = list(range(len(found)))
+        picked = rows[parse_range(args.rows)] if args.rows else rows
+        if not picked:
             raise UsageError(f"the range {args.rows!r} selects no rows (the file has {len(found)})")
+        chosen = [Mini(found[i], f"{name} row {i}") for i in picked]
     else:
         if args.rows:
             raise UsageError("--range selects rows of --file")
@@ -324,9 +342,13 @@ def bench_hands(args: argparse.Namespace) -> list[Crossword]:
         first = 0 if args.first is None else args.first
         if not 0 <= first <= 2**31:
             raise UsageError(f"--first is 0 to {2**31}, not {first}")
-        chosen = [_generated(first + i, bool(args.blocks)) for i in range(n)]
-    for crossword in chosen:
-        _domain(crossword)
+        kind = "blocked " if args.blocks else ""
+        chosen = [
+            Mini(_generated(first + i, bool(args.blocks)), f"{kind}mini seed {first + i}")
+            for i in range(n)
+        ]
+    for mini in chosen:
+        _domain(mini)
     return chosen
 
 
