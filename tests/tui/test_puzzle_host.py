@@ -247,7 +247,7 @@ async def test_each_screen_brings_its_own_palette_commands(app: PonderApp) -> No
         screen, _ = await game(pilot)
         titles = [title for title, _, _ in Game24Commands(screen).commands()]
         titles += [title for title, _, _ in SolverCommands(screen).commands()]
-        for wanted in ("Hint", "Give up", "Start or stop the solver", "Solver method"):
+        for wanted in ("Hint", "Give up", "Start, stop or resume the solver", "Solver method"):
             assert wanted in titles
         hits = [hit async for hit in Game24Commands(screen).search("hint")]
         assert hits and hits[0].help
@@ -403,3 +403,33 @@ async def test_a_race_won_before_the_solver_finishes_gets_its_outcome_when_it_do
         assert row.solver_solved is not None and row.solver_seconds is not None
         message = text(screen.query_one("#message"))
         assert "You won the race" in message and "later" in message and "not yet" not in message
+
+
+async def test_s_resumes_a_stopped_run_on_its_model_and_capital_s_starts_afresh(
+    tmp_path: Path,
+) -> None:
+    made: list[OfflineModel] = []
+
+    def factory() -> OfflineModel:
+        made.append(OfflineModel(delay=0.3))  # seven rounds: over two seconds
+        return made[-1]
+
+    app = make_app(Settings(), model=factory, store_path=tmp_path / "r.db", seed=1)
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.method_name = "bot"
+        screen = Game24Screen(Hand.parse("4 7 8 8"), "easy")
+        await app.push_screen(screen)
+        await pilot.pause()
+        pane = screen.query_one(SolverPane)
+        await pilot.press("s")
+        await pilot.pause(0.3)
+        await pilot.press("s")  # stop
+        await pilot.pause()
+        assert pane.notice == "stopped" and len(made) == 1
+        await pilot.press("s")  # resume: the same model, whose cache holds what was answered
+        await pilot.pause()
+        assert pane.running and len(made) == 1
+        assert any("resumes" in str(n.message) for n in app._notifications)
+        await pilot.press("S")  # afresh: a new model
+        await pilot.pause()
+        assert pane.running and len(made) == 2

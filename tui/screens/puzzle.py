@@ -137,8 +137,16 @@ class SolverCommands(ScreenCommands):
         screen = self.screen
         if not isinstance(screen, PuzzleScreen):
             return
-        yield ("Start or stop the solver", "s or space", screen.action_toggle_solver)
-        yield ("Restart the solver", "S: a fresh run from the start", screen.action_restart_solver)
+        yield (
+            "Start, stop or resume the solver",
+            "s or space: a stopped run resumes from its reply cache",
+            screen.action_toggle_solver,
+        )
+        yield (
+            "Restart the solver",
+            "S: a fresh run that asks the model everything again",
+            screen.action_restart_solver,
+        )
         yield ("Solver method", "m: the method and its parameters", screen.action_solver_options)
         yield (f"New {screen.noun}", f"n: another {screen.kind.label} puzzle", screen.action_new)
 
@@ -196,6 +204,8 @@ class PuzzleScreen(PonderScreen):
         self.race = False  # set on mount from the app's race switch
         self.race_won: bool | None = None
         self.solver_result: ev.RunFinished | None = None
+        self._model: Model | None = None
+        """The solver's model, kept between runs for its reply cache (``S`` makes a new one)."""
         self._race_gate = asyncio.Event()
         self._race_gate.set()
         self._gate_closed_at = 0.0
@@ -460,8 +470,11 @@ class PuzzleScreen(PonderScreen):
         self.release_result()
         self.ponder.open_puzzle(self.KIND, self.level, replace=True)
 
-    def on_unmount(self) -> None:
+    async def on_unmount(self) -> None:
         self.release_result()
+        if self._model is not None:
+            model, self._model = self._model, None
+            await model.aclose()
 
     def action_leave(self) -> None:
         if not self.in_play:
@@ -598,8 +611,15 @@ class PuzzleScreen(PonderScreen):
             return
         if self._race_holds_the_solver():
             return
-        if self.query_one(SolverPane).running:
+        pane = self.query_one(SolverPane)
+        if pane.running:
             self.stop_solver()
+        elif pane.notice == "stopped" and pane.finished is None:
+            self.start_solver()
+            self.notify(
+                "The solver resumes: the calls it had made come back from the reply cache at "
+                "no cost, then it carries on. S starts afresh."
+            )
         else:
             self.start_solver()
 
@@ -613,8 +633,8 @@ class PuzzleScreen(PonderScreen):
             return
         if self.query_one(SolverPane).running:
             self.stop_solver()
-        self.start_solver()
-        self.notify("The solver starts again from the beginning.")
+        self.start_solver(fresh=True)
+        self.notify("The solver starts again from the beginning, asking the model afresh.")
 
     def stop_solver(self) -> None:
         pane = self.query_one(SolverPane)
@@ -626,7 +646,10 @@ class PuzzleScreen(PonderScreen):
             pane.error = ""  # nothing is retried once stopped
             pane.refresh_status()
 
-    def start_solver(self) -> None:
+    def start_solver(self, fresh: bool = False) -> None:
+        """Start a run. It keeps the model of the last run (whose reply cache gives back at
+        no cost every call that run had answered: a stopped run resumes where it stopped)
+        unless ``fresh`` asks for a new model that asks the server everything again."""
         app = self.ponder
         method = app.make_method()
         pane = self.query_one(SolverPane)
@@ -636,33 +659,35 @@ class PuzzleScreen(PonderScreen):
         if self._method_chosen:
             self.say("")  # "press space to start it" is done with
             self._method_chosen = False
-        self.run_solver(method)
+        self.run_solver(method, fresh)
 
     @work(exclusive=True, group="solver", exit_on_error=False)
-    async def run_solver(self, method: Any) -> None:
+    async def run_solver(self, method: Any, fresh: bool = False) -> None:
         from solver.methods import run_method
 
         app = self.ponder
-        model: Model = app.make_model(on_retry=self._retrying)
+        if fresh or self._model is None:
+            if self._model is not None:
+                await self._model.aclose()
+            self._model = app.make_model(on_retry=self._retrying)
+        model: Model = self._model
         if self.race:
             self.solver_paused = 0.0
             model = PacedModel(model, app.race_delay, app.race_calls, self._race_gate)
-        try:
-            async for event in run_method(
-                method,
-                self.make_domain(),
-                model,
-                seed=app.seed(),
-                deadline=app.settings.deadline,
-                stream=True,  # a thought shows as it streams in
-            ):
-                if isinstance(event, ev.RunFinished):
-                    # The moment it finished, not the moment the screen shows it: a race is
-                    # decided on this.
-                    self.solver_result = event
-                self._pending.append(event)
-        finally:
-            await model.aclose()
+        # The model stays for a resumed run; it is closed with the screen.
+        async for event in run_method(
+            method,
+            self.make_domain(),
+            model,
+            seed=app.seed(),
+            deadline=app.settings.deadline,
+            stream=True,  # a thought shows as it streams in
+        ):
+            if isinstance(event, ev.RunFinished):
+                # The moment it finished, not the moment the screen shows it: a race is
+                # decided on this.
+                self.solver_result = event
+            self._pending.append(event)
 
     def _retrying(self, kind: str, attempt: int, wait: float) -> None:
         what = "rate limited" if kind == "rate_limited" else kind.replace("_", " ")
