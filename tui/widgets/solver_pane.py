@@ -26,6 +26,7 @@ from solver.methods import METHODS, MethodSpec, find_spec
 from solver.text import visible, visible_event
 from tui.notation import written
 from tui.widgets.dialogue import DialogueView, TurnCard
+from tui.widgets.rounds_plot import RoundsPlot
 
 __all__ = ["NodeInfo", "SolverPane", "ThoughtTree"]
 
@@ -147,6 +148,8 @@ class SolverPane(Vertical):
                 yield RichLog(
                     id="experience", max_lines=3000, markup=False, wrap=True, min_width=10
                 )
+            with TabPane("Rounds", id="tab-rounds"):
+                yield RoundsPlot(id="rounds")
             with TabPane("Details", id="tab-details"):
                 yield RichLog(id="details", max_lines=3000, markup=False, wrap=True, min_width=10)
 
@@ -161,6 +164,7 @@ class SolverPane(Vertical):
         except ValueError:
             self.spec = None
         self.set_class(self.view == "dialogue", "-dialogue")
+        self.query_one(RoundsPlot).round_name = self.round_name
 
     @property
     def label(self) -> str:
@@ -214,6 +218,7 @@ class SolverPane(Vertical):
         dialogue.answer_text = self.answer_text
         for log_id in ("#arith", "#experience", "#details"):
             self.query_one(log_id, RichLog).clear()
+        self.query_one(RoundsPlot).clear(self.round_name)
         self.refresh_status()
 
     def stopped(self) -> None:
@@ -277,6 +282,7 @@ class SolverPane(Vertical):
                 self.query_one(DialogueView).guided(e)
             case ev.TurnAnswered() as e:
                 self.query_one(DialogueView).answered(e)
+                self.query_one(RoundsPlot).record(e.turn, ok=e.ok)
             case ev.DialogueStopped() as e:
                 self.query_one(DialogueView).stop(e)
             case ev.TokensStreamed(call_id=cid, purpose=purpose, text=text):
@@ -390,6 +396,7 @@ class SolverPane(Vertical):
         return self.goal is not None and info.state.strip() == self.goal
 
     def _chain(self, e: ev.ChainAggregated) -> None:
+        self.query_one(RoundsPlot).record(e.iteration, score=e.score)
         for nid in e.node_ids:
             info = self.nodes.get(nid)
             if info is not None:
@@ -428,6 +435,7 @@ class SolverPane(Vertical):
                 self._relabel(info)
 
     def _experience(self, e: ev.ExperienceAdded) -> None:
+        self.query_one(RoundsPlot).record(e.iteration, ok=e.chain_ok)
         log = self.query_one("#experience", RichLog)
         conf = f"{e.confidence:g}" if e.confidence is not None else "?"
         mark = ("✓", "bold green") if e.chain_ok else ("✗", "bold red")

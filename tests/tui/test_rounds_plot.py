@@ -1,0 +1,60 @@
+"""A finished run's rounds as a plot in the solver pane: BoT's chain score and exact check by
+iteration, IoT's exact check by turn."""
+
+from __future__ import annotations
+
+from textual.app import App, ComposeResult
+
+from solver import events as ev
+from tui.widgets.rounds_plot import RoundsPlot
+from tui.widgets.solver_pane import SolverPane
+
+
+class PaneApp(App[None]):
+    def compose(self) -> ComposeResult:
+        yield SolverPane(id="pane")
+
+
+async def test_bot_rounds_are_plotted_with_their_score_and_exact_check() -> None:
+    app = PaneApp()
+    async with app.run_test(size=(120, 40)) as pilot:
+        pane = app.query_one(SolverPane)
+        pane.apply([ev.RunStarted("bot", "4 7 8 8", "game24", "offline", {})])
+        for it, (score, ok) in enumerate([(2.5, False), (3.1, False), (3.6, True)], 1):
+            pane.apply(
+                [
+                    ev.IterationStarted(it, 3),
+                    ev.ChainAggregated(it, "best_first", ("a",), ("4 + 8 = 12",), score),
+                    ev.ExperienceAdded(it, ("4 + 8 = 12",), "r", (), 0.5, "v", ok),
+                ]
+            )
+        plot = pane.query_one(RoundsPlot)
+        assert plot.round_name == "iteration"
+        assert [(n, r.score, r.ok) for n, r in sorted(plot.rounds.items())] == [
+            (1, 2.5, False),
+            (2, 3.1, False),
+            (3, 3.6, True),
+        ]
+        pane.query_one("#solver-tabs").active = "tab-rounds"  # type: ignore[attr-defined]
+        await pilot.pause()
+        drawn = str(plot.render())
+        assert "by iteration" in drawn and "chain score" in drawn
+
+
+async def test_iot_turns_are_plotted_by_turn_and_a_new_run_starts_empty() -> None:
+    app = PaneApp()
+    async with app.run_test(size=(120, 40)) as pilot:
+        pane = app.query_one(SolverPane)
+        pane.apply([ev.RunStarted("aiot", "4 7 8 8", "game24", "offline", {})])
+        pane.apply(
+            [
+                ev.TurnAnswered(1, "r", "8 * 3", False, "", False, "not 24", True),
+                ev.TurnAnswered(2, "r", "(7 - 8 / 8) * 4", True, "", True, "ok", True),
+            ]
+        )
+        plot = pane.query_one(RoundsPlot)
+        assert plot.round_name == "turn"
+        assert {n: r.ok for n, r in plot.rounds.items()} == {1: False, 2: True}
+        pane.reset("bot", "offline")
+        await pilot.pause()
+        assert plot.rounds == {}
