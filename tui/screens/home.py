@@ -24,6 +24,7 @@ from solver.methods import METHODS
 from tui.kinds import KINDS, PuzzleKind
 from tui.screens.base import PonderScreen
 from tui.widgets.footer import KeyHints
+from tui.widgets.times_plot import TimesPlot
 
 if TYPE_CHECKING:
     from tui.store import Result
@@ -115,6 +116,7 @@ class HomeScreen(PonderScreen):
                 yield Static(id="stats")
                 table: DataTable[str] = DataTable(id="recent", cursor_type="row")
                 yield table
+                yield TimesPlot(id="times")
         yield KeyHints()
 
     @property
@@ -182,6 +184,8 @@ class HomeScreen(PonderScreen):
                 solver = f"{r.solver_method} {mark}"
             hints = (str(r.hints),) if wide else ()
             table.add_row(r.puzzle, result, _clock(r.seconds), *hints, solver)
+        plot = self.query_one(TimesPlot)
+        plot.show(app.recent(30) if self.size.height >= 30 else [])
 
     def on_resize(self) -> None:
         self.call_after_refresh(self.refresh_home)
