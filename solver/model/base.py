@@ -50,8 +50,8 @@ class Call:
     """A request to a model.
 
     ``purpose`` names the role of the call (``propose``, ``value``, ``evaluate``, ``analyze``,
-    ``answer``, ...). ``context`` holds the public puzzle state for the call, so the offline
-    engine can answer without parsing prose; an LLM only sees ``messages``.
+    ``answer``, ...). ``context`` holds the public puzzle state for the call, for traces and
+    panes; a model (the offline engine included) reads only ``messages``.
     ``sample_offset`` is the index of the first sample asked for: the response cache keys each
     sample by its index, so a repeated prompt that wants fresh samples asks from a new offset.
     """
