@@ -9,15 +9,13 @@ line in :data:`PLAYERS`.
 
 from __future__ import annotations
 
-import asyncio
-import hashlib
 import random
-import time
 from typing import Protocol
 
-from solver.model.base import Call, Generation, TokenCallback, Usage, rough_tokens
+from solver.model.base import Call, Generation, TokenCallback
 from solver.model.offline.crossword import CrosswordPlayer
 from solver.model.offline.game24 import OfflineModel as _Game24Engine
+from solver.model.offline.sampling import sample_replies
 from solver.model.offline.wordproblem import WordProblemPlayer
 
 __all__ = ["PLAYERS", "OfflineModel", "Player"]
@@ -46,24 +44,11 @@ class OfflineModel(_Game24Engine):
         player = next((p for p in PLAYERS if p.recognises(call)), None)
         if player is None:
             return await super().generate(call, on_token)
-        start = time.perf_counter()
-        await asyncio.sleep(self.delay)  # the app stays responsive while the engine thinks
-        digest = hashlib.blake2b(call.prompt.encode(), digest_size=8).hexdigest()
-        texts = []
-        for i in range(call.sampling.n):
-            # A pure function of (seed, prompt, sample index, sampling): reproducible whatever
-            # order concurrent calls finish in.
-            rng = random.Random(
-                f"{self.seed}|{digest}|{call.sample_offset + i}|{call.sampling.temperature}"
-                f"|{call.sampling.top_p}"
-            )
-            text = player.reply(call, rng, self.seed)
-            texts.append(text)
-            if on_token is not None:
-                for piece in text.split(" "):
-                    on_token(i, piece + " ")
-        prompt_tokens = sum(rough_tokens(m.content) for m in call.messages)
-        usage = Usage(prompt_tokens, sum(rough_tokens(t) for t in texts))
-        return Generation(
-            tuple(texts), usage, time.perf_counter() - start, model=self.name, cost=0.0
+        return await sample_replies(
+            call,
+            lambda rng: player.reply(call, rng, self.seed),
+            seed=self.seed,
+            name=self.name,
+            delay=self.delay,
+            on_token=on_token,
         )

@@ -21,13 +21,10 @@ reproducible whatever order concurrent calls finish in.
 
 from __future__ import annotations
 
-import asyncio
 import functools
-import hashlib
 import math
 import random
 import re
-import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -35,8 +32,9 @@ from fractions import Fraction
 from typing import Any
 
 from puzzles.arith import ArithError, format_number, format_operand, parse, parse_number
-from solver.model.base import Call, Generation, ModelError, TokenCallback, Usage, rough_tokens
+from solver.model.base import Call, Generation, ModelError, TokenCallback
 from solver.model.offline import iot24
+from solver.model.offline.sampling import sample_replies
 
 __all__ = ["OfflineModel"]
 
@@ -311,34 +309,21 @@ class OfflineModel:
     # ------------------------------------------------------------------ the seam
 
     async def generate(self, call: Call, on_token: TokenCallback | None = None) -> Generation:
-        start = time.perf_counter()
-        # Yield to the event loop even with no delay, so an app stays responsive while the
-        # engine thinks (its replies are pure computation).
-        await asyncio.sleep(self.delay)
-        iot = call.purpose in (iot24.GUIDE, iot24.RESPOND)
-        # The prompt is read once per call (a bad one fails before any sample).
-        reply = None if iot else self._reader(call.purpose, _user_text(call))
-        digest = hashlib.blake2b(call.prompt.encode(), digest_size=8).hexdigest()
-        texts = []
-        for i in range(call.sampling.n):
-            rng = random.Random(
-                f"{self.seed}|{digest}|{call.sample_offset + i}|{call.sampling.temperature}"
-                f"|{call.sampling.top_p}"
-            )
-            if reply is None:  # the IoT roles read the prompt themselves
-                text = iot24.iot_reply(
-                    self, call.purpose, call.messages, rng, call.sampling.temperature
-                )
-            else:
-                text = reply(rng, call.sampling.temperature, call.sampling.top_p)
-            texts.append(text)
-            if on_token is not None:
-                for piece in text.split(" "):
-                    on_token(i, piece + " ")
-        prompt_tokens = sum(rough_tokens(m.content) for m in call.messages)
-        usage = Usage(prompt_tokens, sum(rough_tokens(t) for t in texts))
-        return Generation(
-            tuple(texts), usage, time.perf_counter() - start, model=self.name, cost=0.0
+        temperature, top_p = call.sampling.temperature, call.sampling.top_p
+        if call.purpose in (iot24.GUIDE, iot24.RESPOND):  # the IoT roles read the prompt
+
+            def reply(rng: random.Random) -> str:
+                return iot24.iot_reply(self, call.purpose, call.messages, rng, temperature)
+
+        else:
+            # The prompt is read once per call (a bad one fails before any sample).
+            read = self._reader(call.purpose, _user_text(call))
+
+            def reply(rng: random.Random) -> str:
+                return read(rng, temperature, top_p)
+
+        return await sample_replies(
+            call, reply, seed=self.seed, name=self.name, delay=self.delay, on_token=on_token
         )
 
     async def aclose(self) -> None:
