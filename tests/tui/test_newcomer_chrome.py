@@ -4,6 +4,7 @@ help, the palette, the settings screen and the footer at 80x24."""
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 from typing import Any
 
@@ -142,7 +143,7 @@ async def test_legend_key_and_help_explain_the_pane(app: PonderApp) -> None:
         await pilot.press("escape", "l")
         await pilot.pause()
         assert isinstance(app.screen, LegendScreen)
-        legend = str(app.screen.query_one("#legend", Static).render())
+        legend = _plain(app.screen.query_one("#legend", Static), 60)
         for term in (
             "edge score",
             "node score",
@@ -156,6 +157,21 @@ async def test_legend_key_and_help_explain_the_pane(app: PonderApp) -> None:
             "iteration",
         ):
             assert term in legend, term
+        # A meaning too long for one line hangs under the meanings, not under the terms.
+        lines = legend.splitlines()
+        first = next(i for i, line in enumerate(lines) if "iteration  BoT: trees grow" in line)
+        column = lines[first].index("BoT: trees grow")
+        follow = lines[first + 1]
+        assert follow[:column].strip() == "" and follow[column : column + 1].strip()
+
+
+def _plain(static: Static, width: int) -> str:
+    """What a Static shows, as plain text at ``width`` columns."""
+    from rich.console import Console
+
+    console = Console(width=width, record=True, file=io.StringIO())
+    console.print(static.content)
+    return console.export_text()
 
 
 async def test_method_dialog_describes_each_method_and_fits_80x24(app: PonderApp) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.table import Table
 from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
@@ -81,6 +82,8 @@ LEGEND = (
     ("The status line", ""),
     ("✓ ≈ ✗", "arithmetic claims checked exactly: right, right after rounding, wrong"),
     ("calls, tokens", "model calls made and tokens they used (cost from the prices set)"),
+    ("thinking…", "under it, the last line of a reply still streaming in"),
+    ("Rounds tab", "chain score and exact check (✓ 1, ✗ 0) of each iteration or turn"),
 )
 """What the solver pane's marks and words mean, term by term."""
 
@@ -94,13 +97,15 @@ class LegendScreen(ModalScreen[None]):
         super().__init__(classes="dialog")
 
     def compose(self) -> ComposeResult:
-        text = Text()
+        # A grid, so a meaning that wraps hangs under its own column, not under the term.
+        text = Table.grid(padding=(0, 2))
+        text.add_column(justify="right", no_wrap=True, style="bold")
+        text.add_column(ratio=1)
         for term, meaning in LEGEND:
             if not meaning:
-                text.append(f"{term}\n", style="bold underline")
+                text.add_row(Text(term, style="bold underline"), "")
                 continue
-            text.append(f"{term:>12}  ", style="bold")
-            text.append(f"{meaning}\n")
+            text.add_row(term, meaning)
         with Vertical(classes="dialog-box", id="legend-box"):
             yield Label("What the solver pane shows", classes="dialog-title")
             with VerticalScroll(id="legend-scroll", can_focus=True):
