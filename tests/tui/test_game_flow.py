@@ -383,3 +383,12 @@ async def test_the_clock_stops_while_help_is_open(tmp_path: Path) -> None:
         # Of the time that passed, the 1.2 s under help did not count (a loaded machine may
         # take a while to close the help screen: that part counts).
         assert app.screen is screen and gained <= passed - 1.1
+
+
+async def test_the_win_message_writes_a_typed_answer_with_times_and_divide(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=(200, 50)) as pilot:
+        screen = await open_hand(app, pilot, "1 5 5 5")
+        await pilot.press("e", *"5*(5-1/5)", "enter")
+        await pilot.pause()
+        assert "★ Solved! 5 × (5 - 1 ÷ 5) = 24" in text(screen, "#message")

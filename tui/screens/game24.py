@@ -197,7 +197,7 @@ class Game24Screen(PuzzleScreen):
         shown = " (the solution was shown: no streak or best time)" * self.solution_shown
         return Text.assemble(
             ("★ Solved! ", "bold green"),
-            f"{_shown(answer)} = {self.hand.target}\n",
+            f"{_typed(answer)} = {self.hand.target}\n",
             f"in {clock(self.elapsed())}{hints}{shown}. Press n for a new puzzle.",
         )
 
@@ -366,6 +366,14 @@ class Game24Screen(PuzzleScreen):
             self.refresh_board()
             self.give_up()
         self.app.push_screen(SolutionsDialog(self.hand, solutions(self.hand)))
+
+
+def _typed(answer: str) -> str:
+    """A typed answer as people read it: ``5*(5-1/5)`` as ``5 × (5 - 1 ÷ 5)``."""
+    try:
+        return written(parse(answer).render())
+    except ArithError:
+        return _shown(answer)
 
 
 def _shown(arithmetic: str) -> str:
