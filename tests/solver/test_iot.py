@@ -249,3 +249,31 @@ def test_iot_over_http_asks_for_json_mode_and_falls_back_without_it() -> None:
             assert asked == [True, True] and not model.json_mode_refused
         else:  # refused once, then asked in the prompt only
             assert asked == [True, False, False] and model.json_mode_refused
+
+
+@pytest.mark.parametrize("faults", [["429", "500"], ["cut", "malformed"], ["", "length"]])
+def test_iot_over_http_survives_a_misbehaving_server(faults: list[str]) -> None:
+    reply = dialogue([guide()], [answer(WRONG), answer(RIGHT, final=True)])
+    turns = iter(range(10**6))
+
+    def server_reply(request: dict[str, Any], index: int) -> str:
+        system = request["messages"][0]["content"]
+        if system.startswith("You are the inner guide"):
+            return reply(Call("iot_guide", ()))
+        # The answerer's replies in order, counting only what the model keeps.
+        return [answer(WRONG), answer(RIGHT, final=True)][min(next(turns), 1)]
+
+    with FakeServer(reply=server_reply) as server:
+        server.faults.extend(faults)
+        model = OpenAIModel(
+            base_url=server.url, api_key="k", model="fake-model", cache=False, backoff_base=0.001
+        )
+        fin, events = asyncio.run(solve(make_method("aiot"), Game24Domain(HAND), model))
+        asyncio.run(model.aclose())
+    answered = of(events, TurnAnswered)
+    if "length" in faults:
+        # The first answer was cut off: it gives no answer and cannot end the dialogue.
+        assert answered[0].answer is None and fin.reason == "done"
+    else:  # retried until whole
+        assert fin.solved and fin.answer == RIGHT and model.retries >= 1
+    assert of(events, DialogueStopped)
