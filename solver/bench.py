@@ -171,6 +171,21 @@ class BenchResult:
             out.append(hits / self.n)
         return out
 
+    def success_by_iteration(self) -> list[float]:
+        """Share of hands whose aggregated chain of each iteration solves them (that
+        iteration alone, not cumulative: it can fall as well as rise); a run that ended
+        early keeps its last chain."""
+        width = max((len(p.solved_by_iteration) for p in self.puzzles), default=0)
+        out = []
+        for i in range(width):
+            hits = sum(
+                bool(p.solved_by_iteration)
+                and p.solved_by_iteration[min(i, len(p.solved_by_iteration) - 1)]
+                for p in self.puzzles
+            )
+            out.append(hits / self.n)
+        return out
+
     def stops(self) -> dict[int, int]:
         """IoT: how many runs ended their dialogue at each turn (turn -> runs), in order."""
         counts: dict[int, int] = {}
@@ -203,6 +218,7 @@ class BenchResult:
             "wall_time": self.wall_time,
             "errors": self.errors,
             "cumulative_by_iteration": self.cumulative_by_iteration(),
+            "success_by_iteration": self.success_by_iteration(),
             "stops": {str(k): v for k, v in self.stops().items()},
             "stopped_by": self.stopped_by(),
             **self.measures(),

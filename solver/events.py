@@ -202,6 +202,8 @@ class ExperienceAdded(Event):
     verdict: str = ""  # the exact check of the chain beside the LLM's opinion
     chain_ok: bool = False  # the chain reaches the target exactly
     verdicts: tuple[str, ...] = ()  # recommend / reject per step
+    entry: str = ""  # the experience entry exactly as the next prompts carry it
+    analysis: tuple[str, ...] = ()  # per step: the analysis' error report
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,6 +19,7 @@ from solver.model import Message
 
 __all__ = [
     "ClaimLike",
+    "Claiming",
     "Domain",
     "FeedbackLike",
     "Guidance",
@@ -300,6 +301,34 @@ class Proposing(Protocol[S_in, P_out]):
 
     def progress(self, state: S_in) -> int:
         """How many steps ``state`` has taken (crosswords: words written)."""
+        ...
+
+
+P_in = TypeVar("P_in", contravariant=True)
+
+
+@runtime_checkable
+class Claiming(Protocol[S, P_in]):
+    """What a method's paper mode needs of a domain beyond :class:`Domain`: the state the
+    model *claims* a step leads to (its own result and list of what is left), kept even when
+    the exact arithmetic says otherwise, and how such steps are written and replayed. A domain
+    without it runs paper mode on exact states (:meth:`Domain.after`)."""
+
+    def claimed(self, step: P_in, state: S) -> S | None:
+        """The state the model says ``step`` leads to from ``state`` (None: unreadable)."""
+        ...
+
+    def claimed_line(self, step: P_in, after: S) -> str:
+        """A step as the model wrote it, in the plain form of trees."""
+        ...
+
+    def claimed_text(self, number: int, before: S, step: P_in, after: S) -> str:
+        """A step as the model wrote it, in the long form of BoT's prompts."""
+        ...
+
+    def replay_claimed(self, states: Sequence[S]) -> tuple[S | None, str, bool]:
+        """A chain of claimed states as written: the final state, a reason, and whether it
+        is solved (it claims the goal and its answer passes the exact check)."""
         ...
 
 

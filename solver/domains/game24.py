@@ -32,7 +32,16 @@ from puzzles.arith import (
     read_step,
     verify_claim,
 )
-from puzzles.game24 import Hand, State, StepError, Verdict, apply, check_answer, format_numbers
+from puzzles.game24 import (
+    Hand,
+    State,
+    Step,
+    StepError,
+    Verdict,
+    apply,
+    check_answer,
+    format_numbers,
+)
 from solver.domains.base import Guidance, Reply, RolesMissing, Tool
 from solver.domains.reading import read_json_object, truthy
 from solver.model import Message
@@ -528,6 +537,117 @@ def parse_steps(text: str, state: State, limit: int = 32) -> list[ParsedStep]:
     return out
 
 
+# ---------------------------------------------------------------------- paper mode
+
+_CLAIMED_SET_RE = re.compile(
+    r"(?:new\s+set|\bleft)\s*[:=]\s*(?P<nums>(?:\(?-?\d+(?:[./]\d+)?\)?[\s,]*)*)(?P<word>\w*)",
+    re.IGNORECASE,
+)
+_CLAIMED_NUMBER_RE = re.compile(r"-?\d+(?:[./]\d+)?")
+_MAX_CLAIMED = 12
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimedState(State):
+    """A state as the model wrote it (paper mode): the numbers of its own ``New set`` /
+    ``left:`` list, and its steps with the results it claimed, whatever the exact arithmetic
+    gives. Only the exact check of the final expression decides whether it solves the hand."""
+
+
+def _claimed_left(text: str) -> tuple[Fraction, ...] | None:
+    """The numbers the model says are left (its last ``New set:`` / ``left:``), or None."""
+    found = list(_CLAIMED_SET_RE.finditer(text))
+    if not found:
+        return None
+    m = found[-1]
+    numbers = _CLAIMED_NUMBER_RE.findall(m["nums"])
+    if not numbers:
+        return () if m["word"].lower() in ("none", "empty", "nothing") else None
+    out = [_number(n) for n in numbers[:_MAX_CLAIMED]]
+    return None if any(n is None for n in out) else tuple(n for n in out if n is not None)
+
+
+def claimed_state(before: State, step: ParsedStep) -> ClaimedState | None:
+    """The state the model claims ``step`` leads to from ``before``: its own result and its
+    list of what is left (else ``before`` less the two numbers, plus its result). None when
+    its result cannot be read as a number."""
+    result = _number(step.claimed)
+    if result is None:
+        return None
+    left = _claimed_left(step.text)
+    if left is None:
+        rest = list(before.numbers)
+        for value in (step.a, step.b):
+            if value in rest:
+                rest.remove(value)
+        left = (*rest, result)
+    return ClaimedState(left, (*before.steps, Step(step.a, step.op, step.b, result)))
+
+
+def _exact(a: Fraction, op: str, b: Fraction) -> Fraction | None:
+    if op == "+":
+        return a + b
+    if op == "-":
+        return a - b
+    if op == "*":
+        return a * b
+    if op == "/" and b != 0:
+        return a / b
+    return None
+
+
+def claimed_expression(hand: Hand, steps: Sequence[Step]) -> str | None:
+    """The expression a chain of claimed steps spells out: each operand is the expression
+    built for that number so far (a number never built or given stands as itself), and a
+    step whose claimed result is wrong stands as that result alone. So the exact check of
+    the expression fails whenever a claim in it was wrong or a number came from nowhere."""
+    pool: list[tuple[Fraction, str, int]] = [
+        (Fraction(n), format_number(Fraction(n)), 4) for n in hand.numbers
+    ]
+
+    def take(value: Fraction) -> tuple[Fraction, str, int]:
+        for i, entry in enumerate(pool):
+            if entry[0] == value:
+                return pool.pop(i)
+        return (value, format_operand(value), 4)
+
+    last: tuple[Fraction, str, int] | None = None
+    for st in steps:
+        ea, eb = take(st.a), take(st.b)
+        if _exact(st.a, st.op, st.b) == st.result:
+            prec = 1 if st.op in "+-" else 2
+            left = ea[1] if ea[2] >= prec else f"({ea[1]})"
+            right_needs = eb[2] < prec or (eb[2] == prec and st.op in "-/")
+            right = f"({eb[1]})" if right_needs else eb[1]
+            last = (st.result, f"{left} {st.op} {right}", prec)
+        else:
+            last = (st.result, format_operand(st.result), 4)
+        pool.append(last)
+    return last[1] if last else None
+
+
+def claimed_line(step: ParsedStep, after: State) -> str:
+    """ToT's line for a step as the model wrote it (``6 * 4 = 23 (left: 23)``)."""
+    return (
+        f"{format_operand(step.a)} {step.op} {format_operand(step.b)} = {step.claimed} "
+        f"(left: {format_numbers(after.numbers)})"
+    )
+
+
+def claimed_bot_line(step_no: int, before: State, step: ParsedStep, after: State) -> str:
+    """A step in BoT's format as the model wrote it (its result and new set)."""
+    remaining = list(after.numbers)
+    claimed = _number(step.claimed)
+    if claimed is not None and claimed in remaining:
+        remaining.remove(claimed)
+    return (
+        f"Step {step_no}, Current set: {before.left()}, Two numbers selected: "
+        f"{format_numbers([step.a])} {format_numbers([step.b])}, Operation: {step.op}, "
+        f"New number calculated: {step.claimed}, Remaining numbers: "
+        f"{format_numbers(remaining) or 'none'}, New set: {after.left()}"
+    )
+
+
 def parse_value(text: str) -> str | None:
     """The sure / likely / impossible label, read from the last line that has one."""
     if not isinstance(text, str):
@@ -571,9 +691,12 @@ class Feedback:
     confidence: float | None = None
     text: str = ""
     parsed: bool = True
+    analysis: tuple[str, ...] = ()  # per step: the analysis / error report before its advice
 
     def entry(self, index: int, chain: Sequence[str]) -> str:
-        """This feedback as one experience entry for the next prompt."""
+        """This feedback as one experience entry for the next prompt: the chain, the report,
+        per step its error report, advice and verdict (BoT's "problems" and "advice"), and
+        the confidence."""
         steps = "\n".join(f"Step {i}: {s}" for i, s in enumerate(chain, 1))
         lines = [
             f"{index}. Reasoning chain and comments",
@@ -584,7 +707,11 @@ class Feedback:
         ]
         for i, advice in enumerate(self.advice, 1):
             verdict = self.verdicts[i - 1] if i - 1 < len(self.verdicts) else ""
-            lines.append(f"Step {i}: Advice: {advice} Recommendation or Reject: {verdict or '-'}")
+            report = self.analysis[i - 1] if i - 1 < len(self.analysis) else ""
+            problem = f"Error report: {report}. " if report else ""
+            lines.append(
+                f"Step {i}: {problem}Advice: {advice}. Recommendation or Reject: {verdict or '-'}"
+            )
         if self.confidence is not None:
             lines.append(f"Confidence score: {self.confidence:g}")
         return "\n".join(lines)
@@ -613,6 +740,7 @@ def parse_feedback(text: str, steps: int) -> Feedback:
         report = " ".join(m.group(1).split())
     advice: list[str] = [""] * steps
     verdicts: list[str] = [""] * steps
+    analysis: list[str] = [""] * steps
     after = body[m.end() :] if m else body
     for sm in _STEP_ADVICE_RE.finditer(after):
         idx = int(sm.group(1)) - 1 if sm.group(1).isdigit() and len(sm.group(1)) < 4 else -1
@@ -626,6 +754,8 @@ def parse_feedback(text: str, steps: int) -> Feedback:
             re.IGNORECASE,
         )
         advice[idx] = (am.group(1) if am else part).strip().rstrip(".") or part
+        if am:  # what comes before the advice is the step's analysis (its error report)
+            analysis[idx] = part[: am.start()].strip(" .:;,-")[:600]
         low = part.lower()
         rm = re.search(r"recommend\w*(?:\s+or\s+reject)?(?:\s+description)?\s*[:：]\s*(\w+)", low)
         word = rm.group(1) if rm else low
@@ -643,7 +773,9 @@ def parse_feedback(text: str, steps: int) -> Feedback:
     if not report:
         report = " ".join(body.split())[:300]
     parsed = bool(m) or confidence is not None or any(advice)
-    return Feedback(report, tuple(advice), tuple(verdicts), confidence, text, parsed)
+    return Feedback(
+        report, tuple(advice), tuple(verdicts), confidence, text, parsed, tuple(analysis)
+    )
 
 
 def _step_numbers(line: str) -> list[str]:
@@ -802,7 +934,14 @@ class Game24Domain:
         return check_answer(self.hand, answer)
 
     def answer_of(self, state: State) -> str | None:
-        """The expression a finished state builds (``(7 - 4) * 8 = 24``) or None."""
+        """The expression a finished state builds (``(7 - 4) * 8 = 24``) or None. For a
+        state the model claimed (paper mode), the expression its claimed steps spell out,
+        with the number it claims to have reached."""
+        if isinstance(state, ClaimedState):
+            if len(state.numbers) != 1:
+                return None
+            claimed = claimed_expression(self.hand, state.steps)
+            return None if claimed is None else f"{claimed} = {format_number(state.numbers[0])}"
         expr = state.expression()
         if expr is None:
             return None
@@ -949,3 +1088,33 @@ class Game24Domain:
 
     def similarity(self, a: str, b: str) -> float:
         return similarity(a, b)
+
+    # ---------------------------------------------------------------- paper mode (Claiming)
+
+    def claimed(self, step: ParsedStep, state: State) -> ClaimedState | None:
+        """The state the model claims ``step`` leads to (its ``New set`` / ``left:``)."""
+        return claimed_state(state, step)
+
+    def claimed_line(self, step: ParsedStep, after: State) -> str:
+        return claimed_line(step, after)
+
+    def claimed_text(self, number: int, before: State, step: ParsedStep, after: State) -> str:
+        return claimed_bot_line(number, before, step, after)
+
+    def replay_claimed(self, states: Sequence[State]) -> tuple[State | None, str, bool]:
+        """A (possibly stitched) chain of claimed states as the model wrote it: its steps
+        in order, ending at the last state's numbers. Solved only when it claims the target
+        and its expression passes the exact check."""
+        if not states:
+            return None, "no steps", False
+        steps = tuple(s.steps[-1] for s in states if s.steps)
+        final = ClaimedState(states[-1].numbers, steps)
+        answer = self.answer_of(final)
+        if answer is None:
+            return final, f"stops with {final.left() or 'nothing'} left", False
+        verdict = self.check(answer)
+        if not self.is_goal(final):
+            return final, f"ends at {final.left()}, not {self.hand.target}", False
+        if not verdict.ok:
+            return final, f"claims {self.hand.target}, but {answer}: {verdict.reason}", False
+        return final, f"reaches {self.hand.target} exactly", True

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from solver.domains.base import Domain, FeedbackLike
+from solver.domains.base import Claiming, Domain, FeedbackLike
 from solver.events import (
     ChainAggregated,
     ExperienceAdded,
@@ -51,8 +51,18 @@ class BoTConfig:
     children: int = 2
     """Children per node (binary trees)."""
     growth: tuple[str, ...] = ("layer", "leaf")
-    """Growth strategies drawn per tree: layer-wise (level by level) or leaf-wise (from the
-    best node of the deepest layer)."""
+    """Growth strategies drawn per tree: layer-wise (level by level, the whole tree) or
+    leaf-wise (always from the best node of the deepest layer, until ``leaf_stops`` leaves)."""
+    leaf_stops: int = option(
+        4,
+        "a leaf-wise tree stops after this many leaves (the reference code's max_stops)",
+        low=1,
+        high=10_000,
+    )
+    """Leaf-wise growth ends once this many leaves are reached (the reference code's
+    ``max_stops``, 4 for the Game of 24) or at its first solution (the reference code's early
+    stop of a tree), so its trees are deeper than wide: the best branch is followed to the
+    depth limit while the rest of the tree may never be grown."""
     temperatures: tuple[float, ...] = TEMPERATURES
     """Temperatures drawn per tree."""
     top_ps: tuple[float, ...] = TOP_PS
@@ -81,7 +91,18 @@ class BoTConfig:
     """Longest reply (the reference configuration: 500)."""
     verify_steps: bool = True
     """Make steps with wrong arithmetic or unavailable numbers leaves with edge score 0 (ours;
-    the paper leaves them to the model's own evaluation)."""
+    the paper leaves them to the model's own evaluation). Off, the state follows what the
+    model wrote, as in ``paper`` mode (never the exact result of a step it got wrong)."""
+    paper: bool = option(
+        False,
+        "run as the paper does: the model's own results and sets carry on, wrong steps "
+        "included; the verifier only reports; success is the exact check of the final answer",
+    )
+    """The paper's mechanism: each node's state is what the model wrote (its ``New number``
+    and ``New set``), a wrong step is carried into its children (and reported ✗), steps are
+    scored by the model alone; a chain solves the hand only when it claims the target and
+    its expression passes the exact check. Off (ours): steps are checked exactly and wrong
+    ones end their branch."""
     stop_early: bool = option(False, "stop once an answer is verified exactly")
     """End the run once a chain reaches the target exactly (on in the app, off for benchmarks)."""
 
@@ -102,6 +123,8 @@ class Node:
     valid: bool = True
     problem: str = ""
     children: list[Node] = field(default_factory=list)
+    grown: bool = False  # asked for children (leaf-wise trees leave some nodes unasked)
+    solved: bool = False  # a solution, checked exactly
 
     def chain(self) -> list[Node]:
         out: list[Node] = []
@@ -138,6 +161,7 @@ class BoT:
         cfg = self.config
         experience: list[str] = []
         structured: list[dict[str, Any]] = []
+        bodies: dict[str, int] = {}  # an entry's text after its number -> its iteration
         answer: str | None = None
         for it in range(1, cfg.iterations + 1):
             ctx.emit(IterationStarted(it, cfg.iterations, f"iteration {it}"))
@@ -177,7 +201,18 @@ class BoT:
             # The answer is always the latest aggregated chain (the paper's z^T).
             answer = domain.answer_of(final_state) if final_state is not None else None
             feedback = await self._analyse(domain, ctx, chain)
-            experience.append(feedback.entry(it, [n.text for n in chain]))
+            entry = feedback.entry(it, [n.text for n in chain])
+            # An entry that repeats an earlier one word for word (the same chain, the same
+            # comments) is not sent twice: the prompt says it came back instead.
+            body = entry.split("\n", 1)[-1]
+            if body in bodies:
+                entry = (
+                    f"{it}. The same reasoning chain and comments as entry {bodies[body]} "
+                    "came back: follow that entry's advice and try something else."
+                )
+            else:
+                bodies[body] = it
+            experience.append(entry)
             structured.append(
                 {
                     "chain": lines,
@@ -196,6 +231,8 @@ class BoT:
                     verdict,
                     ok,
                     feedback.verdicts,
+                    entry,
+                    _analysis(feedback),
                 )
             )
             if ok and cfg.stop_early:
@@ -217,7 +254,6 @@ class BoT:
         index = int(tree_id.rsplit("t", 1)[-1])
         tree = _Tree(tree_id, index, strategy, temperature, top_p, root)
         ctx.emit(TreeStarted(tree_id, strategy, temperature, top_p))
-        limit = sum(self.config.children**d for d in range(1, self._depth(domain) + 1))
         if strategy == "layer":
             frontier = [root]
             while frontier:
@@ -226,14 +262,21 @@ class BoT:
                 )
                 frontier = [c for g in groups for c in g if not c.leaf]
         else:
+            # Leaf-wise (the reference code's LWG): always the best node of the deepest layer,
+            # until ``leaf_stops`` leaves are reached or a solution is found (the reference
+            # code's early stop of a tree); what is left is never grown.
             growable = [root]
-            while growable and len(tree.nodes) < limit:
+            stops = 0
+            while growable and stops < self.config.leaf_stops:
+                if any(n.solved for n in tree.nodes):
+                    break
                 deepest = max(n.depth for n in growable)
                 best = max(
                     (n for n in growable if n.depth == deepest), key=lambda n: n.score + n.edge
                 )
                 growable.remove(best)
                 children = await self._expand(domain, ctx, tree, best, exp_text, structured)
+                stops += sum(c.leaf for c in children) if children else 1
                 growable.extend(c for c in children if not c.leaf)
         return tree
 
@@ -260,6 +303,9 @@ class BoT:
             sample_offset=(tree.index - 1) * cfg.children,
         )
         gen, call_id = await ctx.call(call)
+        node.grown = True
+        trust = self._trusts()
+        claiming = domain if trust and isinstance(domain, Claiming) else None
         children: list[Node] = []
         seen: set[Any] = set()
         for text in gen.texts:
@@ -278,7 +324,10 @@ class BoT:
             if score is None:
                 ctx.parse_failed("bot_step", text, "no evaluation score; using 0.5")
                 score = 0.5
-            after = domain.after(step)
+            # Paper mode: the state is what the model wrote, right or wrong.
+            after = (
+                claiming.claimed(step, node.state) if claiming is not None else domain.after(step)
+            )
             child = Node(
                 ctx.node_id(f"{tree.id}.n"),
                 node,
@@ -286,12 +335,15 @@ class BoT:
                 node.depth + 1,
                 score=score,
             )
-            if after is not None:
+            if after is not None and claiming is not None:
+                child.text = claiming.claimed_text(child.depth, node.state, step, after)
+                child.line = claiming.claimed_line(step, after)
+            elif after is not None:
                 child.text = domain.step_text(child.depth, node.state, step)
                 child.line = domain.step_line(step)
             else:
                 child.text = child.line = step.text
-            child.valid = after is not None and not (cfg.verify_steps and step.problem)
+            child.valid = after is not None and (trust or not step.problem)
             child.problem = step.problem
             node.children.append(child)
             tree.nodes.append(child)
@@ -340,6 +392,12 @@ class BoT:
         if domain.is_goal(child.state) and child.valid:
             child.leaf = True
             answer = domain.answer_of(child.state) or ""
+            # A state the model claimed solves the hand only if its answer checks exactly.
+            verdict = domain.check(answer) if self._trusts() else None
+            if verdict is not None and not verdict.ok:
+                ctx.emit(LeafReached(child.id, f"claims the target, but {verdict.reason}"))
+                return
+            child.solved = True
             ctx.emit(SolutionFound(child.id, answer))
             if cfg.stop_early:
                 raise StopRun(answer)
@@ -358,8 +416,14 @@ class BoT:
 
     # ---------------------------------------------------------------- aggregation
 
+    def _trusts(self) -> bool:
+        """Whether states follow what the model wrote (paper mode, or checking off)."""
+        return self.config.paper or not self.config.verify_steps
+
     def _best_chain(self, tree: _Tree) -> list[Node]:
-        ends = [n for n in tree.nodes if not n.children]
+        # Chains end where growth ended: a leaf, or a node that was asked and gave nothing
+        # (a leaf-wise tree's nodes that were never grown are not ends).
+        ends = [n for n in tree.nodes if not n.children and (n.leaf or n.grown)]
         if not ends:
             return []
         return max((n.chain() for n in ends), key=_chain_score)
@@ -391,7 +455,10 @@ class BoT:
         for i, node in enumerate(chain, 1):
             if not node.valid:
                 return None, f"step {i} is invalid", False
-        return domain.replay([n.state for n in chain])
+        states = [n.state for n in chain]
+        if self._trusts() and isinstance(domain, Claiming):
+            return domain.replay_claimed(states)
+        return domain.replay(states)
 
     async def _analyse(
         self, domain: Domain[Any, Any], ctx: RunContext, chain: list[Node]
@@ -416,6 +483,12 @@ class BoT:
         if not feedback.parsed:
             ctx.parse_failed("bot_feedback", gen.text, "no analysis report or confidence")
         return feedback
+
+
+def _analysis(feedback: FeedbackLike) -> tuple[str, ...]:
+    """The per-step error reports of an analysis, when the domain's feedback has them."""
+    found = getattr(feedback, "analysis", ())
+    return tuple(str(a) for a in found) if isinstance(found, tuple) else ()
 
 
 def _chain_score(chain: list[Node]) -> float:

@@ -13,7 +13,7 @@ import asyncio
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from solver.domains.base import Domain
+from solver.domains.base import Claiming, Domain
 from solver.events import (
     IterationStarted,
     LeafReached,
@@ -45,7 +45,16 @@ class ToTConfig:
     """Longest reply (the reference code: 1000)."""
     verify_steps: bool = True
     """Prune proposed steps whose arithmetic is wrong or whose numbers are not on the table,
-    before valuing them (ours: the paper trusts the model's ``left:`` list)."""
+    before valuing them (ours: the paper trusts the model's ``left:`` list). Off, the state
+    follows the model's ``left:`` list, as in ``paper`` mode."""
+    paper: bool = option(
+        False,
+        "run as the paper does: the model's own results and left: lists carry on and every "
+        "proposal is valued; the verifier only reports; success is the exact check",
+    )
+    """The paper's mechanism: a proposal's state is the model's ``left:`` list, and proposals
+    whose arithmetic fails the exact check are valued by the model like any other (the
+    paper trusts the model). Off (ours): they are pruned before valuing."""
     stop_early: bool = option(False, "stop once an answer is verified exactly")
     """End the run as soon as an answer is verified exactly (off for paper-style benchmarks)."""
     weights: dict[str, float] | None = field(default=None)
@@ -116,6 +125,12 @@ class ToT:
         if domain.is_final(beam.state):
             if beam.answer is not None:
                 return []
+            if not domain.is_goal(beam.state):
+                # One number that is not the target: no expression of it can be an answer,
+                # so no answer call is made for it.
+                if beam.node:
+                    ctx.emit(LeafReached(beam.node, "one number left, not the target"))
+                return []
             call = Call(
                 "answer",
                 domain.prompt("cot", steps=beam.lines),
@@ -146,19 +161,29 @@ class ToT:
         steps = domain.parse_steps(gen.text, beam.state)
         if not steps:
             ctx.parse_failed("propose", gen.text, "no step of the form 'a op b = c'")
+        trust = cfg.paper or not cfg.verify_steps
+        claiming = domain if trust and isinstance(domain, Claiming) else None
         out = []
         for step in steps:
             node = ctx.node_id()
-            after = domain.after(step)
+            # Paper mode: the state is the model's own ``left:`` list, right or wrong.
+            after = (
+                claiming.claimed(step, beam.state) if claiming is not None else domain.after(step)
+            )
             left = domain.state_text(after) if after is not None else ""
             ctx.emit(
                 ThoughtAdded("tot", node, beam.node, step.text, len(beam.lines) + 1, left, call_id)
             )
             ctx.verified(node, step.claim)
-            if after is None or (cfg.verify_steps and step.problem):
-                ctx.emit(ThoughtPruned(node, f"invalid step: {step.problem}"))
+            if after is None or (not trust and step.problem):
+                ctx.emit(ThoughtPruned(node, f"invalid step: {step.problem or 'unreadable'}"))
                 continue
-            out.append(_Beam(node, after, (*beam.lines, domain.step_line(step))))
+            line = (
+                claiming.claimed_line(step, after)
+                if claiming is not None
+                else domain.step_line(step)
+            )
+            out.append(_Beam(node, after, (*beam.lines, line)))
         return out
 
     async def _value_all(

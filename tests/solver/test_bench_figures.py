@@ -78,6 +78,7 @@ def test_figures_of_a_set_of_five() -> None:
         "wall_time": 4.0,
         "errors": 1,
         "cumulative_by_iteration": [0.2, 0.4, 0.4],
+        "success_by_iteration": [0.2, 0.4, 0.4],
         "stops": {},
         "stopped_by": {},
     }

@@ -147,18 +147,17 @@ async def test_tot_breadth_one_keeps_only_the_best_state() -> None:
 # Hand 1 2 3 4, breadth 3: three paths survive to the answer step, and each beam writes a
 # different answer. The judge values them so that the best-valued answer does not use all
 # four numbers, the second does, and the third does too (and is another expression).
-TOT_PATHS = {
-    "1 2 3 4": ["1 + 2 = 3 (left: 3 3 4)", "4 - 1 = 3 (left: 2 3 3)", "3 * 4 = 12 (left: 1 2 12)"],
+TOT_PATHS = {  # three beams, each at 24 after three steps (only those are asked to answer)
+    "1 2 3 4": ["1 + 2 = 3 (left: 3 3 4)", "1 * 2 = 2 (left: 2 3 4)", "3 * 4 = 12 (left: 1 2 12)"],
     "3 3 4": ["3 + 3 = 6 (left: 4 6)"],
-    "2 3 3": ["2 * 3 = 6 (left: 3 6)"],
-    "1 2 12": ["1 + 12 = 13 (left: 2 13)"],
+    "2 3 4": ["2 * 3 = 6 (left: 4 6)"],
+    "1 2 12": ["2 * 12 = 24 (left: 1 24)"],
     "4 6": ["4 * 6 = 24 (left: 24)"],
-    "3 6": ["3 + 6 = 9 (left: 9)"],
-    "2 13": ["2 * 13 = 26 (left: 26)"],
+    "1 24": ["1 * 24 = 24 (left: 24)"],
 }
-FIRST_STEP_ANSWERS = {  # the beam's first step -> its answer line
+FIRST_STEP_ANSWERS = {  # the beam's first step -> the model's answer line (wrong or right)
     "1 + 2 = 3": "Answer: 4 * 6 = 24",  # misses 1 2 3: never the answer
-    "4 - 1 = 3": "Answer: (4 - 1) * 2 + 3 = 9",  # all four numbers, not 24
+    "1 * 2 = 2": "Answer: (4 - 1) * 2 + 3 = 9",  # all four numbers, not 24
     "3 * 4 = 12": "Answer: (3 * 4 + 1) * 2 = 26",  # all four numbers, not 24
 }
 JUDGE_VALUES = {  # answer -> value: the order of the final beams

@@ -46,7 +46,7 @@ def test_every_method_module_is_in_the_catalogue_in_display_order() -> None:
 def test_options_come_from_the_config_fields_with_their_bounds() -> None:
     tot = find_spec("ToT")
     names = [o.name for o in tot.options()]
-    assert names == ["breadth", "value_samples", "temperature", "stop_early"]
+    assert names == ["breadth", "value_samples", "temperature", "paper", "stop_early"]
     breadth = tot.options()[0]
     assert (breadth.type, breadth.default, breadth.flag) == (int, 5, "--breadth")
     assert breadth.check("7") == 7

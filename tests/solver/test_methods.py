@@ -101,9 +101,15 @@ async def test_tot_keeps_breadth_values_with_paper_weights_and_prunes() -> None:
         kept = [n for n in valued if n not in cut]
         assert len(valued) > 5 and len(kept) == 5, depth
         assert min(value[n] for n in kept) >= max(value[n] for n in valued if n in cut)
-        assert {e.parent_id for e in added if e.depth == depth + 1} == set(kept)
+        if depth < 3:
+            assert {e.parent_id for e in added if e.depth == depth + 1} == set(kept)
+    # The answer is asked for only from a kept state of one number that is 24 (issue 9:
+    # a one-number state that is not the target gets no answer call).
+    left = {e.node_id: e.state for e in added}
+    at_24 = [n for n in kept if left[n] == "24"]
+    assert {e.parent_id for e in added if e.depth == 4} == set(at_24)
     assert len([c for c in calls if c.purpose == "propose"]) == 1 + 5 + 5
-    assert len([c for c in calls if c.purpose == "answer"]) == 5
+    assert len([c for c in calls if c.purpose == "answer"]) == len(at_24)
     # Value calls ask for 3 samples in one call; proposals for one.
     assert {c.purpose for c in calls} >= {"propose", "value"}
     assert all(len(c.replies) == 3 for c in calls if c.purpose == "value")

@@ -337,8 +337,7 @@ async def test_tot_events_pin_the_search_step_by_step() -> None:
         ("tot", "n6", "n1", "6 - 4 = 2 (left: 2)", 2, "2", 6),
         ("tot", "n7", "n2", "7 - 2 = 5 (left: 5)", 2, "5", 7),
         ("tot", "n8", "n5", "Answer: 2 * 3 * 4", 3, "", 11),
-        ("tot", "n9", "n6", "Answer: 2 * 3 * 4", 3, "", 12),
-    ]
+    ]  # n6 is one number, 2, not 24: no answer is asked for it (issue 9)
     # Values: 20 / 1 / 0.001 summed over the samples; the judge's value is shared by the two
     # equal answers (one call: the second has no call of its own).
     assert [
@@ -351,8 +350,7 @@ async def test_tot_events_pin_the_search_step_by_step() -> None:
         ("n5", 40.0, None, ("sure", "sure"), 8),
         ("n6", 1.0, None, ("likely", "?"), 9),
         ("n7", 0.002, None, ("impossible", "impossible"), 10),
-        ("n8", 1.001, None, ("impossible", "likely"), 13),
-        ("n9", 1.001, None, ("impossible", "likely"), None),
+        ("n8", 1.001, None, ("impossible", "likely"), 12),
     ]
     assert [(e.node_id, e.reason) for e in of(events, ThoughtPruned)] == [
         ("n4", "value 1.001 below the kept 1.001"),
@@ -364,24 +362,27 @@ async def test_tot_events_pin_the_search_step_by_step() -> None:
     ]
     assert [(e.node_id, e.answer) for e in of(events, SolutionFound)] == [
         ("n8", "2 * 3 * 4"),
-        ("n9", "2 * 3 * 4"),
+    ]
+    assert ("n6", "one number left, not the target") in [
+        (e.node_id, e.reason) for e in of(events, LeafReached)
     ]
     assert [(c.purpose, c.sampling) for c in model.calls] == [
         ("propose", Sampling(0.7, 1.0, 1, 1000)),
         *[("value", Sampling(0.7, 1.0, 2, 1000))] * 4,
         *[("propose", Sampling(0.7, 1.0, 1, 1000))] * 2,
         *[("value", Sampling(0.7, 1.0, 2, 1000))] * 3,
-        *[("answer", Sampling(0.7, 1.0, 1, 1000))] * 2,
+        ("answer", Sampling(0.7, 1.0, 1, 1000)),
         ("judge", Sampling(0.7, 1.0, 2, 1000)),
     ]
     assert fin.answer == "2 * 3 * 4" and fin.solved and fin.reason == "done"
-    assert fin.calls == 13 and fin.rounds == 6
+    assert fin.calls == 12 and fin.rounds == 6
 
 
 async def test_tot_judges_a_wrong_answer_a_leaf_and_checks_the_evaluators_arithmetic() -> None:
     def replies(call: Call) -> Iterable[str] | str:
         if call.purpose == "propose":
-            return {"2 3 4": "2 + 3 = 5 (left: 4 5)", "4 5": "4 * 5 = 20 (left: 20)"}[
+            # The state reaches 24; the model's answer from it is wrong.
+            return {"2 3 4": "2 * 3 = 6 (left: 4 6)", "4 6": "4 * 6 = 24 (left: 24)"}[
                 numbers_of(call)
             ]
         if call.purpose == "value":
@@ -623,8 +624,13 @@ async def test_bot_events_pin_trees_scores_leaves_and_the_experience() -> None:
         "reaches 24 exactly",
         True,
         ("reject", ""),
+        exp.entry,
+        ("", ""),
         t=exp.t,
     )
+    # The entry as the next prompts carry it (issue 9: the event holds the same text).
+    assert exp.entry.startswith("1. Reasoning chain and comments\n---\nStep 1: Step 1, ")
+    assert "Step 1: Advice: try again. Recommendation or Reject: reject" in exp.entry
     assert fin.answer == "4 * 2 * 3 = 24" and fin.solved and fin.reason == "done"
     assert fin.calls == 11
 
@@ -880,10 +886,11 @@ async def test_tot_shows_unreadable_proposals_and_answers_as_parse_failures() ->
     ]
     assert fin.answer is None
     # The answer step: the prompt carries the beam's steps; a reply without 'Answer:' fails.
+    # (The target is 6, so the state 6 is asked for its answer.)
     model = ScriptedModel(replies)
     fin, events = await solve(
         ToT(ToTConfig(breadth=1, value_samples=1)),
-        Game24Domain(Hand.parse("2 3")),
+        Game24Domain(Hand.parse("2 3", target=6)),
         model,
     )
     (answer,) = [c for c in model.calls if c.purpose == "answer"]
@@ -1167,15 +1174,18 @@ async def test_the_context_helpers() -> None:
 
 def test_make_method_reads_names_loosely_and_options_strictly() -> None:
     made = {name: type(make_method(name)) for name in METHODS}
-    assert made.items() >= {
-        "io": IO,
-        "cot": CoT,
-        "cot-sc": CoTSC,
-        "tot": ToT,
-        "bot": BoT,
-        "aiot": IoT,
-        "giot": IoT,
-    }.items()
+    assert (
+        made.items()
+        >= {
+            "io": IO,
+            "cot": CoT,
+            "cot-sc": CoTSC,
+            "tot": ToT,
+            "bot": BoT,
+            "aiot": IoT,
+            "giot": IoT,
+        }.items()
+    )
     for name in ("CoT_SC", "cotsc", "COT-SC", "cot_sc"):
         assert isinstance(make_method(name), CoTSC), name
     method = make_method("ToT", breadth=2, value_samples=None)
@@ -1325,6 +1335,7 @@ async def test_bot_a_step_with_wrong_arithmetic_is_an_invalid_leaf_when_verifyin
             return {
                 "2 3 4": bot_step("2 3 4", "2", "*", "3", "7", "4", "4 7", 0.9),
                 "4 6": bot_step("4 6", "4", "*", "6", "24", "none", "24", 0.9),
+                "4 7": bot_step("4 7", "4", "*", "7", "28", "none", "28", 0.9),
             }[numbers_of(call)]
         if call.purpose == "bot_evaluate":
             return "Evaluation score: 0.9"
@@ -1344,9 +1355,9 @@ async def test_bot_a_step_with_wrong_arithmetic_is_an_invalid_leaf_when_verifyin
         assert purposes == ["bot_step", "bot_feedback"]
         assert exp.verdict == "step 1 is invalid" and not exp.chain_ok
         assert fin.answer is None
-    else:  # the exact state goes on (2 * 3 is 6, whatever the model wrote)
+    else:  # issue 9: the model's state goes on (4 7, as it wrote), never the exact 4 6
         assert purposes == ["bot_step", "bot_evaluate", "bot_step", "bot_evaluate", "bot_feedback"]
-        assert fin.solved
+        assert not fin.solved and not exp.chain_ok
 
 
 async def test_bot_step_calls_carry_the_system_prompt_and_the_chain_score_is_rounded() -> None:
@@ -1421,7 +1432,7 @@ async def test_bot_reads_at_most_eight_steps_of_a_reply() -> None:
     assert node.text == "2 * 3 = 6 (left: 4 6)"
 
 
-async def test_bot_leaf_wise_growth_fills_a_whole_tree_of_depth_three() -> None:
+async def test_bot_leaf_wise_growth_follows_the_best_branch_and_stops_after_four_leaves() -> None:
     def replies(call: Call) -> Iterable[str] | str:
         if call.purpose == "bot_step":  # the sum and the product of the first two numbers
             a, b = numbers_of(call).split()[:2]
@@ -1436,11 +1447,14 @@ async def test_bot_leaf_wise_growth_fills_a_whole_tree_of_depth_three() -> None:
     model = ScriptedModel(replies)
     _, events = await solve(
         BoT(BoTConfig(iterations=1, trees=1, growth=("leaf",))),
-        Game24Domain(Hand.parse("1 2 3 4")),
+        Game24Domain(Hand.parse("1 1 1 1")),  # never 24: no early stop
         model,
     )
-    assert len(of(events, ThoughtAdded)) == 2 + 4 + 8
-    assert len([c for c in model.calls if c.purpose == "bot_step"]) == 1 + 2 + 4
+    # Issue 9: leaf-wise growth follows the best branch down and stops after 4 leaves (the
+    # reference code's max_stops): 2 + 2 + 4 nodes from 4 step calls, not the whole tree.
+    assert len(of(events, ThoughtAdded)) == 2 + 2 + 4
+    assert len([c for c in model.calls if c.purpose == "bot_step"]) == 1 + 1 + 2
+    assert len(of(events, LeafReached)) + len(of(events, SolutionFound)) == 4
 
 
 async def test_a_cut_reply_loses_only_its_own_unfinished_line() -> None:

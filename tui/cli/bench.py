@@ -392,6 +392,8 @@ def _print_table(
         if curve:
             steps = " ".join(f"{i}:{v:.0%}" for i, v in enumerate(curve, 1))
             console.print(f"{r.method} cumulative success by iteration: {steps}")
+            alone = " ".join(f"{i}:{v:.0%}" for i, v in enumerate(r.success_by_iteration(), 1))
+            console.print(f"{r.method} success of each iteration's chain: {alone}")
         stops = r.stops()
         if stops:
             shares = " · ".join(f"{turn}: {count / r.n:.0%}" for turn, count in stops.items())
