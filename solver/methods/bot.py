@@ -67,6 +67,12 @@ class BoTConfig:
     """Temperatures drawn per tree."""
     top_ps: tuple[float, ...] = TOP_PS
     """top_p values drawn per tree."""
+    heterogeneous: bool = option(
+        True, "draw growth, temperature and top_p per tree (off: one draw for every tree)"
+    )
+    """Heterogeneous trees (the paper's default, App. C2): each tree draws its own growth
+    strategy, temperature and top_p. Off: one draw at the start serves every tree of the run
+    (the homogeneous ablation)."""
     leaf_band: tuple[float, float] = (0.3, 0.8)
     """A node whose two scores both fall below this band is a hopeless leaf."""
     confident_leaf: bool = option(
@@ -162,20 +168,26 @@ class BoT:
         experience: list[str] = []
         structured: list[dict[str, Any]] = []
         bodies: dict[str, int] = {}  # an entry's text after its number -> its iteration
+        # Homogeneous trees: one draw of growth, temperature and top_p for every tree.
+        same: tuple[str, float, float] | None = None
+        if not cfg.heterogeneous:
+            same = (
+                ctx.rng.choice(cfg.growth),
+                ctx.rng.choice(cfg.temperatures),
+                ctx.rng.choice(cfg.top_ps),
+            )
         answer: str | None = None
         for it in range(1, cfg.iterations + 1):
             ctx.emit(IterationStarted(it, cfg.iterations, f"iteration {it}"))
             specs = []
             for m in range(1, cfg.trees + 1):
                 # Drawn per tree and carried by each call: no shared generation settings.
-                specs.append(
-                    (
-                        f"i{it}.t{m}",
-                        ctx.rng.choice(cfg.growth),
-                        ctx.rng.choice(cfg.temperatures),
-                        ctx.rng.choice(cfg.top_ps),
-                    )
+                drawn = same or (
+                    ctx.rng.choice(cfg.growth),
+                    ctx.rng.choice(cfg.temperatures),
+                    ctx.rng.choice(cfg.top_ps),
                 )
+                specs.append((f"i{it}.t{m}", *drawn))
             exp_text = "\n#\n".join(experience)
             trees = await ctx.gather(
                 *(self._grow(domain, ctx, spec, exp_text, structured) for spec in specs)
