@@ -67,11 +67,11 @@ class BoTConfig:
     """Temperatures drawn per tree."""
     top_ps: tuple[float, ...] = TOP_PS
     """top_p values drawn per tree."""
-    heterogeneous: bool = option(
-        True, "draw growth, temperature and top_p per tree (off: one draw for every tree)"
+    homogeneous: bool = option(
+        False, "one draw of growth, temperature and top_p for every tree (an ablation)"
     )
-    """Heterogeneous trees (the paper's default, App. C2): each tree draws its own growth
-    strategy, temperature and top_p. Off: one draw at the start serves every tree of the run
+    """Off (the paper's heterogeneous trees, App. C2): each tree draws its own growth
+    strategy, temperature and top_p. On: one draw at the start serves every tree of the run
     (the homogeneous ablation)."""
     leaf_band: tuple[float, float] = (0.3, 0.8)
     """A node whose two scores both fall below this band is a hopeless leaf."""
@@ -170,7 +170,7 @@ class BoT:
         bodies: dict[str, int] = {}  # an entry's text after its number -> its iteration
         # Homogeneous trees: one draw of growth, temperature and top_p for every tree.
         same: tuple[str, float, float] | None = None
-        if not cfg.heterogeneous:
+        if cfg.homogeneous:
             same = (
                 ctx.rng.choice(cfg.growth),
                 ctx.rng.choice(cfg.temperatures),

@@ -337,14 +337,14 @@ async def test_a_leaf_wise_tree_ends_at_its_first_solution() -> None:
     assert len([c for c in model.calls if c.purpose == "bot_step"]) == 3
 
 
-@pytest.mark.parametrize("heterogeneous", [True, False])
-async def test_homogeneous_trees_share_one_draw(heterogeneous: bool) -> None:
+@pytest.mark.parametrize("homogeneous", [False, True])
+async def test_homogeneous_trees_share_one_draw(homogeneous: bool) -> None:
     _, events = await solve(
-        BoT(BoTConfig(iterations=2, trees=6, depth=1, heterogeneous=heterogeneous)),
+        BoT(BoTConfig(iterations=2, trees=6, depth=1, homogeneous=homogeneous)),
         Game24Domain(Hand.parse("4 5 6 10")),
         OfflineModel(seed=2),
         seed=2,
     )
     draws = {(t.strategy, t.temperature, t.top_p) for t in of(events, TreeStarted)}
     assert len(of(events, TreeStarted)) == 12
-    assert (len(draws) == 1) is not heterogeneous
+    assert (len(draws) == 1) is homogeneous
