@@ -279,7 +279,7 @@ def test_a_method_in_the_catalogue_is_on_the_command_line(
             main(argv)
         out = " ".join(capsys.readouterr().out.split())
         assert "--depth N Fake: tree depth (4)" in out
-        assert "--hunch Fake: trust the first idea" in out
+        assert "--hunch, --no-hunch Fake: trust the first idea" in out
         assert "fake" in out.split("--method")[2].split("(")[0]  # the choices in its help
     code, _, err = run(capsys, "solve", "24", "1 2 3 4", "--method", "fake", "--depth", "7")
     assert code in (0, 1) and not err

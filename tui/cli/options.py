@@ -64,7 +64,8 @@ def add_method_options(p: argparse.ArgumentParser) -> None:
     for name, (info, owners) in all_options().items():
         kwargs: dict[str, Any] = {"dest": _DEST + name, "default": None}
         if info.type is bool:
-            kwargs["action"] = "store_true"
+            # --x and --no-x: an option that is on by default can be switched off too.
+            kwargs["action"] = argparse.BooleanOptionalAction
         elif info.option.choices:
             kwargs["choices"] = info.option.choices
         else:
