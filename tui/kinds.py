@@ -73,6 +73,7 @@ KINDS: dict[str, PuzzleKind] = {
             "Mini crosswords",
             "crossword",
             ("crosswords", "mini"),
+            screen="tui.screens.crossword:CrosswordScreen",
             domain="solver.domains.crossword:CrosswordDomain",
         ),
         PuzzleKind(

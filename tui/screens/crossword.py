@@ -1,0 +1,606 @@
+"""Playing a mini crossword, with a reasoning method solving the same grid beside you.
+
+The solver side (its worker, race mode, the method dialog, replays, results) is the
+:class:`~tui.screens.puzzle.PuzzleScreen`'s; this screen is the grid: a cursor that types
+along the current word, the clue list, checks and reveals, pencil marks, and the solver's
+latest board drawn faintly over the empty squares (the ghost).
+
+Every letter is typed, so the keys other screens give to single letters (``n``, ``s``, ``m``,
+space) are typing here; the screen's own commands and the solver's are on control keys and in
+the command palette.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any, Literal
+
+from rich.text import Text
+from textual import events, on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Center
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from puzzles.crossword import (
+    Board,
+    Cell,
+    Crossword,
+    CrosswordError,
+    Direction,
+    GenerationError,
+    Slot,
+    Verdict,
+    generate,
+)
+from solver import events as ev
+from solver.text import visible
+from tui.screens.puzzle import Command, PuzzleScreen, ScreenCommands, clock
+from tui.widgets.crossword_grid import CrosswordGrid, GridView
+
+if TYPE_CHECKING:
+    from tui.app import Replay
+
+__all__ = ["CrosswordCommands", "CrosswordScreen", "measures_text"]
+
+Scope = Literal["letter", "word", "puzzle"]
+
+ARROWS: dict[str, tuple[Direction, int, int]] = {
+    "left": (Direction.ACROSS, 0, -1),
+    "right": (Direction.ACROSS, 0, 1),
+    "up": (Direction.DOWN, -1, 0),
+    "down": (Direction.DOWN, 1, 0),
+}
+"""An arrow's direction and the step it takes (row, column)."""
+
+TYPED_ELSEWHERE = frozenset({"toggle_solver", "restart_solver", "solver_options", "new"})
+"""The base's actions whose single-letter keys are typing here; the control keys below run
+them instead (and the palette)."""
+
+_TITLE_CHARS = 40
+
+
+def measures_text(verdict: Verdict) -> Text:
+    """Tree of Thoughts' three measures of a board: letters, words, game."""
+    return Text.assemble(
+        ("Letters ", "bold"),
+        f"{verdict.letters_correct}/{verdict.letters_total} ({verdict.letter_accuracy:.0%}) · ",
+        ("words ", "bold"),
+        f"{verdict.words_correct}/{verdict.words_total} ({verdict.word_accuracy:.0%}) · ",
+        ("game ", "bold"),
+        "solved" if verdict.ok else "not solved",
+    )
+
+
+class CrosswordCommands(ScreenCommands):
+    """The crossword's own commands in the palette."""
+
+    def commands(self) -> Iterator[Command]:
+        screen = self.screen
+        if not isinstance(screen, CrosswordScreen):
+            return
+        yield ("Check letter", "ctrl+l: is the square under the cursor right?", screen.check_letter)
+        yield (
+            "Check word",
+            "ctrl+k: mark the wrong letters of this clue",
+            screen.check_word,
+        )
+        yield ("Check puzzle", "ctrl+a: mark every wrong letter", screen.check_puzzle)
+        yield ("Reveal letter", "ctrl+r: the square under the cursor", screen.reveal_letter)
+        yield ("Reveal word", "ctrl+u: the whole current clue", screen.reveal_word)
+        yield ("Pencil mode", "ctrl+e: letters you are not sure of", screen.action_pencil)
+        yield ("Solver's board", "ctrl+g: its latest letters over yours", screen.action_ghost)
+        yield ("Give up", "ctrl+x: show the solution and your measures", screen.action_give_up)
+
+
+class CrosswordScreen(PuzzleScreen):
+    """A mini crossword on the left, the solver on the right."""
+
+    KIND = "crossword"
+    NOUN = "mini"
+    LEVELS = ("open", "blocks")
+    """A 5 x 5 grid without black squares (Tree of Thoughts' shape), or with them."""
+    COMMANDS = PuzzleScreen.COMMANDS | {CrosswordCommands}
+    AUTO_FOCUS = "CrosswordGrid"
+
+    BINDINGS = [
+        Binding("ctrl+k", "check('word')", "Check word", id="crossword.check_word"),
+        Binding("ctrl+l", "check('letter')", "Check letter", show=False, id="crossword.check"),
+        Binding("ctrl+a", "check('puzzle')", "Check all", show=False, id="crossword.check_all"),
+        Binding("ctrl+r", "reveal('letter')", "Reveal", id="crossword.reveal"),
+        Binding("ctrl+u", "reveal('word')", "Reveal word", show=False, id="crossword.reveal_word"),
+        Binding("ctrl+e", "pencil", "Pencil", id="crossword.pencil"),
+        Binding("ctrl+g", "ghost", "Ghost", id="crossword.ghost"),
+        Binding("ctrl+x", "give_up", "Give up", show=False, id="crossword.give_up"),
+        Binding("ctrl+s", "solver", "Solver", id="crossword.solver"),
+        Binding("ctrl+o", "method", "Method", id="crossword.method"),
+        Binding("ctrl+n", "new_mini", "New", id="crossword.new"),
+        Binding("ctrl+t", "app.legend", "Legend", show=False, id="crossword.legend"),
+    ]
+
+    def __init__(self, crossword: Crossword, level: str | None = None, *, replay: Any = None):
+        super().__init__(crossword, level, replay=replay)
+        self.crossword = crossword
+        self.board = crossword.empty_board()
+        grid = crossword.grid
+        self.cursor: Cell = grid.slots[0].cells[0] if grid.slots else next(grid.cells())
+        self.direction = grid.slots[0].direction if grid.slots else Direction.ACROSS
+        self.pencil = False
+        self.show_ghost = False
+        self.ghost: Board | None = None
+        self.wrong: set[Cell] = set()
+        self.right: set[Cell] = set()
+        self.revealed: set[Cell] = set()
+        self.checks = 0
+        self.verdict: Verdict | None = None
+        """The player's board measured when the puzzle ended."""
+
+    # ---------------------------------------------------------------- what a kind provides
+
+    @classmethod
+    def deal(cls, level: str | None, seed: int) -> CrosswordScreen:
+        blocks = level == "blocks" if level else seed % 2 == 1
+        for tried in range(8):
+            try:
+                crossword = generate(seed + tried, blocks=blocks)
+            except GenerationError:
+                continue
+            return cls(crossword, "blocks" if blocks else "open")
+        raise GenerationError(f"no mini could be made from seed {seed}")
+
+    @classmethod
+    def warm_up(cls) -> None:
+        from puzzles.crossword import word_list
+
+        word_list()  # the bundled word list takes most of a second to load
+
+    @classmethod
+    def from_replay(cls, replay: Replay) -> CrosswordScreen:
+        from puzzles.crossword import parse_ipuz
+        from puzzles.files import PuzzleFileError
+
+        data = replay.header.get("ipuz")
+        if not isinstance(data, dict):
+            raise ValueError("its header holds no crossword")
+        try:
+            crossword = parse_ipuz(data, "trace")
+        except PuzzleFileError as exc:
+            raise ValueError(f"its crossword cannot be read ({exc})") from None
+        return cls(crossword, "replay", replay=replay)
+
+    def compose_puzzle(self) -> ComposeResult:
+        with Center(id="cw-centre"):
+            yield CrosswordGrid(id="cw-grid")
+        yield Static(id="cw-clue")
+        clues = OptionList(id="cw-clues")
+        clues.can_focus = False  # a click picks a clue; the keys stay with the grid
+        yield clues
+
+    def start_puzzle(self) -> None:
+        clues = self.query_one("#cw-clues", OptionList)
+        options: list[Option | None] = []
+        for heading, group in (("Across", self.crossword.across), ("Down", self.crossword.down)):
+            options.append(Option(Text(heading, style="bold"), disabled=True))
+            for entry in group:
+                prompt = Text.assemble(
+                    (f"{entry.clue.slot.number:>2} ", "bold"), visible(entry.clue.text)
+                )
+                options.append(Option(prompt, id=entry.label))
+        clues.add_options(options)
+        self.refresh_grid()
+        # The pane's idle line names s and l, which are letters to type here.
+        self.query_one("#solver-status", Static).update(
+            "solver idle · ctrl+s starts it · ctrl+t: what the marks mean"
+        )
+        self.say("Type to fill · space turns · ctrl+s: the solver · ? every key")
+
+    # ---------------------------------------------------------------- what the base asks
+
+    @property
+    def puzzle_text(self) -> str:
+        title = visible(self.crossword.title or "mini crossword")
+        return title if len(title) <= _TITLE_CHARS else title[: _TITLE_CHARS - 1] + "…"
+
+    def title_text(self) -> Text:
+        level = f" · {self.level}" if self.level else ""
+        help_used = f" · help {self.hints_used}" if self.hints_used else ""
+        text = Text.assemble(
+            (self.puzzle_text, "bold"),
+            level,
+            " · ",
+            (f"⏱ {clock(self.elapsed())}", "bold"),
+            help_used,
+        )
+        if self.pencil:
+            text.append(" · ✎", style="italic")
+        if self.show_ghost:
+            text.append(" · ghost", style="italic")
+        return text
+
+    def begun(self) -> bool:
+        return bool(self.board.filled or self.hints_used)
+
+    def answer_text(self, answer: str) -> str:
+        return answer
+
+    def goal_state(self) -> str | None:
+        return "/".join(self.crossword.solution)
+
+    def won_text(self, answer: str) -> Text:
+        help_used = (
+            f" with help {self.hints_used} time{'s' * (self.hints_used != 1)}"
+            if self.hints_used
+            else " without help"
+        )
+        text = Text.assemble(
+            ("★ Solved! ", "bold green"),
+            f"in {clock(self.elapsed())}{help_used}. Press ctrl+n for a new mini.\n",
+        )
+        if self.verdict is not None:
+            text.append_text(measures_text(self.verdict))
+        return text
+
+    def gave_up_text(self) -> str:
+        return "You gave up on this mini. Press ctrl+n for a new mini."
+
+    def refuse_when_over(self) -> bool:
+        if not self.over:
+            return False
+        if self.gave_up:
+            self.say(self.gave_up_text(), "yellow")
+        else:
+            self.notify("This mini is over. Press ctrl+n for a new mini.")
+        return True
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in TYPED_ELSEWHERE:
+            return False
+        return super().check_action(action, parameters)
+
+    def help_rows(self, rows: list[tuple[str, str]]) -> list[tuple[str, str]]:
+        return [
+            ("a-z", "write a letter and move on"),
+            ("arrows", "move (across the word: turn)"),
+            ("space / tab", "turn: across or down"),
+            ("⌫ / del", "erase"),
+            ("enter / ⇧tab", "next / previous clue"),
+            *rows,
+        ]
+
+    # ---------------------------------------------------------------- the grid
+
+    @property
+    def slot(self) -> Slot | None:
+        """The current clue's slot: the one through the cursor in the current direction."""
+        through = self.crossword.grid.slots_at(self.cursor)
+        for slot in through:
+            if slot.direction is self.direction:
+                return slot
+        return through[0] if through else None
+
+    def refresh_grid(self) -> None:
+        slot = self.slot
+        self.query_one(CrosswordGrid).show(
+            GridView(
+                self.crossword,
+                self.board,
+                self.cursor,
+                word=frozenset(slot.cells if slot else ()),
+                wrong=frozenset(self.wrong),
+                right=frozenset(self.right),
+                revealed=frozenset(self.revealed),
+                ghost=self.ghost if self.show_ghost else None,
+                won=self.over and not self.gave_up,
+            )
+        )
+        line = Text()
+        clues = self.query_one("#cw-clues", OptionList)
+        if slot is not None:
+            clue = next(c for c in self.crossword.clues if c.slot == slot)
+            line.append(f"{slot.number} {slot.direction.value} ", style="bold")
+            line.append(visible(clue.text))
+            line.append(f"  ({slot.length})", style="dim")
+            try:
+                index = clues.get_option_index(slot.label)
+            except KeyError:
+                pass
+            else:
+                if clues.highlighted != index:
+                    clues.highlighted = index
+        self.query_one("#cw-clue", Static).update(line)
+
+    def move_to(self, cell: Cell, direction: Direction | None = None) -> None:
+        self.cursor = cell
+        if direction is not None and any(
+            s.direction is direction for s in self.crossword.grid.slots_at(cell)
+        ):
+            self.direction = direction
+        self.refresh_grid()
+
+    def step(self, dr: int, dc: int) -> Cell | None:
+        """The next open square from the cursor by (``dr``, ``dc``), over blocks."""
+        grid = self.crossword.grid
+        r, c = self.cursor
+        while True:
+            r, c = r + dr, c + dc
+            if not (0 <= r < grid.height and 0 <= c < grid.width):
+                return None
+            if not grid.is_block((r, c)):
+                return (r, c)
+
+    def arrow(self, key: str) -> None:
+        direction, dr, dc = ARROWS[key]
+        turns = direction is not self.direction and any(
+            s.direction is direction for s in self.crossword.grid.slots_at(self.cursor)
+        )
+        if turns:
+            # The first press across the word turns to that direction, as crossword apps do.
+            self.direction = direction
+            self.refresh_grid()
+            return
+        cell = self.step(dr, dc)
+        if cell is not None:
+            self.move_to(cell, direction)
+
+    def toggle_direction(self) -> None:
+        other = Direction.DOWN if self.direction is Direction.ACROSS else Direction.ACROSS
+        if any(s.direction is other for s in self.crossword.grid.slots_at(self.cursor)):
+            self.direction = other
+            self.refresh_grid()
+
+    def next_clue(self, back: bool = False) -> None:
+        slots = self.crossword.grid.slots
+        slot = self.slot
+        if not slots or slot is None:
+            return
+        at = slots.index(slot)
+        following = slots[(at + (-1 if back else 1)) % len(slots)]
+        empty = [cell for cell in following.cells if not self.board.letter(cell)]
+        self.move_to((empty or list(following.cells))[0], following.direction)
+
+    def write(self, letter: str) -> None:
+        """``letter`` at the cursor (pencilled in pencil mode), then on along the word."""
+        if self.refuse_when_over():
+            return
+        cell = self.cursor
+        if cell not in self.revealed:  # a revealed square keeps the solution's letter
+            self.board = self.board.write(cell, letter, pencil=self.pencil)
+            self.wrong.discard(cell)
+            self.right.discard(cell)
+        slot = self.slot
+        if slot is not None:
+            at = slot.cells.index(cell)
+            if at + 1 < len(slot.cells):
+                self.cursor = slot.cells[at + 1]
+            else:
+                self.next_clue()
+        self.after_change()
+
+    def erase(self, back: bool) -> None:
+        """Erase the square under the cursor; ``back`` (backspace) on an empty square steps
+        back along the word first."""
+        if self.refuse_when_over():
+            return
+        cell = self.cursor
+        slot = self.slot
+        if back and not self.board.letter(cell) and slot is not None:
+            at = slot.cells.index(cell)
+            if at > 0:
+                cell = self.cursor = slot.cells[at - 1]
+        if cell not in self.revealed and self.board.letter(cell):
+            self.board = self.board.erase(cell)
+            self.wrong.discard(cell)
+            self.right.discard(cell)
+        self.after_change()
+
+    def after_change(self) -> None:
+        self.refresh_grid()
+        if self.board.is_full and not self.over:
+            verdict = self.crossword.check(self.board)
+            if verdict.ok:
+                self.win(verdict)
+            else:
+                self.say(
+                    "Every square is filled, but not every letter is right. "
+                    "ctrl+a marks the wrong ones.",
+                    "yellow",
+                )
+
+    def win(self, verdict: Verdict) -> None:
+        self.verdict = verdict
+        self.finish(True, self.board_text())
+        self.refresh_grid()
+
+    def board_text(self) -> str:
+        """The player's board as the solvers write one: rows joined by ``/``, ``_`` empty."""
+        return "/".join(row.replace(".", "_") for row in self.board.letters)
+
+    def on_key(self, event: events.Key) -> None:
+        grid = self.query_one(CrosswordGrid)
+        if self.focused not in (None, grid):
+            return
+        key = event.key
+        character = event.character or ""
+        if len(character) == 1 and character.isascii() and character.isalnum():
+            self.write(character.upper())
+        elif key in ARROWS:
+            self.arrow(key)
+        elif key == "backspace":
+            self.erase(back=True)
+        elif key == "delete":
+            self.erase(back=False)
+        elif key in ("space", "tab"):
+            self.toggle_direction()
+        elif key in ("enter", "shift+tab"):
+            self.next_clue(back=key == "shift+tab")
+        else:
+            return
+        # Typing belongs to the grid, never to a binding of the same key.
+        event.stop()
+        event.prevent_default()
+
+    @on(CrosswordGrid.CellClicked)
+    def cell_clicked(self, event: CrosswordGrid.CellClicked) -> None:
+        if event.cell == self.cursor:
+            self.toggle_direction()
+        else:
+            self.move_to(event.cell)
+
+    @on(OptionList.OptionSelected, "#cw-clues")
+    def clue_clicked(self, event: OptionList.OptionSelected) -> None:
+        label = event.option.id
+        if label is None:
+            return
+        slot = self.crossword.grid.slot(label)
+        empty = [cell for cell in slot.cells if not self.board.letter(cell)]
+        self.move_to((empty or list(slot.cells))[0], slot.direction)
+        self.set_focus(self.query_one(CrosswordGrid))
+
+    # ---------------------------------------------------------------- help: checks, reveals
+
+    def cells_of(self, scope: Scope) -> tuple[Cell, ...]:
+        if scope == "letter":
+            return (self.cursor,)
+        if scope == "word":
+            slot = self.slot
+            return slot.cells if slot else ()
+        return tuple(self.crossword.grid.cells())
+
+    def action_check(self, scope: Scope) -> None:
+        if self.refuse_when_over():
+            return
+        cells = [c for c in self.cells_of(scope) if self.board.letter(c)]
+        if not cells:
+            self.say("Nothing written there to check yet.", "yellow")
+            return
+        self.hints_used += 1
+        wrong = [c for c in cells if not self.crossword.check_letter(self.board, c)]
+        self.wrong.update(wrong)
+        self.right.update(c for c in cells if c not in wrong)
+        what = {"letter": "That letter", "word": "This word", "puzzle": "The grid"}[scope]
+        if wrong:
+            self.say(f"{what}: {len(wrong)} wrong, marked in red.", "red")
+        else:
+            self.say(f"{what}: every letter written so far is right.", "green")
+        self.refresh_grid()
+        self.refresh_title()
+
+    def action_reveal(self, scope: Literal["letter", "word"]) -> None:
+        if self.refuse_when_over():
+            return
+        cells = [
+            c
+            for c in self.cells_of(scope)
+            if self.board.letter(c) != self.crossword.letter(c) or c in self.board.pencilled
+        ]
+        if not cells:
+            self.say("Those letters are already right.", "green")
+            return
+        self.hints_used += 1
+        for cell in cells:
+            self.board = self.board.write(cell, self.crossword.letter(cell))
+            self.revealed.add(cell)
+            self.wrong.discard(cell)
+        self.say(f"Revealed {len(cells)} letter{'s' * (len(cells) != 1)}.")
+        self.refresh_title()
+        self.after_change()
+
+    def check_letter(self) -> None:
+        self.action_check("letter")
+
+    def check_word(self) -> None:
+        self.action_check("word")
+
+    def check_puzzle(self) -> None:
+        self.action_check("puzzle")
+
+    def reveal_letter(self) -> None:
+        self.action_reveal("letter")
+
+    def reveal_word(self) -> None:
+        self.action_reveal("word")
+
+    def action_pencil(self) -> None:
+        self.pencil = not self.pencil
+        self.say(
+            "Pencil on: new letters are tentative (drawn in italics)."
+            if self.pencil
+            else "Pencil off: new letters are written in ink."
+        )
+        self.refresh_title()
+
+    def action_ghost(self) -> None:
+        self.show_ghost = not self.show_ghost
+        if self.show_ghost and self.ghost is None:
+            self.say("The solver's board shows here once it has written something (ctrl+s).")
+        self.refresh_grid()
+        self.refresh_title()
+
+    def action_give_up(self) -> None:
+        if self.over:
+            return
+        self.verdict = self.crossword.check(self.board)
+        for cell in self.crossword.grid.cells():
+            if not self.crossword.check_letter(self.board, cell):
+                if self.board.letter(cell):
+                    self.wrong.add(cell)
+                self.revealed.add(cell)
+        self.give_up()
+        verdict = self.verdict
+        shown = self.crossword.solved_board()
+        # Wrong letters stay the player's (struck out); empty squares get the solution's.
+        for cell in self.crossword.grid.cells():
+            if not self.board.letter(cell):
+                self.board = self.board.write(cell, shown.letter(cell))
+        message = Text(self.gave_up_text() + "\nYour board: ", style="yellow")
+        message.append_text(measures_text(verdict))
+        self.say(message)
+        self.refresh_grid()
+
+    # ---------------------------------------------------------------- the solver's keys
+
+    def action_solver(self) -> None:
+        self.action_toggle_solver()
+        if self.solver_running and not self.show_ghost:
+            self.say("The solver works beside you; ctrl+g shows its board over yours.")
+
+    def action_method(self) -> None:
+        self.action_solver_options()
+
+    def action_new_mini(self) -> None:
+        self.action_new()
+
+    def say(self, message: str | Text, style: str = "") -> None:
+        # The base's "Press space to start it" is ctrl+s here.
+        if isinstance(message, str):
+            message = message.replace("Press space to start it", "Press ctrl+s to start it")
+        super().say(message, style)
+
+    # ---------------------------------------------------------------- the solver's board
+
+    def flush_events(self, everything: bool = False) -> None:
+        board = None
+        for event in self._pending:
+            text: str | None = None
+            if isinstance(event, ev.ThoughtAdded):
+                text = event.state
+            elif isinstance(event, ev.SolutionFound | ev.RunFinished | ev.TurnAnswered):
+                text = event.answer
+            found = self.board_of(text)
+            if found is not None:
+                board = found
+        if board is not None and board != self.ghost:
+            self.ghost = board
+            if self.show_ghost:
+                self.refresh_grid()
+        super().flush_events(everything)
+
+    def board_of(self, text: str | None) -> Board | None:
+        """A board the solver wrote (``AGEND/MOTOR/…``), or None when ``text`` is not one."""
+        if not text or "/" not in text:
+            return None
+        try:
+            return Board.from_rows(self.crossword.grid, text.strip().split("/"))
+        except CrosswordError:
+            return None
