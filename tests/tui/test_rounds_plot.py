@@ -58,3 +58,22 @@ async def test_iot_turns_are_plotted_by_turn_and_a_new_run_starts_empty() -> Non
         pane.reset("bot", "offline")
         await pilot.pause()
         assert plot.rounds == {}
+
+
+async def test_the_experience_tab_shows_the_entry_exactly_as_the_prompts_carry_it() -> None:
+    from textual.widgets import RichLog
+
+    entry = "1. Reasoning chain and comments\n---\nStep 1: 4 + 8 = 12\n---\nError report: none"
+    app = PaneApp()
+    async with app.run_test(size=(120, 40)) as pilot:
+        pane = app.query_one(SolverPane)
+        pane.apply([ev.RunStarted("bot", "4 7 8 8", "game24", "offline", {})])
+        pane.query_one("#solver-tabs").active = "tab-experience"  # type: ignore[attr-defined]
+        await pilot.pause()
+        added = ev.ExperienceAdded(1, ("4 + 8 = 12",), "r", (), 0.5, "v", False, entry=entry)
+        pane.apply([added])
+        await pilot.pause()
+        log = pane.query_one("#experience", RichLog)
+        shown = "\n".join(line.text.strip() for line in log.lines)
+        for line in entry.splitlines():
+            assert line in shown

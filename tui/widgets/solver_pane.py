@@ -447,6 +447,13 @@ class SolverPane(Vertical):
                 f" {e.verdict}",
             )
         )
+        if e.entry:
+            # Exactly the text the next iteration's prompts carry (issue: what is shown is
+            # what the model is told).
+            log.write(Text("  as the next prompts carry it:", style="dim"))
+            for line in e.entry.splitlines():
+                log.write(Text(f"  {line}"))
+            return
         log.write(Text(f"  {e.report}"))
         for i, advice in enumerate(e.advice, 1):
             verdict = e.verdicts[i - 1] if i - 1 < len(e.verdicts) else ""
