@@ -81,6 +81,7 @@ KINDS: dict[str, PuzzleKind] = {
             "Word problems",
             "wordproblem",
             ("wordproblems", "math", "gsm8k"),
+            screen="tui.screens.wordproblem:WordProblemScreen",
             domain="solver.domains.wordproblem:WordProblemDomain",
         ),
     )

@@ -1,0 +1,442 @@
+"""Playing math word problems, with a reasoning method solving the same problem beside you.
+
+The solver side (its worker, race mode, the method dialog, replays, results) is the
+:class:`~tui.screens.puzzle.PuzzleScreen`'s; this screen is the problem: its text, the answer
+box (which reads what people type: ``18``, ``$18``, ``1,800``, ``3/4``, ``0.75 kg``), a
+scratchpad whose every line is checked exactly through :mod:`puzzles.arith`, progressive
+hints from the worked solution, and giving up.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from rich.text import Text
+from textual import events, on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.widgets import Input, Static
+
+from puzzles.arith import (
+    MAX_LENGTH,
+    ArithError,
+    Claim,
+    ClaimStatus,
+    extract_claims,
+    format_decimal,
+    format_number,
+    parse,
+    verify_claim,
+)
+from puzzles.wordproblem import AnswerError, WordProblem, read_answer, show_number
+from solver.text import visible
+from tui.notation import written
+from tui.screens.puzzle import Command, PuzzleScreen, ScreenCommands, clock
+
+if TYPE_CHECKING:
+    from tui.app import Replay
+
+__all__ = [
+    "MAX_SCRATCH_LINES",
+    "ScratchLine",
+    "WordProblemCommands",
+    "WordProblemScreen",
+    "check_line",
+    "hints",
+]
+
+MAX_SCRATCH_LINES = 200
+"""Scratchpad lines kept; the oldest go first."""
+_TITLE_CHARS = 20
+"""A problem's text as the history lists it, at most (its question, shortened)."""
+
+
+# ------------------------------------------------------------------ the scratchpad
+
+
+@dataclass(frozen=True, slots=True)
+class ScratchLine:
+    """One line of the scratchpad as checked: its mark (``✓``, ``≈``, ``✗``, or ``=`` for a
+    plain expression, which claims nothing) and what is shown after the mark."""
+
+    mark: str
+    text: str
+
+    @property
+    def style(self) -> str:
+        return {"✓": "green", "≈": "yellow", "✗": "red"}.get(self.mark, "")
+
+    def render(self) -> Text:
+        return Text.assemble((self.mark, f"bold {self.style}".strip()), " ", self.text)
+
+
+def _claim_line(claim: Claim) -> ScratchLine:
+    shown = f"{written(claim.lhs)} = {claim.rhs}"
+    exact = claim.exact
+    match claim.status:
+        case ClaimStatus.EXACT:
+            return ScratchLine("✓", shown)
+        case ClaimStatus.APPROX if exact is not None:
+            return ScratchLine("≈", f"{shown}  (exactly {format_number(exact)})")
+        case ClaimStatus.WRONG if exact is not None:
+            return ScratchLine("✗", f"{shown}  (it is {_value(exact)})")
+        case _:
+            return ScratchLine("✗", f"{shown}  ({claim.reason or 'cannot be read'})")
+
+
+def _value(value: Any) -> str:
+    """``9``, ``86.5``, or ``8/3 ≈ 2.6667`` for a value a short decimal cannot write."""
+    shown = show_number(value)
+    return f"{shown} ≈ {format_decimal(value)}" if "/" in shown else shown
+
+
+def check_line(text: str) -> list[ScratchLine]:
+    """A scratchpad line checked exactly: each claim in it (``16 - 3 - 4 = 9``, prose around
+    it allowed) marked ✓, ≈ with the exact value, or ✗ with the right value; a line without
+    ``=`` is an expression, shown with its value. Never raises; empty text gives nothing."""
+    line = text.strip()
+    if not line:
+        return []
+    if len(line) > MAX_LENGTH:
+        return [ScratchLine("✗", f"the line is too long (at most {MAX_LENGTH} characters)")]
+    if "=" in line:
+        claims = extract_claims(line)
+        if claims:
+            return [_claim_line(c) for c in claims]
+        try:
+            return [_claim_line(verify_claim(line))]
+        except ArithError as exc:
+            return [ScratchLine("✗", f"{visible(line)}  ({exc.message})")]
+    try:
+        value = parse(line).value
+    except ArithError as exc:
+        return [ScratchLine("✗", f"{visible(line)}  ({exc.message})")]
+    return [ScratchLine("=", f"{written(line)} = {_value(value)}")]
+
+
+# ------------------------------------------------------------------ hints
+
+
+def hints(problem: WordProblem) -> list[tuple[str, str]]:
+    """The hints a worked solution gives, in order, as (title, text): the quantity to find
+    first, then the first step, then the whole solution. Empty without a worked solution."""
+    solution = problem.solution
+    if solution is None or not solution.steps:
+        return []
+    first = solution.steps[0].prose.strip()
+    claims = extract_claims(first)
+    if claims:
+        start, end = claims[0].span
+        goal = f"{first[:start].rstrip()} ? {first[end:].lstrip()}".strip()
+    else:
+        goal = first
+    return [
+        ("Find first", written(goal)),
+        ("First step", written(first)),
+        ("Worked solution", "\n".join(written(s.prose.strip()) for s in solution.steps)),
+    ]
+
+
+# ------------------------------------------------------------------ the screen
+
+
+class WordProblemCommands(ScreenCommands):
+    """The word problem's own commands in the palette."""
+
+    def commands(self) -> Iterator[Command]:
+        screen = self.screen
+        if not isinstance(screen, WordProblemScreen):
+            return
+        yield ("Answer", "a: type your answer", screen.action_answer)
+        yield ("Scratchpad", "w: work a step out, checked exactly", screen.action_scratchpad)
+        yield ("Hint", "What to find first, then the first step, then all", screen.action_hint)
+        yield ("Give up", "Show the answer and the worked solution", screen.action_give_up)
+        yield ("Next topic", "t: a new problem on the next topic", screen.action_topic)
+
+
+class WordProblemScreen(PuzzleScreen):
+    """A word problem, its answer box and scratchpad on the left; the solver on the right."""
+
+    KIND = "wordproblem"
+    NOUN = "problem"
+    LEVELS = ("easy", "medium", "hard")
+    COMMANDS = PuzzleScreen.COMMANDS | {WordProblemCommands}
+
+    BINDINGS = [
+        Binding("a", "answer", "Answer", id="wordproblem.answer"),
+        Binding("w", "scratchpad", "Scratch", id="wordproblem.scratchpad"),
+        Binding("h", "hint", "Hint", id="wordproblem.hint"),
+        Binding("g", "give_up", "Give up", id="wordproblem.give_up"),
+        Binding("t", "topic", "Topic", id="wordproblem.topic"),
+    ]
+
+    FOCUS_KEYS: ClassVar[dict[str, str]] = {"a": "#answer", "w": "#scratch"}
+    """Keys that put the typing into a box (handled as keys come, see :meth:`on_key`)."""
+
+    def __init__(
+        self,
+        problem: WordProblem,
+        level: str | None = None,
+        *,
+        topic: str | None = None,
+        replay: Any = None,
+    ) -> None:
+        super().__init__(problem, level, replay=replay)
+        self.problem = problem
+        self.topic = topic
+        """The topic asked for (None: any); a new problem (n) keeps it."""
+        self.scratch: list[ScratchLine] = []
+        self.tries = 0
+        self.shown_hints: list[tuple[str, str]] = []
+
+    @classmethod
+    def deal(cls, level: str | None, seed: int, topic: str | None = None) -> WordProblemScreen:
+        from puzzles.wordproblem import generate
+
+        problem = generate(seed, 1, topic, level)[0]
+        return cls(problem, level or problem.level, topic=topic)
+
+    @classmethod
+    def warm_up(cls) -> None:
+        # The word-problem packages import sympy (a second or two): done while home shows.
+        import puzzles.wordproblem  # noqa: F401
+        import solver.domains.wordproblem  # noqa: F401
+
+    @classmethod
+    def from_replay(cls, replay: Replay) -> WordProblemScreen:
+        from puzzles.wordproblem import problem_by_id
+
+        header = replay.header
+        problem_id = header.get("id")
+        if isinstance(problem_id, str) and problem_id not in ("", "typed"):
+            return cls(problem_by_id(problem_id), "replay", replay=replay)
+        question, answer = header.get("puzzle"), header.get("answer")
+        if isinstance(question, str) and question.strip() and isinstance(answer, str):
+            try:
+                value = read_answer(answer).value
+            except AnswerError as exc:
+                raise ValueError(f"its answer cannot be read: {exc}") from None
+            problem = WordProblem(" ".join(question.split()), value, id="typed", source="typed")
+            return cls(problem, "replay", replay=replay)
+        raise ValueError("the trace does not name a word problem")
+
+    # ---------------------------------------------------------------- layout
+
+    def compose_puzzle(self) -> ComposeResult:
+        # The question stays in sight; the checked lines and hints scroll under it.
+        with VerticalScroll(id="wp-question"):
+            yield Static(id="question")
+        with VerticalScroll(id="wp-body"):
+            yield Static(id="scratch-lines")
+            yield Static(id="hints")
+        with Horizontal(classes="wp-box"):
+            yield Static("work", classes="wp-label")
+            yield Input(placeholder="16 - 3 - 4 = 9 (w)", id="scratch")
+        yield Static(id="scratch-preview")
+        with Horizontal(classes="wp-box"):
+            yield Static("answer", classes="wp-label")
+            yield Input(placeholder="e.g. 18 (a)", id="answer")
+
+    def start_puzzle(self) -> None:
+        self.query_one("#question", Static).update(Text(visible(self.problem.question)))
+        self.refresh_work()
+        self.say("a: answer · w: work it out, each line checked · h: hint")
+
+    # ---------------------------------------------------------------- what the base asks
+
+    @property
+    def puzzle_text(self) -> str:
+        question = " ".join(visible(self.problem.question).split())
+        if len(question) <= _TITLE_CHARS:
+            return question
+        return question[: _TITLE_CHARS - 1].rstrip() + "…"
+
+    def title_text(self) -> Text:
+        # The kind is in the header; the title keeps to one line in a narrow column.
+        labels = [self.problem.topic or self.topic or "problem", self.level or ""]
+        shown = " · ".join(label for label in labels if label)
+        hints_used = f" · hints {self.hints_used}" if self.hints_used else ""
+        return Text.assemble(
+            (shown[:1].upper() + shown[1:], "bold"),
+            " · ",
+            (f"⏱ {clock(self.elapsed())}", "bold"),
+            hints_used,
+        )
+
+    def begun(self) -> bool:
+        return bool(self.scratch or self.tries or self.hints_used)
+
+    def answer_text(self, answer: str) -> str:
+        """An answer as the problem's unit reads it (``18 dollars``), else as given."""
+        try:
+            value = read_answer(answer)
+        except AnswerError:
+            return answer
+        unit = f" {self.problem.unit}" if self.problem.unit else ""
+        return f"{value}{unit}" if value.percent else f"{show_number(value.value)}{unit}"
+
+    def won_text(self, answer: str) -> Text:
+        hints_used = (
+            f" with {self.hints_used} hint{'s' * (self.hints_used != 1)}"
+            if self.hints_used
+            else " without hints"
+        )
+        shown = " (the solution was shown: no streak or best time)" * self.solution_shown
+        return Text.assemble(
+            ("★ Solved! ", "bold green"),
+            f"{visible(self.answer_text(answer))} is right,\n",
+            f"in {clock(self.elapsed())}{hints_used}{shown}. Press n for a new problem.",
+        )
+
+    def gave_up_text(self) -> str:
+        unit = f" {self.problem.unit}" if self.problem.unit else ""
+        return (
+            f"You gave up: the answer is {self.problem.answer_text}{unit} "
+            "(the worked solution is above). Press n for a new problem."
+        )
+
+    # ---------------------------------------------------------------- the player's work
+
+    def refresh_work(self) -> None:
+        lines = Text()
+        if self.scratch:
+            lines.append("Scratchpad\n", style="bold")
+            for i, line in enumerate(self.scratch):
+                lines.append_text(line.render())
+                if i < len(self.scratch) - 1:
+                    lines.append("\n")
+        self.query_one("#scratch-lines", Static).update(lines)
+        shown = Text()
+        for i, (title, text) in enumerate(self.shown_hints):
+            if i:
+                shown.append("\n")
+            shown.append(f"{title}: ", style="bold")
+            shown.append(text)
+        self.query_one("#hints", Static).update(shown)
+        self.query_one("#scratch-lines").display = bool(self.scratch)
+        self.query_one("#hints").display = bool(self.shown_hints)
+
+    @on(Input.Changed, "#scratch")
+    def scratch_changed(self, event: Input.Changed) -> None:
+        # The line is checked as it is typed; enter keeps it on the pad.
+        preview = Text()
+        for i, line in enumerate(check_line(event.value)):
+            if i:
+                preview.append("   ")
+            preview.append_text(line.render())
+        preview.stylize("dim")
+        self.query_one("#scratch-preview", Static).update(preview)
+
+    @on(Input.Submitted, "#scratch")
+    def scratch_submitted(self, event: Input.Submitted) -> None:
+        checked = check_line(event.value)
+        if not checked:
+            return
+        self.scratch.extend(checked)
+        del self.scratch[:-MAX_SCRATCH_LINES]
+        event.input.value = ""
+        self.refresh_work()
+        self.query_one("#wp-body", VerticalScroll).scroll_end(animate=False)
+
+    @on(Input.Submitted, "#answer")
+    def answer_submitted(self, event: Input.Submitted) -> None:
+        text = event.value.strip()
+        if not text or self.refuse_when_over():
+            return
+        verdict = self.problem.check(text)
+        if verdict.ok:
+            self.finish(True, verdict.given or text)
+            self.set_focus(None)
+            return
+        if not verdict.readable:
+            self.say(f"Cannot read that: {verdict.reason}.", "yellow")
+            return
+        self.tries += 1
+        self.say(f"Not yet: {visible(verdict.reason)}.", "red")
+
+    def action_answer(self) -> None:
+        if not self.refuse_when_over():
+            # Focus now, not on the next message: keys typed straight after are queued.
+            self.set_focus(self.query_one("#answer", Input))
+
+    def action_scratchpad(self) -> None:
+        self.set_focus(self.query_one("#scratch", Input))
+
+    def on_key(self, event: events.Key) -> None:
+        focused = self.focused
+        boxes = [self.query_one("#answer", Input), self.query_one("#scratch", Input)]
+        if event.key == "escape" and focused in boxes:
+            # Escape from a box gives the keys back to the screen (a second one leaves).
+            self.set_focus(None)
+            event.stop()
+        elif event.key in self.FOCUS_KEYS and focused is None:
+            # Here, in the order keys come, rather than as a binding (bindings run when the
+            # key reaches the app, after the keys typed next were already routed).
+            event.stop()
+            event.prevent_default()
+            if event.key == "a":
+                self.action_answer()
+            else:
+                self.action_scratchpad()
+        elif event.is_printable and isinstance(focused, Input) and focused in boxes:
+            # Typed after a or w but routed before the box took focus: the box's.
+            event.stop()
+            event.prevent_default()
+            focused.post_message(events.Key(event.key, event.character))
+
+    # ---------------------------------------------------------------- hints, giving up
+
+    def action_hint(self) -> None:
+        if self.refuse_when_over():
+            return
+        steps = hints(self.problem)
+        if not steps:
+            self.say("This problem has no worked solution to give hints from.", "yellow")
+            return
+        if self.hints_used < len(steps):
+            self.hints_used += 1
+            self.shown_hints = steps[: self.hints_used]
+        if self.hints_used >= len(steps):
+            self.solution_shown = True
+        title = steps[self.hints_used - 1][0]
+        more = "" if self.hints_used >= len(steps) else " (h again for more)"
+        self.say(Text.assemble((f"Hint {self.hints_used}: ", "bold"), title.lower(), more))
+        self.refresh_work()
+        self.refresh_title()
+        self.query_one("#wp-body", VerticalScroll).scroll_end(animate=False)
+
+    def action_give_up(self) -> None:
+        if self.over:
+            self.refuse_when_over()
+            return
+        steps = hints(self.problem)
+        if steps:
+            self.shown_hints = [steps[-1]]
+        self.refresh_work()
+        self.set_focus(None)
+        self.give_up()
+        self.query_one("#wp-body", VerticalScroll).scroll_end(animate=False)
+
+    def action_topic(self) -> None:
+        """A new problem on the next topic (after the last, any topic again)."""
+        from puzzles.wordproblem import TOPICS
+
+        order: list[str | None] = [None, *TOPICS]
+        topic = order[(order.index(self.topic) + 1) % len(order)]
+        self.open_next(topic)
+
+    def action_new(self) -> None:
+        self.open_next(self.topic)
+
+    def open_next(self, topic: str | None) -> None:
+        """Swap this problem for a new one of ``topic`` at the same level."""
+        self.release_result()
+        level = self.level if self.level in self.LEVELS else None
+        # The next seed follows from this problem: a session started from a seed plays the
+        # same problems again.
+        seed = random.Random(f"{self.problem.id}:{topic}").randrange(1 << 30)
+        self.app.switch_screen(self.deal(level, seed, topic))
