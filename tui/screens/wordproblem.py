@@ -314,7 +314,8 @@ class WordProblemScreen(PuzzleScreen):
         for i, (title, text) in enumerate(self.shown_hints):
             if i:
                 shown.append("\n")
-            shown.append(f"{title}: ", style="bold")
+            # A hint of several lines (the worked solution) starts under its title.
+            shown.append(f"{title}:" + ("\n" if "\n" in text else " "), style="bold")
             shown.append(text)
         self.query_one("#hints", Static).update(shown)
         self.query_one("#scratch-lines").display = bool(self.scratch)
