@@ -206,6 +206,10 @@ async def test_the_ghost_shows_the_solvers_board(app: PonderApp) -> None:
         grid = screen.query_one(CrosswordGrid)
         assert grid.view is not None and grid.view.ghost is screen.ghost
         assert row[0].lower() in str(grid.render())
+        wrong = "Z" if row[1] != "Z" else "Q"
+        await pilot.press("right", wrong.lower())  # the solver's letter shows in the corner
+        top = str(grid.render()).splitlines()[0]
+        assert top[4:7] == f"2 {row[1].lower()}"
 
 
 async def test_a_solver_runs_beside_the_grid(app: PonderApp) -> None:
@@ -266,3 +270,24 @@ def test_snapshot_mid_game_80x24(
     # found by checking the word; the cursor then on 5 Across's third square.
     keys = ["f", "o", "a", "m", "ctrl+e", "e", "ctrl+e", "x", "ctrl+k"]
     assert snap_compare(app, terminal_size=SMALL, press=keys, run_before=open_blocks)
+
+
+async def test_a_trace_replays_on_the_crossword_screen(app: PonderApp) -> None:
+    from puzzles.crossword import to_ipuz
+    from tui.app import Replay
+
+    crossword = generate(8, blocks=True)
+    row = crossword.solution[1]
+    state = "/".join(["____#", row, "_____", "_____", "#____"])
+    events: list[ev.Event] = [
+        ev.RunStarted("tot-dfs", crossword.title, "crossword", "offline"),
+        ev.ThoughtAdded("t", "n1", None, f"5A. {row}", 1, state),
+    ]
+    header = {"kind": "crossword", "ipuz": to_ipuz(crossword)}
+    async with app.run_test(size=SMALL) as pilot:
+        app.open_replay(Replay(header, events))
+        await wait_for(pilot, lambda: isinstance(app.screen, CrosswordScreen))
+        screen = app.screen
+        assert isinstance(screen, CrosswordScreen) and screen.level == "replay"
+        await wait_for(pilot, lambda: screen.ghost is not None)
+        assert screen.ghost is not None and screen.ghost.letters[1] == row

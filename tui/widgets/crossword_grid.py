@@ -42,7 +42,8 @@ class GridView:
     """Squares a check found right."""
     revealed: Set[Cell] = frozenset()
     ghost: Board | None = None
-    """The solver's latest board, drawn faintly in the squares the player left empty."""
+    """The solver's latest board: drawn faintly in the squares the player left empty, and in
+    the corner of a square where it holds another letter than the player's."""
     won: bool = False
 
 
@@ -146,8 +147,14 @@ class CrosswordGrid(Widget, can_focus=True):
                     base += self._style("word")
                 number = grid.number_at(cell)
                 label = f"{number}" if number is not None else ""
-                top.append(f"{label:<3}"[:3], base + self._style("number"))
                 letter = view.board.letter(cell)
+                guess = view.ghost.letter(cell) if view.ghost is not None else ""
+                if letter and guess and guess != letter:
+                    # Where the solver believes otherwise, its letter sits in the corner.
+                    top.append(f"{label:<2}"[:2], base + self._style("number"))
+                    top.append(guess.lower(), base + self._style("ghost"))
+                else:
+                    top.append(f"{label:<3}"[:3], base + self._style("number"))
                 style = base
                 if letter:
                     if cell in view.wrong:
@@ -158,8 +165,8 @@ class CrosswordGrid(Widget, can_focus=True):
                         style += self._style("pencil")
                     elif cell in view.right:
                         style += self._style("right")
-                elif view.ghost is not None and view.ghost.letter(cell):
-                    letter = view.ghost.letter(cell).lower()
+                elif guess:
+                    letter = guess.lower()
                     style += self._style("ghost")
                 bottom.append(f" {letter or ' '} ", style)
                 top.append(gap)
