@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import atexit
 import multiprocessing
+import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -62,6 +63,7 @@ class ToolWorker:
 
     def _start(self) -> Connection:
         ctx = multiprocessing.get_context("spawn")
+        _tracker_with_real_stderr()
         parent, child = ctx.Pipe()
         process = ctx.Process(target=_serve, args=(child,), daemon=True, name="ponder-tools")
         process.start()
@@ -129,3 +131,27 @@ def shared_worker() -> ToolWorker:
             _SHARED = ToolWorker()
             atexit.register(_SHARED.close)
         return _SHARED
+
+
+def _tracker_with_real_stderr() -> None:
+    """Start multiprocessing's resource tracker against the process's real stderr.
+
+    Spawning starts the tracker first and hands it ``sys.stderr.fileno()``; inside a Textual
+    app ``sys.stderr`` is the app's capture, whose ``fileno()`` is -1, and the spawn fails
+    ("bad value(s) in fds_to_keep"). The tracker is started once, so this costs nothing after.
+    """
+    from multiprocessing import resource_tracker
+
+    captured = sys.stderr
+    try:
+        real = captured.fileno() >= 0
+    except (AttributeError, OSError, ValueError):
+        real = False
+    if real or sys.__stderr__ is None:
+        resource_tracker.ensure_running()
+        return
+    sys.stderr = sys.__stderr__
+    try:
+        resource_tracker.ensure_running()
+    finally:
+        sys.stderr = captured

@@ -302,14 +302,7 @@ async def test_new_keeps_the_topic_and_t_moves_to_the_next(app: PonderApp) -> No
 # -- the solver beside the player ----------------------------------------------------------------
 
 
-TOOLS_IN_THE_APP = pytest.mark.xfail(
-    strict=True,
-    reason="solver/tools/worker.py spawns its process while Textual's stderr (fileno -1) is "
-    "sys.stderr: multiprocessing's resource tracker fails with 'bad value(s) in fds_to_keep'",
-)
-
-
-@pytest.mark.parametrize("method", ["cot", pytest.param("react", marks=TOOLS_IN_THE_APP)])
+@pytest.mark.parametrize("method", ["cot", "react", "deli"])
 async def test_a_solver_runs_to_its_end_beside_the_problem(app: PonderApp, method: str) -> None:
     app.method_name = method
     async with app.run_test(size=(120, 40)) as pilot:
