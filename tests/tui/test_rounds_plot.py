@@ -77,3 +77,45 @@ async def test_the_experience_tab_shows_the_entry_exactly_as_the_prompts_carry_i
         shown = "\n".join(line.text.strip() for line in log.lines)
         for line in entry.splitlines():
             assert line in shown
+
+
+async def test_react_and_deli_are_drawn_as_transcripts() -> None:
+    from textual.widgets import RichLog
+
+    app = PaneApp()
+    async with app.run_test(size=(120, 40)) as pilot:
+        pane = app.query_one(SolverPane)
+        pane.apply([ev.RunStarted("react", "q", "wordproblem", "offline", {})])
+        pane.apply(
+            [
+                ev.ToolCalled(1, "calculate", "16 - 3 - 4", "Eggs left to sell."),
+                ev.ToolObserved(1, "calculate", "9", "ok", "9"),
+                ev.ToolCalled(2, "solve", "x^^2; x", ""),
+                ev.ToolObserved(2, "solve", "cannot read 'x^^2'", "error"),
+                ev.EpisodeEnded(3, "finish", "the model called finish"),
+            ]
+        )
+        await pilot.pause()
+        assert pane.has_class("-transcript") and not pane.query_one("#thoughts").display
+        log = pane.query_one("#transcript", RichLog)
+        shown = "\n".join(line.text for line in log.lines)
+        for seen in (
+            "Thought 1: Eggs left to sell.",
+            "Action 1: calculate[16 - 3 - 4]",
+            "Observation 1: 9",
+            "Observation 2 (error): cannot read",
+            "Stopped: the model called finish",
+        ):
+            assert seen in shown, seen
+        pane.reset("deli", "offline")
+        pane.apply([ev.RunStarted("deli", "q", "wordproblem", "offline", {})])
+        pane.apply(
+            [
+                ev.DeliberationStage(1, 3, "tool", "x = 9", "9", True, "9 is right", True),
+                ev.DeliberationEnded(1, "agree", "the two stages agree", "tool"),
+            ]
+        )
+        await pilot.pause()
+        shown = "\n".join(line.text for line in log.lines)
+        assert "Turn 1/3 · tool: answer 9 ✓" in shown and "Stopped: the two stages agree" in shown
+        assert "Observation 1" not in shown  # a new run starts a new transcript

@@ -44,6 +44,11 @@ KEYS_NOTES = {
         "with the candidate answer checked exactly (✓ / ✗). Click a turn for its prompts and "
         "replies in the Details tab. l explains the marks."
     ),
+    "transcript": (
+        "The solver's transcript: each thought, the action it chose and what the tool "
+        "answered (computed by ponder, never by the model), then why it stopped. l explains "
+        "the marks."
+    ),
 }
 """What the keys help says about the pane, per way of drawing a run (``MethodSpec.view``)."""
 
@@ -95,6 +100,9 @@ class SolverPane(Vertical):
     SolverPane DialogueView { display: none; }
     SolverPane.-dialogue DialogueView { display: block; }
     SolverPane.-dialogue Tree { display: none; }
+    SolverPane #transcript { display: none; height: 3fr; min-height: 5; }
+    SolverPane.-transcript #transcript { display: block; }
+    SolverPane.-transcript Tree { display: none; }
     SolverPane TabbedContent { height: 2fr; min-height: 6; }
     SolverPane RichLog { height: 1fr; }
     """
@@ -141,6 +149,7 @@ class SolverPane(Vertical):
         tree.guide_depth = 3
         yield tree
         yield DialogueView(id="dialogue")
+        yield RichLog(id="transcript", max_lines=3000, markup=False, wrap=True, min_width=10)
         with TabbedContent(id="solver-tabs"):
             with TabPane("Arithmetic", id="tab-arith"):
                 yield RichLog(id="arith", max_lines=3000, markup=False, wrap=True, min_width=10)
@@ -164,6 +173,7 @@ class SolverPane(Vertical):
         except ValueError:
             self.spec = None
         self.set_class(self.view == "dialogue", "-dialogue")
+        self.set_class(self.view == "transcript", "-transcript")
         self.query_one(RoundsPlot).round_name = self.round_name
 
     @property
@@ -175,7 +185,7 @@ class SolverPane(Vertical):
 
     @property
     def view(self) -> str:
-        """How runs are drawn: ``tree`` or ``dialogue``."""
+        """How runs are drawn: ``tree``, ``dialogue`` or ``transcript``."""
         return self.spec.view if self.spec is not None else "tree"
 
     @property
@@ -216,7 +226,7 @@ class SolverPane(Vertical):
         dialogue = self.query_one(DialogueView)
         dialogue.clear()
         dialogue.answer_text = self.answer_text
-        for log_id in ("#arith", "#experience", "#details"):
+        for log_id in ("#arith", "#experience", "#details", "#transcript"):
             self.query_one(log_id, RichLog).clear()
         self.query_one(RoundsPlot).clear(self.round_name)
         self.refresh_status()
@@ -285,6 +295,14 @@ class SolverPane(Vertical):
                 self.query_one(RoundsPlot).record(e.turn, ok=e.ok)
             case ev.DialogueStopped() as e:
                 self.query_one(DialogueView).stop(e)
+            case (
+                ev.ToolCalled()
+                | ev.ToolObserved()
+                | ev.EpisodeEnded()
+                | ev.DeliberationStage()
+                | ev.DeliberationEnded()
+            ):
+                self._transcript(event)
             case ev.TokensStreamed(call_id=cid, purpose=purpose, text=text):
                 self.streaming[cid] = (purpose, text)
             case ev.ModelCalled() as e:
@@ -462,6 +480,39 @@ class SolverPane(Vertical):
                     verdict, ("", "")
                 )
                 log.write(Text.assemble(f"  step {i} ", (tag[0], tag[1]), f" {advice}"))
+
+    def _transcript(self, event: ev.Event) -> None:
+        """ReAct's and DELI's steps, one line or two each, in the order they happened."""
+        log = self.query_one("#transcript", RichLog)
+        match event:
+            case ev.ToolCalled(step=step, tool=tool, argument=argument, thought=thought):
+                if thought:
+                    log.write(Text(f"Thought {step}: {thought}", style="dim"))
+                action = f"{tool}[{argument}]" if tool else f"(unreadable) {argument}"
+                log.write(Text.assemble((f"Action {step}: ", "bold"), written(action)))
+            case ev.ToolObserved(step=step, observation=seen, status=status):
+                style = {"ok": "green", "timeout": "yellow"}.get(status, "red")
+                note = "" if status == "ok" else f" ({status})"
+                log.write(Text.assemble((f"Observation {step}{note}: ", style), written(seen)))
+            case ev.EpisodeEnded(reason=reason):
+                log.write(Text(f"Stopped: {reason}", style="bold"))
+            case ev.DeliberationStage() as e:
+                check = ("✓", "bold green") if e.ok else ("✗", "bold red")
+                moved = "changed" if e.changed else "unchanged"
+                log.write(
+                    Text.assemble(
+                        (f"Turn {e.turn}/{e.total} · {e.stage}: ", "bold"),
+                        f"answer {self.answer_text(e.answer) if e.answer else '(none)'} ",
+                        check,
+                        (f" {e.verdict} · {moved}", "dim"),
+                    )
+                )
+                if e.text:
+                    log.write(Text(f"  {e.text[:400]}", style="dim"))
+            case ev.DeliberationEnded(reason=reason, source=source):
+                log.write(Text(f"Stopped: {reason} (the {source} stage's answer)", style="bold"))
+            case _:
+                pass
 
     def _finish(self, e: ev.RunFinished) -> None:
         self.finished = e
