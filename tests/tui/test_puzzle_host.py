@@ -17,6 +17,7 @@ from textual.widgets import Button, Input, OptionList, Select, Static, Switch
 
 from puzzles.game24 import Hand
 from solver import events as ev
+from solver.domains.game24 import ROLES as GAME24_ROLES
 from solver.methods import METHODS
 from solver.model import Call, Generation, Model, TokenCallback
 from solver.model.offline import OfflineModel
@@ -187,7 +188,11 @@ def test_make_method_uses_the_specs_app_values_and_only_its_own_options(name: st
 # -- the method dialog, generated ----------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", list(METHODS))
+GAME24_METHODS = [n for n, spec in METHODS.items() if spec.roles <= GAME24_ROLES]
+"""The methods the Game of 24 can take (the dialog offers no other on its screen)."""
+
+
+@pytest.mark.parametrize("name", GAME24_METHODS)
 async def test_the_dialog_shows_each_methods_description_and_only_its_app_options(
     app: PonderApp, name: str
 ) -> None:
@@ -433,3 +438,20 @@ async def test_s_resumes_a_stopped_run_on_its_model_and_capital_s_starts_afresh(
         await pilot.press("S")  # afresh: a new model
         await pilot.pause()
         assert pane.running and len(made) == 2
+
+
+async def test_the_method_dialog_offers_only_methods_the_puzzle_can_take(tmp_path: Path) -> None:
+    app = make_app(Settings(), store_path=tmp_path / "r.db", seed=1)
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.method_name = "react"  # a word-problem method: the Game of 24 has no tools
+        screen = Game24Screen(Hand.parse("4 7 8 8"), "easy")
+        await app.push_screen(screen)
+        await pilot.pause()
+        await pilot.press("m")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, MethodDialog)
+        offered = {s.name for s in dialog.specs}
+        assert {"bot", "tot", "aiot", "io"} <= offered
+        assert not offered & {"react", "deli", "tot-dfs"}
+        assert dialog.method in offered  # the one asked for is not offered: the first is

@@ -164,12 +164,21 @@ class MethodDialog(ModalScreen[dict[str, Any] | None]):
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="method.cancel")]
 
-    def __init__(self, method: str, options: dict[str, Any]) -> None:
+    def __init__(
+        self, method: str, options: dict[str, Any], roles: frozenset[str] | None = None
+    ) -> None:
         super().__init__(classes="dialog")
+        # Only the methods the puzzle's domain has every role for (``roles``: the domain's).
+        self.specs = [s for s in METHODS.values() if roles is None or s.roles <= roles]
+        if not self.specs:
+            self.specs = list(METHODS.values())
+        names = [s.name for s in self.specs]
         try:
             self.method = find_spec(method).name
         except ValueError:
-            self.method = next(iter(METHODS))
+            self.method = names[0]
+        if self.method not in names:
+            self.method = names[0]
         self.options = dict(options)
 
     def compose(self) -> ComposeResult:
@@ -177,7 +186,7 @@ class MethodDialog(ModalScreen[dict[str, Any] | None]):
         with Vertical(classes="dialog-box", id="method-box"):
             yield Label("Solver method", classes="dialog-title")
             yield Select(
-                [(f"{s.label} · {s.title}", s.name) for s in METHODS.values()],
+                [(f"{s.label} · {s.title}", s.name) for s in self.specs],
                 value=self.method,
                 allow_blank=False,
                 id="method",
@@ -186,7 +195,7 @@ class MethodDialog(ModalScreen[dict[str, Any] | None]):
             yield Static(METHODS[self.method].description, id="method-note")
             # Every method's fields, each method's in its own group; only the chosen
             # method's group shows.
-            for spec in METHODS.values():
+            for spec in self.specs:
                 with Vertical(id=f"options-{spec.name}", classes="method-options"):
                     shown = [o for o in spec.options() if o.option.app]
                     for opt in shown:
@@ -226,7 +235,7 @@ class MethodDialog(ModalScreen[dict[str, Any] | None]):
 
     def _show(self, method: str) -> None:
         self.method = method
-        for spec in METHODS.values():
+        for spec in self.specs:
             self.query_one(f"#options-{spec.name}").display = spec.name == method
         self.query_one("#method-note", Static).update(METHODS[method].description)
         self.query_one("#method-error", Static).update("")
@@ -234,7 +243,7 @@ class MethodDialog(ModalScreen[dict[str, Any] | None]):
 
     @on(Select.Changed, "#method")
     def _method_changed(self, event: Select.Changed) -> None:
-        if isinstance(event.value, str) and event.value in METHODS:
+        if isinstance(event.value, str) and event.value in {s.name for s in self.specs}:
             self._show(event.value)
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:

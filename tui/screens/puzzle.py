@@ -725,9 +725,9 @@ class PuzzleScreen(PonderScreen):
                 self.say(f"Solver method: {spec.label} ({spec.title}). Press space to start it.")
                 self._method_chosen = True
 
-        self.app.push_screen(
-            MethodDialog(self.ponder.method_name, self.ponder.method_options), chosen
-        )
+        roles = getattr(self.make_domain(), "roles", None)
+        dialog = MethodDialog(self.ponder.method_name, self.ponder.method_options, roles)
+        self.app.push_screen(dialog, chosen)
 
     # ---------------------------------------------------------------- replay
 
