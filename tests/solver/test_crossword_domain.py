@@ -5,6 +5,7 @@ show the solution, and bad input that never raises."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -121,7 +122,7 @@ def test_prompts_never_show_the_solution(domain: CrosswordDomain) -> None:
     state = domain.start()
     (step,) = domain.parse_steps("h1. ACRES", state)
     assert step.state is not None
-    args = {
+    args: dict[str, dict[str, Any]] = {
         "io": {},
         "cot": {},
         "propose": {"state": step.state},
@@ -188,6 +189,7 @@ def test_blocked_grids_use_numbered_names_and_open_cells() -> None:
     assert answer == "CAT#DOG/ARE#ONE/BET#TEN" and domain.check(answer).ok
     (step,) = domain.parse_steps("1 Across: cat", domain.start())
     assert step.valid and step.name == "1A"
+    assert step.state is not None
     (clash,) = domain.parse_steps("1D. DOG", step.state)
     assert clash.claim.crossing == "1A: C"
 

@@ -19,7 +19,7 @@ import pytest
 import puzzles.game24
 import puzzles.game24.rules
 import solver.domains.game24 as g24
-from puzzles.game24 import Hand
+from puzzles.game24 import Hand, check_answer
 from solver.domains.game24 import Game24Domain
 from solver.events import ThoughtAdded
 from solver.methods import METHODS, make_method, solve
@@ -149,6 +149,7 @@ def chain_texts(lines: Sequence[str]) -> list[tuple[str, Any]]:
     for i, line in enumerate(lines, 1):
         (step,) = g24.parse_steps(line, state, limit=1)
         assert step.valid, line
+        assert step.state is not None
         out.append((DOMAIN.step_text(i, state, step), step.state))
         state = step.state
     return out
@@ -337,7 +338,7 @@ async def test_tot_runs_with_the_exact_checker_out_of_the_engines_reach(
     # The method may check answers exactly (the domain does, for the events); the engine
     # must not. The domain's own check is kept; everything the engine could reach is not.
     domain = Game24Domain(Hand.parse("4 7 8 8"))
-    check = g24.check_answer
+    check = check_answer
     forbid_exact_checks(monkeypatch)
     monkeypatch.setattr(Game24Domain, "check", lambda self, answer: check(self.hand, answer or ""))
     fin, _ = await solve(make_method("tot"), domain, ContextBlind(OfflineModel(seed=2)), seed=2)

@@ -93,7 +93,8 @@ async def test_typed_expressions_are_checked_exactly(tmp_path: Path) -> None:
         assert isinstance(app.focused, Input)
         await pilot.press(*"1+2+3+4", "enter")
         assert "equals 10, not 24" in text_of(screen, "#message")
-        app.focused.value = ""  # type: ignore[union-attr]
+        assert isinstance(app.focused, Input)
+        app.focused.value = ""
         await pilot.press(*"(1+2+3)*4", "enter")
         assert "Solved" in text_of(screen, "#message")
 

@@ -170,7 +170,7 @@ async def test_the_method_dialog_sets_the_next_run(
         dialog.query_one("#method", Select).value = method
         await pilot.pause()
         # Only the chosen method's options show, each under an id of method and option.
-        shown = [w.id for w in dialog.query(Input) if w.region.area]
+        shown = [str(w.id) for w in dialog.query(Input) if w.region.area]
         assert f"{method}-{field}" in shown
         assert all(name.startswith(f"{method}-") for name in shown)
         dialog.query_one(f"#{method}-{field}", Input).value = str(value)

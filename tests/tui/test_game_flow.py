@@ -79,7 +79,8 @@ async def saved(app: PonderApp, pilot: Pilot[None]) -> Result:
     assert app.store is not None
     await wait_for(pilot, lambda: app.store.recent(1))
     (last,) = app.store.recent(1)
-    return last
+    result: Result = last
+    return result
 
 
 async def type_win(pilot: Pilot[None]) -> None:
@@ -132,7 +133,8 @@ async def test_esc_on_a_started_hand_asks_and_records_it_as_abandoned(tmp_path: 
         assert isinstance(app.screen, LeaveDialog)
         await pilot.press("n")  # keep playing
         await pilot.pause()
-        assert app.screen is screen and not screen.recorded
+        current: object = app.screen  # (the check above narrowed its type)
+        assert current is screen and not screen.recorded
         await pilot.press("escape", "y")
         await pilot.pause()
         assert isinstance(app.screen, HomeScreen)

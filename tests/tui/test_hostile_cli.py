@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,7 +25,7 @@ from tui.widgets.solver_pane import SolverPane
 
 
 @pytest.fixture
-def server(monkeypatch: pytest.MonkeyPatch) -> FakeServer:
+def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeServer]:
     """A fake server, the canary key in the environment, one retry (so failures are quick)."""
     config = Path(os.environ["PONDER_CONFIG"])
     config.parent.mkdir(parents=True, exist_ok=True)

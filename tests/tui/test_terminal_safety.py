@@ -237,7 +237,8 @@ def test_word_problems_from_a_file_are_printed_as_text(
 
 def tree_labels(node: TreeNode[str]) -> Iterator[str]:
     for child in node.children:
-        yield child.label.plain
+        label = child.label
+        yield label if isinstance(label, str) else label.plain
         yield from tree_labels(child)
 
 
