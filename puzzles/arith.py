@@ -325,6 +325,20 @@ class _Parser:
         raise ArithError(f"expected a number before {tok.text!r}", tok.pos)
 
 
+def combine(a: Fraction, op: str, b: Fraction) -> Fraction | None:
+    """``a op b`` exactly for one of ``+ - * /``; None for a division by zero or another
+    operator."""
+    if op == "+":
+        return a + b
+    if op == "-":
+        return a - b
+    if op == "*":
+        return a * b
+    if op == "/" and b != 0:
+        return a / b
+    return None
+
+
 def parse_number(text: str) -> Fraction:
     """An exact value for a literal such as ``12``, ``2.5``, ``.75`` or ``3/4``."""
     text = text.strip()

@@ -29,6 +29,7 @@ from typing import Any
 
 from puzzles.crossword import BLOCK, Board, Crossword, CrosswordError, Grid, Slot
 from solver.domains.base import Guidance, Reply, RolesMissing, Tool
+from solver.domains.dialogue import Turn, iot_transcript
 from solver.domains.game24 import Feedback, parse_feedback, parse_guidance, parse_score
 from solver.domains.reading import read_json_object, truthy
 from solver.events import WordChecked
@@ -162,17 +163,6 @@ class Score:
     @property
     def game(self) -> float:
         return 1.0 if self.ok else 0.0
-
-
-@dataclass(frozen=True, slots=True)
-class Turn:
-    """One IoT dialogue turn as the prompts show it."""
-
-    guidance: str
-    explanation: str
-    answer: str | None
-    uncertainty: str = ""
-    final: bool = False
 
 
 # ---------------------------------------------------------------------- reading replies
@@ -718,20 +708,7 @@ class CrosswordDomain:
 
     def transcript(self, turns: Sequence[Turn]) -> str:
         """The whole IoT dialogue so far, as each call carries it."""
-        if not turns:
-            return "(nothing yet: the solver has not answered)"
-        out = []
-        for i, t in enumerate(turns, 1):
-            out += [
-                f"Turn {i}",
-                f"Guide: {t.guidance}",
-                f"Solver: {t.explanation}",
-                f"Solver's answer: {t.answer or '(none)'}",
-            ]
-            if t.uncertainty:
-                out.append(f"Solver is unsure: {t.uncertainty}")
-            out.append(f"Solver says final: {'yes' if t.final else 'no'}")
-        return "\n".join(out)
+        return iot_transcript(turns)
 
     # ---------------------------------------------------------------- parsers
 

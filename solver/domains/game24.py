@@ -23,6 +23,7 @@ from puzzles.arith import (
     ClaimStatus,
     StepReading,
     claim_sides,
+    combine,
     extract_claims,
     format_number,
     format_operand,
@@ -43,6 +44,7 @@ from puzzles.game24 import (
     format_numbers,
 )
 from solver.domains.base import Guidance, Reply, RolesMissing, Tool
+from solver.domains.dialogue import Turn, iot_transcript
 from solver.domains.reading import read_json_object, truthy
 from solver.model import Message
 
@@ -328,35 +330,6 @@ IOT_FINAL_REQUEST = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Turn:
-    """One turn of an IoT dialogue as the prompts show it."""
-
-    guidance: str
-    explanation: str
-    answer: str | None
-    uncertainty: str = ""
-    final: bool = False
-
-
-def iot_transcript(turns: Sequence[Turn]) -> str:
-    """The whole dialogue so far, as each IoT call carries it."""
-    if not turns:
-        return "(nothing yet: the solver has not answered)"
-    out = []
-    for i, t in enumerate(turns, 1):
-        out += [
-            f"Turn {i}",
-            f"Guide: {t.guidance}",
-            f"Solver: {t.explanation}",
-            f"Solver's answer: {t.answer or '(none)'}",
-        ]
-        if t.uncertainty:
-            out.append(f"Solver is unsure: {t.uncertainty}")
-        out.append(f"Solver says final: {'yes' if t.final else 'no'}")
-    return "\n".join(out)
-
-
 def iot_guide_prompt(hand: Hand, turns: Sequence[Turn], turn: int, total: int) -> str:
     return (
         f"Query: {rules(hand)}\nThe numbers are: {hand}.\n\n"
@@ -584,18 +557,6 @@ def claimed_state(before: State, step: ParsedStep) -> ClaimedState | None:
     return ClaimedState(left, (*before.steps, Step(step.a, step.op, step.b, result)))
 
 
-def _exact(a: Fraction, op: str, b: Fraction) -> Fraction | None:
-    if op == "+":
-        return a + b
-    if op == "-":
-        return a - b
-    if op == "*":
-        return a * b
-    if op == "/" and b != 0:
-        return a / b
-    return None
-
-
 def claimed_expression(hand: Hand, steps: Sequence[Step]) -> str | None:
     """The expression a chain of claimed steps spells out: each operand is the expression
     built for that number so far (a number never built or given stands as itself), and a
@@ -614,7 +575,7 @@ def claimed_expression(hand: Hand, steps: Sequence[Step]) -> str | None:
     last: tuple[Fraction, str, int] | None = None
     for st in steps:
         ea, eb = take(st.a), take(st.b)
-        if _exact(st.a, st.op, st.b) == st.result:
+        if combine(st.a, st.op, st.b) == st.result:
             prec = 1 if st.op in "+-" else 2
             left = ea[1] if ea[2] >= prec else f"({ea[1]})"
             right_needs = eb[2] < prec or (eb[2] == prec and st.op in "-/")

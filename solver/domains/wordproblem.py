@@ -37,7 +37,8 @@ from puzzles.wordproblem import (
 )
 from puzzles.wordproblem.answers import MAX_ANSWER_LENGTH
 from solver.domains.base import Guidance, Reply, RolesMissing, Tool
-from solver.domains.game24 import Feedback, Turn, iot_transcript, parse_feedback, parse_score
+from solver.domains.dialogue import Turn, iot_transcript
+from solver.domains.game24 import Feedback, parse_feedback, parse_score
 from solver.domains.game24 import parse_guidance as _parse_guidance
 from solver.domains.reading import read_json_object, truthy
 from solver.model import Message

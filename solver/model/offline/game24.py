@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from puzzles.arith import ArithError, format_number, format_operand, parse, parse_number
+from puzzles.arith import ArithError, combine, format_number, format_operand, parse, parse_number
 from solver.model.base import Call, Generation, ModelError, TokenCallback
 from solver.model.offline import iot24
 from solver.model.offline.sampling import sample_replies
@@ -142,18 +142,6 @@ def _target(text: str) -> Fraction | None:
     return Fraction(int(m.group(1))) if m else None
 
 
-def _combine(a: Fraction, op: str, b: Fraction) -> Fraction | None:
-    if op == "+":
-        return a + b
-    if op == "-":
-        return a - b
-    if op == "*":
-        return a * b
-    if op == "/" and b != 0:
-        return a / b
-    return None
-
-
 def _read_step(text: str) -> _Step | None:
     """A step as written in a prompt: BoT's fields (``Two numbers selected: 8 4, Operation:
     -, New number calculated: 4, ...``) or an equation (``8 - 4 = 4 (left: 4 7 8)``)."""
@@ -175,7 +163,7 @@ def _play(nums: _Nums, step: _Step) -> tuple[_Nums, bool] | None:
         if value not in rest:
             return None
         rest.remove(value)
-    c = _combine(a, op, b)
+    c = combine(a, op, b)
     if c is None:
         return None
     claimed = _number(written)
@@ -580,7 +568,7 @@ class OfflineModel:
             if step is None:
                 continue
             a, op, b, _ = step
-            c = _combine(a, op, b)
+            c = combine(a, op, b)
             path.append((a, op, b, c if c is not None else Fraction(0)))
             played = _play(cur, step)
             if played is not None:

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from puzzles.arith import ArithError, extract_claims, format_number, parse_number
+from puzzles.arith import ArithError, combine, extract_claims, format_number, parse_number
 from solver.model.base import Call
 
 __all__ = ["MARKER", "WordProblemPlayer"]
@@ -127,16 +127,6 @@ def _fmt(value: Fraction) -> str:
 def _operand(value: Fraction) -> str:
     text = format_number(value)
     return text if value.denominator == 1 and value >= 0 else f"({text})"
-
-
-def _apply(a: Fraction, op: str, b: Fraction) -> Fraction | None:
-    if op == "+":
-        return a + b
-    if op == "-":
-        return a - b
-    if op == "*":
-        return a * b
-    return a / b if b else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -249,7 +239,7 @@ def plan(question: str, rng: random.Random, temperature: float, avoid: set[str])
             a, b = b, a
         if f"{_operand(a)} {op} {_operand(b)}" in avoid:
             op = _pick({k: w for k, w in weights.items() if k != op}, rng)
-        result = _apply(a, op, b)
+        result = combine(a, op, b)
         if result is None:
             continue
         steps.append(Step(a, op, b, result, result, "Then"))
@@ -280,7 +270,7 @@ def _slip(steps: list[Step], rng: random.Random, chance: float) -> list[Step]:
     shift: dict[Fraction, Fraction] = {}
     for step in steps:
         a, b = shift.get(step.a, step.a), shift.get(step.b, step.b)
-        value = _apply(a, step.op, b)
+        value = combine(a, step.op, b)
         if value is None:
             break
         written = value
