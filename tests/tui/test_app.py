@@ -114,7 +114,8 @@ async def test_hints_progress_and_give_up_shows_all_solutions(tmp_path: Path) ->
         await pilot.press("g")
         await pilot.pause()
         assert isinstance(app.screen, SolutionsDialog)
-        assert "= 24" in str(app.screen.query_one("#solutions", Static).render())
+        solutions = str(app.screen.query_one("#solutions", Static).render())
+        assert "= 24" in solutions and "*" not in solutions and "×" in solutions
         await pilot.press("escape")
         await app.workers.wait_for_complete()
     stats = ResultStore(tmp_path / "results.sqlite3").stats()

@@ -19,6 +19,7 @@ from solver.methods import METHODS, MethodSpec, find_spec
 from solver.methods.spec import OptionInfo
 
 __all__ = ["HelpScreen", "LegendScreen", "MethodDialog", "SolutionsDialog"]
+from tui.notation import written
 
 
 class HelpScreen(ModalScreen[None]):
@@ -137,7 +138,7 @@ class SolutionsDialog(ModalScreen[None]):
             yield Label(title, classes="dialog-title")
             with VerticalScroll():
                 yield Static(
-                    "\n".join(f"{s} = {self.hand.target}" for s in self.solutions)
+                    "\n".join(f"{written(s)} = {self.hand.target}" for s in self.solutions)
                     or "No way to make the target with these numbers.",
                     id="solutions",
                 )
