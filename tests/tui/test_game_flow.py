@@ -394,3 +394,32 @@ async def test_the_win_message_writes_a_typed_answer_with_times_and_divide(tmp_p
         await pilot.press("e", *"5*(5-1/5)", "enter")
         await pilot.pause()
         assert "★ Solved! 5 × (5 - 1 ÷ 5) = 24" in text(screen, "#message")
+
+
+async def test_a_hand_of_ones_own_with_any_target_is_played_from_home(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        home = app.screen
+        assert isinstance(home, HomeScreen)
+        own = home.query_one("#own", Input)
+        assert home.query_one("#own-field").display and "->" in own.placeholder
+        own.focus()
+        await pilot.press(*"1 2 3 4 5 -> 10", "enter")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, Game24Screen)
+        assert screen.hand == Hand((1, 2, 3, 4, 5), 10) and screen.level == "own"
+        await pilot.press("e", *"5*2*(1+3)/4", "enter")
+        await pilot.pause()
+        assert "★ Solved! 5 × 2 × (1 + 3) ÷ 4 = 10" in text(screen, "#message")
+        await pilot.press("escape", "escape")
+        await pilot.pause()
+        home = app.screen
+        assert isinstance(home, HomeScreen)
+        own = home.query_one("#own", Input)
+        own.value = ""
+        own.focus()
+        await pilot.press(*"4 7 x", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, HomeScreen)  # refused, with a notice
+        assert any("Not a puzzle to play" in str(n.message) for n in app._notifications)

@@ -7,6 +7,7 @@ expression, hints and giving up.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -128,6 +129,23 @@ class Game24Screen(PuzzleScreen):
 
         hand = pick(level, seed)
         return cls(hand, level or entry(hand).level)
+
+    OWN = "4 7 8 8, or 1 2 3 4 5 -> 10"
+    """What a person may type on home to play their own hand (the numbers, then a target)."""
+
+    @classmethod
+    def own(cls, text: str) -> Game24Screen:
+        """A hand the person typed: ``4 7 8 8`` (for 24) or ``1 2 3 4 5 -> 10`` (``->``,
+        ``→``, ``=``, ``:`` or the word ``target`` before another target). ``HandError``
+        says what is wrong."""
+        parts = re.split(r"->|→|=|:|\btarget\b", text, maxsplit=1, flags=re.IGNORECASE)
+        target = 24
+        if len(parts) == 2:
+            written_target = parts[1].strip()
+            if not re.fullmatch(r"-?\d{1,12}", written_target):
+                raise HandError(f"the target must be a whole number, not {written_target!r}")
+            target = int(written_target)
+        return cls(Hand.parse(parts[0], target), "own")
 
     @classmethod
     def warm_up(cls) -> None:

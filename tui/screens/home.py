@@ -106,6 +106,9 @@ class HomeScreen(PonderScreen):
                 with Horizontal(classes="field"):
                     yield Static("Seed", classes="field-label")
                     yield SeedInput(placeholder="random", id="seed", type="integer")
+                with Horizontal(classes="field", id="own-field"):
+                    yield Static("Your own", classes="field-label")
+                    yield Input(placeholder="", id="own")
                 with Horizontal(classes="field"):
                     yield Static("Race mode", classes="field-label")
                     yield Switch(value=False, id="race")
@@ -141,6 +144,7 @@ class HomeScreen(PonderScreen):
             self.query_one("#handicap", Select).value = chosen
         kinds = self.query_one("#kinds", OptionList)
         kinds.highlighted = list(KINDS.values()).index(self.kind)
+        self._show_own()
         self.refresh_home()
 
     def on_screen_resume(self) -> None:
@@ -206,6 +210,25 @@ class HomeScreen(PonderScreen):
     def seed_submitted(self) -> None:
         self.action_play()
 
+    @on(Input.Submitted, "#own")
+    def own_submitted(self, event: Input.Submitted) -> None:
+        """Play the puzzle typed in (the kind's screen reads it; a mistake is said here)."""
+        screen_class = self.kind.screen_class()
+        try:
+            screen = screen_class.own(event.value)
+        except ValueError as exc:
+            self.notify(f"Not a puzzle to play: {exc}", severity="warning")
+            return
+        self.ponder.push_screen(screen)
+
+    def _show_own(self) -> None:
+        """The 'your own' field, for kinds whose screen can read a typed puzzle."""
+        screen_class = self.kind.screen_class() if self.kind.playable else None
+        typed = getattr(screen_class, "OWN", None)
+        self.query_one("#own-field").display = typed is not None
+        if typed is not None:
+            self.query_one("#own", Input).placeholder = typed
+
     @on(Switch.Changed, "#race")
     def race_changed(self, event: Switch.Changed) -> None:
         self.ponder.race = event.value
@@ -218,6 +241,7 @@ class HomeScreen(PonderScreen):
         kept = level.value if level.value in {v for _, v in choices} else ANY_LEVEL
         level.set_options(choices)
         level.value = kept
+        self._show_own()
 
     @on(OptionList.OptionSelected, "#kinds")
     def kind_selected(self, event: OptionList.OptionSelected) -> None:
