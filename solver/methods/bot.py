@@ -165,7 +165,8 @@ class BoT:
 
     async def run(self, domain: Domain[Any, Any], ctx: RunContext) -> Outcome:
         cfg = self.config
-        experience: list[str] = []
+        # Past runs' entries (the experience library; none by default) come first.
+        experience: list[str] = list(ctx.past_experience)
         structured: list[dict[str, Any]] = []
         bodies: dict[str, int] = {}  # an entry's text after its number -> its iteration
         # Homogeneous trees: one draw of growth, temperature and top_p for every tree.
