@@ -103,6 +103,10 @@ class RunContext:
         self._next_call_id = 0
         self._node_counter = 0
         self.rounds = 0
+        self.past_experience: tuple[str, ...] = ()
+        """Experience entries of earlier runs that BoT starts with (:mod:`solver.library`)."""
+        self.watchers: list[Callable[[Event], None]] = []
+        """Called with every event as it is emitted (the library collects BoT's entries)."""
 
     async def gather(self, *aws: Awaitable[_T]) -> list[_T]:
         """Run independent work concurrently; afterwards this task has waited for the
@@ -139,7 +143,10 @@ class RunContext:
         return time.perf_counter() - self.start
 
     def emit(self, event: Event) -> None:
-        self._emit(dataclasses.replace(event, t=round(self.now(), 4)))
+        stamped = dataclasses.replace(event, t=round(self.now(), 4))
+        for watch in self.watchers:
+            watch(stamped)
+        self._emit(stamped)
 
     def node_id(self, prefix: str = "n") -> str:
         self._node_counter += 1
