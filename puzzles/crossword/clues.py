@@ -35,6 +35,9 @@ __all__ = [
 
 MAX_CLUE_LENGTH = 80
 """Longest clue :func:`write_clue` writes, in characters."""
+SHORT_CLUE_LENGTH = 50
+"""A definition is cut to this many characters where it has a natural break there; only a
+definition without one keeps up to :data:`MAX_CLUE_LENGTH` (newspaper clues are short)."""
 
 _STOPWORDS = """
     a about above after again against all also am an and any are as at be because been before
@@ -51,6 +54,7 @@ _TOKEN = re.compile(r"[a-z]+")
 _SUFFIXES = ("ings", "ing", "ers", "est", "ies", "ied", "ed", "er", "es", "ly", "s", "e")
 _LEADING_NOTE = re.compile(r"^\s*\([^)]*\)\s*")
 _ARTICLE = re.compile(r"^(a|an|the)\s+", re.IGNORECASE)
+_TO = re.compile(r"^to\s+", re.IGNORECASE)
 
 
 def stem(word: str) -> str:
@@ -122,7 +126,7 @@ def _first_clause(definition: str) -> str:
 
 _DANGLING_WORDS = """
 a an the and or but of to in into on at by for from with as that which who is are be its
-their his her than so such being having usually very more most not
+their his her than so such being having usually very more most not during
 """
 _DANGLING = frozenset(_DANGLING_WORDS.split())
 _BREAK_WORDS = """
@@ -130,18 +134,21 @@ that which who whose having with typically usually especially often used in on f
 as being when where while whereby into consisting containing
 """
 _BREAK_BEFORE = frozenset(_BREAK_WORDS.split())
+_COMPLEMENTS = frozenset(["by", "in", "on", "for", "from", "with", "as", "into"])
+"""Break words a participle before them needs: ``vertebrates characterized | by ...``."""
 
 
-def _shorten(text: str) -> str | None:
-    """The definition if it is short enough, else its longest head that stops at a natural
-    break (a colon, a comma, or before ``that``, ``having``, ``with``...); never a head that
-    ends mid-phrase (``assets belonging to``) or is a single word."""
+def _shorten(text: str, limit: int = MAX_CLUE_LENGTH) -> str | None:
+    """The definition if it is at most ``limit`` characters, else its longest head that stops
+    at a natural break (a colon, a comma, or before ``that``, ``having``, ``with``...); never
+    a head that ends mid-phrase (``assets belonging to``, ``evergreen tree cultivated``) or
+    is a single word."""
     text = text.strip().rstrip(".,:;")
 
     def fit(head: str, minimum: int) -> bool:
         last = head.rsplit(" ", 1)[-1].lower()
         return (
-            minimum <= len(head) <= MAX_CLUE_LENGTH
+            minimum <= len(head) <= limit
             and last not in _DANGLING
             and head.count("(") == head.count(")")
         )
@@ -154,10 +161,19 @@ def _shorten(text: str) -> str | None:
             return head
     words = text.split()
     for i in range(len(words) - 1, 1, -1):
-        if words[i].lower() in _BREAK_BEFORE:
+        word, before = words[i].lower(), words[i - 1].lower()
+        if before.endswith("ed") and word in _COMPLEMENTS:
+            continue  # a participle cut from its complement
+        if word in _BREAK_BEFORE:
             head = " ".join(words[:i]).rstrip(",;")
             if fit(head, 10):
                 return head
+    # Last, the words before the first "and" ("Fruit with red or yellow or green skin | and
+    # sweet ..."): a later "and" too often splits the second of two parts.
+    if "and" in words[2:]:
+        head = " ".join(words[: words.index("and", 2)]).rstrip(",;")
+        if fit(head, 10):
+            return head
     return None
 
 
@@ -175,8 +191,11 @@ def clue_options(word: Word) -> list[str]:
         texts = [clause]
         if ":" in clause:
             texts.append(clause.split(":")[0])
-        for text in texts:
-            short = _shorten(text)
+        # A short head of the definition where there is one, the longer text otherwise.
+        heads = [
+            _shorten(t, limit) for limit in (SHORT_CLUE_LENGTH, MAX_CLUE_LENGTH) for t in texts
+        ]
+        for short in heads:
             if not short:
                 continue
             clue = _dress(short, sense)
@@ -215,7 +234,10 @@ def _dress(text: str, sense: Sense, *, tag: bool = True) -> str | None:
         return "More " + _ARTICLE.sub("", text)
     if kind == "superlative":
         return "Most " + _ARTICLE.sub("", text)
-    return _capitalise(text)
+    # Clues drop a definition's leading article or infinitive "to" ("Barrier that ...").
+    bare = _TO.sub("", text) if sense.pos == "v" else _ARTICLE.sub("", text)
+    bare = _LEADING_NOTE.sub("", bare)  # "The (usually elliptical) path ..."
+    return _capitalise(bare if " " in bare.strip() and bare[:1].isalpha() else text)
 
 
 def write_clue(word: Word) -> str | None:
