@@ -17,7 +17,15 @@ from typing import Any
 from puzzles.game24 import Hand
 from solver.domains.base import Domain
 from solver.domains.game24 import Game24Domain
-from solver.events import DialogueStopped, ErrorRaised, ExperienceAdded, RunFinished, TurnAnswered
+from solver.events import (
+    DeliberationEnded,
+    DialogueStopped,
+    EpisodeEnded,
+    ErrorRaised,
+    ExperienceAdded,
+    RunFinished,
+    TurnAnswered,
+)
 from solver.methods import Method, run_method
 from solver.model import Model
 
@@ -40,7 +48,7 @@ class PuzzleResult:
     solved_by_iteration: tuple[bool, ...] = ()  # BoT: the aggregated chain of each iteration
     error_kind: str = ""  # the model error's kind (solver.model.ModelError), when one ended it
     stopped_at: int = 0  # IoT: the turn the dialogue ended at (0: not a dialogue)
-    stopped_by: str = ""  # IoT: guide / answerer / cap / fixed
+    stopped_by: str = ""  # IoT: guide / answerer / cap / fixed; ReAct, DELI: their events' `by`
     letter: float | None = None  # crosswords: share of letters right (ToT's measures)
     word: float | None = None  # crosswords: share of words right
 
@@ -270,6 +278,8 @@ async def run_one(
                 by_iteration.append(event.ok)
         elif isinstance(event, DialogueStopped):
             stopped_at, stopped_by = event.turn, event.by
+        elif isinstance(event, EpisodeEnded | DeliberationEnded):  # ReAct / DELI: why it ended
+            stopped_by = event.by
     assert finish is not None
     # A kind with more measures than solved or not (crosswords: letters and words right).
     measures = getattr(domain, "measures", None)

@@ -399,11 +399,28 @@ def _print_table(
             shares = " · ".join(f"{turn}: {count / r.n:.0%}" for turn, count in stops.items())
             reasons = ", ".join(f"{by} {count}" for by, count in r.stopped_by().items())
             console.print(f"{r.method} dialogues ended at turn {shares} (by {reasons})")
+        elif r.stopped_by():
+            console.print(f"{r.method} stopped by: {_stop_tally(r)}")
         first_error = next((p.error for p in r.puzzles if p.error), "")
         if first_error:
             # A server's message: shown as text, never as markup or control characters.
             failed = f"{r.method}: {r.errors} of {r.n} runs failed; first: {visible(first_error)}"
             console.print(Text(failed, style="red"))
+
+
+def _stop_tally(r: BenchResult) -> str:
+    """ReAct / DELI: how many runs each reason ended (``finish 7, step cap 2, error 1 (of 10
+    runs)``), from their EpisodeEnded / DeliberationEnded events; runs an error or the
+    deadline ended before any such event count as ``error``."""
+    # The cap is ReAct's steps or DELI's turns: named by the option the config holds.
+    cap = "step cap" if "steps" in r.config else "turn cap" if "turns" in r.config else "cap"
+    words = {"cap": cap, "invalid": "invalid actions", "agree": "agreement", "cut": "cut off"}
+    counts = r.stopped_by()
+    tally = [f"{words.get(by, by)} {count}" for by, count in counts.items()]
+    rest = r.n - sum(counts.values())
+    if rest:
+        tally.append(f"error {rest}")
+    return f"{', '.join(tally)} (of {r.n} runs)"
 
 
 def bench_exit_code(results: Sequence[BenchResult]) -> ExitCode:
