@@ -51,6 +51,8 @@ class PuzzleResult:
     stopped_by: str = ""  # IoT: guide / answerer / cap / fixed; ReAct, DELI: their events' `by`
     letter: float | None = None  # crosswords: share of letters right (ToT's measures)
     word: float | None = None  # crosswords: share of words right
+    samples: int = 0  # IO / CoT / CoT-SC: the samples drawn (0: not a sampling baseline)
+    samples_solved: int = 0  # of those, the samples whose own answer passes the exact check
 
     @property
     def completed(self) -> bool:
@@ -94,6 +96,8 @@ _FIELD_TYPES: dict[str, str] = {
     "stopped_by": "str",
     "letter": "number?",
     "word": "number?",
+    "samples": "count",
+    "samples_solved": "count",
 }
 
 
@@ -194,6 +198,38 @@ class BenchResult:
             out.append(hits / self.n)
         return out
 
+    def sampled(self) -> int:
+        """IO / CoT / CoT-SC: the most samples drawn for one hand (k); 0 for other methods."""
+        return max((p.samples for p in self.puzzles), default=0)
+
+    def sample_mean(self) -> float | None:
+        """Success averaged over each hand's samples, then over the hands (ToT's IO 7.3 %
+        and CoT 4.0 % are this over 100 samples); a run that failed counts 0. None for
+        methods that draw no samples."""
+        if not self.sampled():
+            return None
+        return sum(p.samples_solved / p.samples if p.samples else 0.0 for p in self.puzzles) / (
+            self.n
+        )
+
+    def sample_figures(self) -> dict[str, Any]:
+        """IO / CoT / CoT-SC: ``samples`` (k), ``sample_mean`` and ``best_of_k``; empty for
+        methods that draw no samples."""
+        if not self.sampled():
+            return {}
+        return {
+            "samples": self.sampled(),
+            "sample_mean": self.sample_mean(),
+            "best_of_k": self.best_of_k(),
+        }
+
+    def best_of_k(self) -> float | None:
+        """The oracle: the share of hands where any of the k samples was right (ToT's
+        best-of-100 rows, IO 33 % and CoT 49 %). None for methods that draw no samples."""
+        if not self.sampled():
+            return None
+        return sum(p.samples_solved > 0 for p in self.puzzles) / self.n
+
     def stops(self) -> dict[int, int]:
         """IoT: how many runs ended their dialogue at each turn (turn -> runs), in order."""
         counts: dict[int, int] = {}
@@ -229,6 +265,7 @@ class BenchResult:
             "success_by_iteration": self.success_by_iteration(),
             "stops": {str(k): v for k, v in self.stops().items()},
             "stopped_by": self.stopped_by(),
+            **self.sample_figures(),
             **self.measures(),
         }
 
@@ -300,6 +337,8 @@ async def run_one(
         stopped_by,
         scores.get("letter"),
         scores.get("word"),
+        finish.samples,
+        finish.samples_solved,
     )
 
 

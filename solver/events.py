@@ -407,6 +407,8 @@ class RunFinished(Event):
     reason: str = "done"  # done / solved early / stopped / error
     rounds: int = 0  # model calls on the longest chain of calls that waited on each other
     votes: int = 0  # CoT-SC: the samples that gave the majority answer (0: no vote taken)
+    samples: int = 0  # IO / CoT / CoT-SC: the samples drawn (0: not a sampling baseline)
+    samples_solved: int = 0  # of those, the samples whose own answer passes the exact check
 
     @property
     def tokens(self) -> int:

@@ -88,28 +88,36 @@ def standard(hand: Hand) -> bool:
 
 SHOTS: tuple[tuple[str, tuple[str, str, str], str], ...] = (
     (
-        "1 2 3 4",
-        ("1 * 2 = 2 (left: 2 3 4)", "2 * 3 = 6 (left: 4 6)", "4 * 6 = 24 (left: 24)"),
-        "1 * 2 * 3 * 4 = 24",
+        "2 5 14 17",
+        ("14 - 5 = 9 (left: 2 9 17)", "17 - 2 = 15 (left: 9 15)", "15 + 9 = 24 (left: 24)"),
+        "(17 - 2) + (14 - 5) = 24",
     ),
     (
-        "3 5 7 10",
-        ("10 - 7 = 3 (left: 3 3 5)", "5 + 3 = 8 (left: 3 8)", "3 * 8 = 24 (left: 24)"),
-        "(5 + 10 - 7) * 3 = 24",
+        "3 4 8 16",
+        ("16 / 8 = 2 (left: 2 3 4)", "3 * 4 = 12 (left: 2 12)", "12 * 2 = 24 (left: 24)"),
+        "3 * 4 * (16 / 8) = 24",
     ),
     (
-        "1 6 8 13",
-        ("13 - 8 = 5 (left: 1 5 6)", "5 - 1 = 4 (left: 4 6)", "4 * 6 = 24 (left: 24)"),
-        "(13 - 8 - 1) * 6 = 24",
+        "1 6 15 20",
+        ("20 - 15 = 5 (left: 1 5 6)", "5 - 1 = 4 (left: 4 6)", "6 * 4 = 24 (left: 24)"),
+        "6 * (20 - 15 - 1) = 24",
     ),
     (
-        "4 4 10 10",
-        ("10 * 10 = 100 (left: 4 4 100)", "100 - 4 = 96 (left: 4 96)", "96 / 4 = 24 (left: 24)"),
-        "(10 * 10 - 4) / 4 = 24",
+        "4 5 8 14",
+        ("8 / 4 = 2 (left: 2 5 14)", "5 * 2 = 10 (left: 10 14)", "14 + 10 = 24 (left: 24)"),
+        "14 + 5 * (8 / 4) = 24",
+    ),
+    (
+        "6 7 16 19",
+        ("16 + 7 = 23 (left: 6 19 23)", "23 - 19 = 4 (left: 4 6)", "6 * 4 = 24 (left: 24)"),
+        "(16 + 7 - 19) * 6 = 24",
     ),
 )
-"""Worked examples written for ponder (hand, three steps, answer), shown to IO and CoT for
-four-card hands and 24; a test checks each one exactly."""
+"""Five worked examples written for ponder (hand, three steps, answer), shown to IO and CoT
+for four-card hands and 24, as ToT's baselines are prompted (5-shot). Each hand holds a
+number above 13, so none is a hand of any benchmark set (ToT's 1,362 hands and our catalogue
+are all of cards 1 to 13) and no prompt carries a benchmark puzzle with its answer; a test
+checks each one exactly."""
 
 
 def io_prompt(hand: Hand) -> str:
@@ -141,10 +149,13 @@ def cot_prompt(hand: Hand, steps: Sequence[str] = ()) -> str:
 # ---------------------------------------------------------------------- prompts: ToT
 
 
-def propose_prompt(numbers: str) -> str:
+def propose_prompt(numbers: str, target: int = 24) -> str:
+    """ToT's proposal prompt. Unlike ToT's (always 24), it says the target, so a hand played
+    to another number gets steps towards that one."""
     return (
-        "Combine two of the numbers with + - * / to get one new number, and list the "
-        "possible next steps, one per line, as 'a op b = c (left: remaining numbers)'.\n"
+        f"The aim is to reach {target} in the end, using every number once. Combine two of "
+        "the numbers with + - * / to get one new number, and list the possible next steps, "
+        "one per line, as 'a op b = c (left: remaining numbers)'.\n"
         "Input: 3 5 7 12\n"
         "Possible next steps:\n"
         "3 + 5 = 8 (left: 7 8 12)\n"
@@ -958,7 +969,7 @@ class Game24Domain:
         if role == "cot":
             return self.messages(cot_prompt(hand, args.get("steps", ())))
         if role == "propose":
-            return self.messages(propose_prompt(args["state"].left()))
+            return self.messages(propose_prompt(args["state"].left(), hand.target))
         if role == "value":
             numbers = format_numbers(sorted(args["state"].numbers))
             return self.messages(value_prompt(numbers, hand.target))

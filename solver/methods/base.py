@@ -38,6 +38,8 @@ class Outcome:
     answer: str | None
     reason: str = "done"
     votes: int = 0  # CoT-SC: the samples that gave this answer
+    samples: int = 0  # IO / CoT / CoT-SC: the samples drawn (0: not a sampling baseline)
+    samples_solved: int = 0  # of those, the samples whose own answer passes the exact check
 
 
 class Method(Protocol):
@@ -294,6 +296,7 @@ async def run_method(
         answer: str | None = None
         reason = "done"
         votes = 0
+        sampled = (0, 0)  # IO / CoT / CoT-SC: samples drawn, samples right
         timer = asyncio.timeout(deadline)
         try:
             _check_roles(method, domain)
@@ -301,6 +304,7 @@ async def run_method(
                 outcome = await method.run(domain, ctx)
             answer, reason = outcome.answer, outcome.reason
             votes = outcome.votes
+            sampled = (outcome.samples, outcome.samples_solved)
         except TimeoutError as exc:
             if timer.expired():
                 message = f"The run passed its deadline of {deadline:g} seconds and was stopped."
@@ -325,7 +329,7 @@ async def run_method(
         except Exception as exc:  # a bug must not take the consumer down with a traceback
             ctx.emit(ErrorRaised("internal", f"{type(exc).__name__}: {exc}", fatal=True))
             reason = "error"
-        _finish(ctx, domain, answer, reason, votes)
+        _finish(ctx, domain, answer, reason, votes, sampled)
         queue.put_nowait(None)
 
     task = asyncio.ensure_future(body())
@@ -360,7 +364,12 @@ def _finished_lines(text: str) -> str:
 
 
 def _finish(
-    ctx: RunContext, domain: Domain[Any, Any], answer: str | None, reason: str, votes: int = 0
+    ctx: RunContext,
+    domain: Domain[Any, Any],
+    answer: str | None,
+    reason: str,
+    votes: int = 0,
+    sampled: tuple[int, int] = (0, 0),
 ) -> None:
     verdict = domain.check(answer)
     ctx.emit(
@@ -376,6 +385,7 @@ def _finish(
             reason,
             ctx.rounds,
             votes,
+            *sampled,
         )
     )
 

@@ -387,6 +387,8 @@ def _print_table(
             console.print(
                 f"{r.method} relative to cot: {gain:+.0%} (paper: {spec.paper[kind.name]})"
             )
+    for r, spec in rows:
+        _print_samples(console, kind, r, spec)
     for r, _ in rows:
         curve = r.cumulative_by_iteration()
         if curve:
@@ -421,6 +423,28 @@ def _stop_tally(r: BenchResult) -> str:
     if rest:
         tally.append(f"error {rest}")
     return f"{', '.join(tally)} (of {r.n} runs)"
+
+
+def _print_samples(console: Any, kind: PuzzleKind, r: BenchResult, spec: MethodSpec) -> None:
+    """IO / CoT / CoT-SC with k > 1 samples a hand: success averaged over the samples and
+    best of k (a hand counts if any sample is right), ToT's two figures for its baselines."""
+    from solver.methods.baselines import BEST_OF_PAPER
+
+    k = r.sampled()
+    mean, best = r.sample_mean(), r.best_of_k()
+    if k < 2 or mean is None or best is None:
+        return
+    paper = []
+    if spec.name in ("io", "cot") and kind.name in spec.paper:
+        paper.append(f"mean over 100 {spec.paper[kind.name]}")
+    if (spec.name, kind.name) in BEST_OF_PAPER:
+        paper.append(f"best of 100 {BEST_OF_PAPER[spec.name, kind.name]}")
+    beside = f" (paper: {', '.join(paper)})" if paper else ""
+    first = "; success above is the first sample's" if spec.name in ("io", "cot") else ""
+    console.print(
+        f"{r.method} over {k} samples a hand: mean {mean:.1%}, best of {k} {best:.1%}"
+        f"{beside}{first}"
+    )
 
 
 def bench_exit_code(results: Sequence[BenchResult]) -> ExitCode:

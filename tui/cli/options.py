@@ -81,8 +81,12 @@ def add_method_options(p: argparse.ArgumentParser) -> None:
 
 def _option_help(name: str, info: OptionInfo, owners: Sequence[MethodSpec]) -> str:
     """``ToT / BoT: help (default)``; the default per method where they differ."""
-    labels = " / ".join(spec.label for spec in owners)
-    text = f"{labels}: {info.help}".replace("%", "%%")  # argparse formats help with %
+    helps: dict[str, list[str]] = {}  # methods sharing a flag may mean different things by it
+    for spec in owners:
+        (own,) = [o for o in spec.options() if o.name == name]
+        helps.setdefault(own.help, []).append(spec.label)
+    text = "; ".join(f"{' / '.join(labels)}: {help}" for help, labels in helps.items())
+    text = text.replace("%", "%%")  # argparse formats help with %
     if info.type is bool:
         return text
     defaults = [(spec.label, _default(spec, name)) for spec in owners]

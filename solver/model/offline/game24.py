@@ -357,11 +357,12 @@ class OfflineModel:
     def _read_propose(self, purpose: str, text: str) -> _Reply:
         inputs = list(_INPUT.finditer(text))
         nums = _numbers(inputs[-1].group(1)) if inputs else None
-        if nums is None or "Possible next steps:" not in text:
-            raise _not_24(purpose)
-        # The proposal prompt does not say the target: the engine assumes the game's 24.
+        # The target is read from the prompt ("reach 10"), as for every other role: a
+        # proposal prompt that does not say it is not one the engine would guess at.
         target = _target(text)
-        self._aim(Fraction(24) if target is None else target)
+        if nums is None or target is None or "Possible next steps:" not in text:
+            raise _not_24(purpose)
+        self._aim(target)
         return lambda rng, temp, top_p: self._propose(nums, rng, temp)
 
     def _read_value(self, purpose: str, text: str) -> _Reply:
