@@ -54,10 +54,12 @@ __all__ = [
     "Feedback",
     "Game24Domain",
     "ParsedStep",
+    "parse_condensed",
     "parse_feedback",
     "parse_guidance",
     "parse_reply",
     "parse_score",
+    "parse_similarity",
     "parse_steps",
     "parse_value",
     "similarity",
@@ -230,13 +232,14 @@ def last_step_prompt(hand: Hand, answer: str) -> str:
         f"Judge an answer to this game: it must use each input number exactly once and equal "
         f"{hand.target}. Reply with one word on the last line: sure or impossible.\n"
     )
+    # Our own hands, each with a number above 13: no benchmark hand appears with its answer.
     shots = (
-        "Input: 4 4 6 8\nAnswer: (4 + 8) * (6 - 4) = 24\nJudge: sure\n"
-        "Input: 2 9 10 12\nAnswer: 2 * 12 * (10 - 9) = 24\nJudge: sure\n"
-        "Input: 4 9 10 13\nAnswer: (13 - 9) * (10 - 4) = 24\nJudge: sure\n"
-        "Input: 4 4 6 8\nAnswer: (4 + 8) * (6 - 4) + 1 = 25\nJudge: impossible\n"
-        "Input: 2 9 10 12\nAnswer: 2 * (12 - 10) = 24\nJudge: impossible\n"
-        "Input: 4 9 10 13\nAnswer: (13 - 4) * (10 - 9) = 24\nJudge: impossible\n"
+        "Input: 4 8 16 20\nAnswer: (16 + 20) - (4 + 8) = 24\nJudge: sure\n"
+        "Input: 2 6 15 21\nAnswer: 15 + 21 - 2 * 6 = 24\nJudge: sure\n"
+        "Input: 6 9 15 20\nAnswer: 20 + (9 + 15) / 6 = 24\nJudge: sure\n"
+        "Input: 4 8 16 20\nAnswer: (16 + 20) - (4 + 8) + 1 = 25\nJudge: impossible\n"
+        "Input: 2 6 15 21\nAnswer: 21 + 15 - 12 = 24\nJudge: impossible\n"
+        "Input: 6 9 15 20\nAnswer: (20 - 15) * 6 - 9 = 24\nJudge: impossible\n"
     )
     return f"{head}{shots if standard(hand) else ''}Input: {hand}\nAnswer: {answer}\nJudge:"
 
@@ -273,10 +276,16 @@ def bot_task(hand: Hand) -> str:
     )
 
 
-def bot_step_prompt(hand: Hand, experience: str, chain: Sequence[tuple[str, float]]) -> str:
+def bot_step_prompt(
+    hand: Hand, experience: str, chain: Sequence[tuple[str, float]], examples: bool = False
+) -> str:
+    """BoT's step prompt; with ``examples`` (BoT+CoT) worked examples come after the task,
+    for four-number hands and 24 only (as the IO and CoT shots)."""
     scored = "\n".join(f"{text}, Evaluation score: {score:g}" for text, score in chain)
+    shown = f"{bot_examples()}\n\n" if examples and standard(hand) else ""
     return (
         f"{bot_task(hand)}\n\n"
+        f"{shown}"
         "First of all, recall historical reasoning experience (ignore it if empty) and follow "
         "its advice:\n"
         f"#####\n{experience}\n#####\n\n"
@@ -313,6 +322,80 @@ def bot_feedback_prompt(hand: Hand, chain: Sequence[str]) -> str:
         "Recommendation or Reject: <Recommend|Reject>.' Refer to steps by index only.\n"
         "3. Finish with 'Confidence score: X', X one of 0.1, 0.3, 0.5, 0.7, 0.9, 1.0.\n"
         "Be brief."
+    )
+
+
+BOT_EXAMPLES: tuple[tuple[str, tuple[tuple[int, str, int], ...]], ...] = (
+    ("2 3 14 16", ((2, "*", 3), (14, "+", 16), (30, "-", 6))),
+    ("5 7 17 19", ((19, "-", 17), (5, "+", 7), (2, "*", 12))),
+    ("2 5 11 18", ((5, "+", 18), (23, "-", 11), (2, "*", 12))),
+    ("1 4 16 20", ((16, "/", 4), (20, "+", 4), (24, "*", 1))),
+    ("4 7 9 30", ((7, "+", 30), (4, "+", 9), (37, "-", 13))),
+)
+"""BoT+CoT's worked examples (ours; the paper adds five CoT exemplars): hand and moves. Each
+hand holds a number above 13, so none is a hand of any benchmark set (every hand of ToT's
+data and of our catalogue is of cards 1 to 13); a test replays each one exactly."""
+
+
+def bot_example_chain(numbers: str, moves: Sequence[tuple[int, str, int]]) -> list[str]:
+    """A worked example's steps in BoT's format, the results computed exactly."""
+    cur = [Fraction(n) for n in numbers.split()]
+    lines = []
+    for i, (a, op, b) in enumerate(moves, 1):
+        before = format_numbers(sorted(cur))
+        for value in (a, b):
+            cur.remove(Fraction(value))
+        c = combine(Fraction(a), op, Fraction(b))
+        assert c is not None
+        rest = format_numbers(sorted(cur)) or "none"
+        cur.append(c)
+        score = ("0.7", "0.9", "1.0")[min(i, 3) - 1]
+        lines.append(
+            f"Step {i}, Current set: {before}, Two numbers selected: {a} {b}, Operation: {op}, "
+            f"New number calculated: {format_number(c)}, Remaining numbers: {rest}, "
+            f"New set: {format_numbers(sorted(cur))}, Evaluation score: {score}"
+        )
+    return lines
+
+
+def bot_examples() -> str:
+    """The worked examples as the step prompt shows them (BoT+CoT)."""
+    parts = ["Worked examples of whole chains in this format (other numbers than yours):"]
+    for i, (numbers, moves) in enumerate(BOT_EXAMPLES, 1):
+        parts.append(f"Example {i}, numbers {numbers}:")
+        parts.extend(bot_example_chain(numbers, moves))
+    return "\n".join(parts)
+
+
+CONDENSE_SYSTEM = (
+    "You keep a problem solver's notebook short. You rewrite what it has learnt so far into "
+    "fewer words without losing a lesson."
+)
+
+
+def bot_condense_prompt(hand: Hand, experience: str) -> str:
+    """Cumulative experience: rewrite the whole experience into one shorter text (ours)."""
+    return (
+        f"Task: {rules(hand)}\nThe numbers are: {hand}.\n\n"
+        "The experience gathered so far on this task (reasoning chains, their analyses, "
+        "error reports and advice):\n"
+        f"#####\n{experience}\n#####\n\n"
+        "Rewrite this experience as one text, shorter than it is now, that keeps every "
+        "lesson still worth knowing: the error reports and the advice (which step to avoid "
+        "from which numbers), and any chain judged correct in full, in its step format. Drop "
+        "repetitions and whatever teaches nothing. Reply with the rewritten experience only."
+    )
+
+
+def bot_similar_prompt(a: str, b: str) -> str:
+    """Greedy aggregation's similarity as the paper asks it of the model (our wording)."""
+    return (
+        "Compare two reasoning steps.\n"
+        f"Step A: {a}\n"
+        f"Step B: {b}\n"
+        "What percentage of their words and numbers are identical? Two steps that combine "
+        "the same numbers with the same operation are the same step. Reply on the last line "
+        "as 'Similarity: X%'."
     )
 
 
@@ -653,6 +736,37 @@ def parse_score(text: str) -> float | None:
     return min(1.0, max(0.0, value))
 
 
+_SIMILARITY_RE = re.compile(r"similarity\s*[:=]?\s*\**\s*(\d+(?:\.\d+)?)\s*(%?)", re.IGNORECASE)
+_CONDENSED_CAP = 8000
+
+
+def parse_similarity(text: str) -> float | None:
+    """The share of identical words and numbers a model judged (``Similarity: 80%``), 0..1;
+    None when absent."""
+    if not isinstance(text, str):
+        return None
+    found = _SIMILARITY_RE.findall(text[:20000])
+    if not found:
+        return None
+    number, percent = found[-1]
+    try:
+        value = float(number)
+    except ValueError:
+        return None
+    if percent or value > 1.0:
+        value /= 100.0
+    return min(1.0, max(0.0, value))
+
+
+def parse_condensed(text: str) -> str | None:
+    """The rewritten experience of a condensation reply (markdown fences dropped), or None
+    when the reply is empty."""
+    if not isinstance(text, str):
+        return None
+    body = re.sub(r"^\s*```\w*\s*$", "", text[:20000], flags=re.MULTILINE).strip()
+    return body[:_CONDENSED_CAP] or None
+
+
 @dataclass(frozen=True, slots=True)
 class Feedback:
     """BoT's analysis of a chain: report, per-step advice and verdicts, confidence."""
@@ -862,8 +976,10 @@ def parse_reply(text: str) -> Reply:
 
 ROLES = frozenset(
     {"io", "cot", "propose", "value", "judge", "step", "evaluate", "analyze", "guide", "respond"}
+    | {"condense", "similar", "examples"}
 )
-"""The roles the Game of 24 has prompts and parsers for."""
+"""The roles the Game of 24 has prompts and parsers for (``examples``: the step prompt can
+carry worked examples, BoT+CoT)."""
 
 
 @dataclass
@@ -960,7 +1076,8 @@ class Game24Domain:
     def prompt(self, role: str, **args: Any) -> tuple[Message, ...]:
         """The messages for ``role``. Arguments by role: ``cot`` (steps: lines so far),
         ``propose`` / ``value`` (state), ``judge`` (answer), ``step`` (experience: text,
-        chain: (step text, score) pairs), ``evaluate`` (chain, step: text), ``analyze``
+        chain: (step text, score) pairs, examples: bool), ``condense`` (experience: text),
+        ``similar`` (a, b: two step lines), ``evaluate`` (chain, step: text), ``analyze``
         (chain: step texts), ``guide`` / ``respond`` (transcript: turns, turn, total, and
         for ``respond`` also guidance and final)."""
         hand = self.hand
@@ -976,9 +1093,14 @@ class Game24Domain:
         if role == "judge":
             return self.messages(last_step_prompt(hand, args["answer"]))
         if role == "step":
-            return self.messages(
-                bot_step_prompt(hand, args["experience"], args["chain"]), BOT_SYSTEM
+            user = bot_step_prompt(
+                hand, args["experience"], args["chain"], bool(args.get("examples"))
             )
+            return self.messages(user, BOT_SYSTEM)
+        if role == "condense":
+            return self.messages(bot_condense_prompt(hand, args["experience"]), CONDENSE_SYSTEM)
+        if role == "similar":
+            return self.messages(bot_similar_prompt(args["a"], args["b"]))
         if role == "evaluate":
             return self.messages(bot_evaluate_prompt(hand, args["chain"], args["step"]))
         if role == "analyze":
@@ -1007,6 +1129,12 @@ class Game24Domain:
 
     def parse_feedback(self, text: str, steps: int) -> Feedback:
         return parse_feedback(text, steps)
+
+    def parse_condensed(self, text: str) -> str | None:
+        return parse_condensed(text)
+
+    def parse_similarity(self, text: str) -> float | None:
+        return parse_similarity(text)
 
     def parse_guidance(self, text: str) -> Guidance:
         return parse_guidance(text)

@@ -10,14 +10,18 @@ the sum of V_i + V_{i-1,i}; chains are aggregated best-first or greedily; the mo
 analyses the aggregated chain, and chain plus analysis become the next experience entry.
 The answer is the last aggregated chain (or, with ``stop_early``, the first chain that reaches
 24 exactly).
+
+The paper's variants are options: ``experience`` (additive, cumulative with a condensation
+call, BoT(No)'s chains without analysis, or none in the prompts), ``examples`` (BoT+CoT) and
+``similarity`` (greedy aggregation's exact measure or the model's judgement).
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
-from solver.domains.base import Claiming, Domain, FeedbackLike
+from solver.domains.base import Claiming, Domain, FeedbackLike, RolesMissing, require_roles
 from solver.events import (
     ChainAggregated,
     ExperienceAdded,
@@ -85,8 +89,44 @@ class BoTConfig:
         "best_first", "chain aggregation", choices=("best_first", "greedy"), app=True
     )
     """``best_first`` (the best chain of all trees) or ``greedy`` (stitched step by step)."""
-    similarity: float = 0.7
-    """Greedy aggregation: steps this similar to the last chosen one can be continued."""
+    similarity: str = option(
+        "exact",
+        "greedy aggregation's step similarity: exact (free and deterministic: the share of "
+        "the same numbers and operators) or model (the paper's: the model judges each pair, "
+        "one call per comparison)",
+        choices=("exact", "model"),
+    )
+    """How greedy aggregation judges that a step continues the last chosen one. ``exact``
+    (default): the domain's own measure (for the Game of 24 the share of identical numbers
+    and operators), which costs no call and gives the same chain every time. ``model``: the
+    paper's LLM-judged percentage of identical words and numbers, one ``bot_similar`` call per
+    pair of different steps (identical texts are the same step without asking; a pair asked
+    once in a run is not asked again)."""
+    similar_above: float = 0.7
+    """Greedy aggregation: steps more similar than this to the last chosen one can be
+    continued (the paper's empirical 0.7)."""
+    experience: str = option(
+        "additive",
+        "what later iterations learn from: additive (each analysed chain appended), "
+        "cumulative (a condensation call rewrites all of it into one shorter text each "
+        "iteration), chains (BoT(No): every tree's best chain as it is, no analysis call), "
+        "none (the ablation: no experience in the prompts; the analysis calls are still made, "
+        "so the call counts compare)",
+        choices=("additive", "cumulative", "chains", "none"),
+    )
+    """The experience variants of the paper's Table 4. ``additive`` (default): the aggregated
+    chain and its analysis are appended each iteration and all entries are kept. ``cumulative``
+    (our reading of the paper's undefined term): after each entry is added, one ``bot_condense``
+    call rewrites the whole experience into one shorter text that replaces it. ``chains``
+    (BoT(No)): no analysis call; each iteration's best chains of every tree, with their scores,
+    are the entry. ``none``: the prompts carry no experience (every iteration starts like the
+    first); the analysis is still asked and shown, so only the prompts differ."""
+    examples: bool = option(
+        False, "BoT+CoT: worked examples (our own, of other hands) in the step prompt"
+    )
+    """BoT+CoT: the step prompt shows worked examples of whole chains (the domain's own,
+    never a benchmark hand with its answer); off, the paper's BoT starts from a prompt with
+    no exemplars. The Game of 24 shows them for four-number hands and 24 only."""
     eval_temperature: float = 0.2
     """Evaluation calls' temperature (the reference code forces 0.2)."""
     eval_top_p: float = 0.2
@@ -165,10 +205,12 @@ class BoT:
 
     async def run(self, domain: Domain[Any, Any], ctx: RunContext) -> Outcome:
         cfg = self.config
+        self._require(domain)
         # Past runs' entries (the experience library; none by default) come first.
         experience: list[str] = list(ctx.past_experience)
         structured: list[dict[str, Any]] = []
         bodies: dict[str, int] = {}  # an entry's text after its number -> its iteration
+        judged: dict[tuple[str, str], float] = {}  # similarity model: pairs asked this run
         # Homogeneous trees: one draw of growth, temperature and top_p for every tree.
         same: tuple[str, float, float] | None = None
         if cfg.homogeneous:
@@ -189,15 +231,19 @@ class BoT:
                     ctx.rng.choice(cfg.top_ps),
                 )
                 specs.append((f"i{it}.t{m}", *drawn))
-            exp_text = "\n#\n".join(experience)
+            # The ablation keeps experience out of the prompts (and out of what was asked).
+            shown = cfg.experience != "none"
+            exp_text = "\n#\n".join(experience) if shown else ""
+            asked = structured if shown else []
             trees = await ctx.gather(
-                *(self._grow(domain, ctx, spec, exp_text, structured) for spec in specs)
+                *(self._grow(domain, ctx, spec, exp_text, asked) for spec in specs)
             )
             chains = [c for c in (self._best_chain(t) for t in trees) if c]
             if not chains:
                 continue
             if cfg.aggregation == "greedy":
-                chain = self._greedy(domain, chains, self._depth(domain))
+                depth = self._depth(domain)
+                chain = await self._aggregate_greedy(domain, ctx, chains, depth, judged)
             else:
                 chain = max(chains, key=_chain_score)
             lines = [n.line for n in chain]
@@ -213,12 +259,17 @@ class BoT:
             final_state, verdict, ok = self._check_chain(domain, chain)
             # The answer is always the latest aggregated chain (the paper's z^T).
             answer = domain.answer_of(final_state) if final_state is not None else None
-            feedback = await self._analyse(domain, ctx, chain)
-            entry = feedback.entry(it, [n.text for n in chain])
+            feedback: FeedbackLike | None = None
+            if cfg.experience == "chains":  # BoT(No): the chains themselves, no analysis
+                entry = _chains_entry(it, chains)
+            else:
+                feedback = await self._analyse(domain, ctx, chain)
+                entry = feedback.entry(it, [n.text for n in chain])
             # An entry that repeats an earlier one word for word (the same chain, the same
-            # comments) is not sent twice: the prompt says it came back instead.
+            # comments) is not sent twice: the prompt says it came back instead. (Cumulative
+            # experience has no earlier entry to point at: its condensation drops repeats.)
             body = entry.split("\n", 1)[-1]
-            if body in bodies:
+            if body in bodies and cfg.experience != "cumulative":
                 entry = (
                     f"{it}. The same reasoning chain and comments as entry {bodies[body]} "
                     "came back: follow that entry's advice and try something else."
@@ -226,26 +277,33 @@ class BoT:
             else:
                 bodies[body] = it
             experience.append(entry)
+            if cfg.experience == "cumulative":
+                # One shorter text replaces the whole experience; the pane shows that text.
+                condensed = await self._condense(domain, ctx, "\n#\n".join(experience))
+                if condensed is not None:
+                    experience = [condensed]
+                entry = experience[0]
             structured.append(
                 {
                     "chain": lines,
-                    "verdicts": list(feedback.verdicts),
-                    "advice": list(feedback.advice),
-                    "confidence": feedback.confidence,
+                    "verdicts": list(feedback.verdicts) if feedback else [],
+                    "advice": list(feedback.advice) if feedback else [],
+                    "confidence": feedback.confidence if feedback else None,
                 }
             )
             ctx.emit(
                 ExperienceAdded(
                     it,
                     tuple(lines),
-                    feedback.report,
-                    feedback.advice,
-                    feedback.confidence,
+                    feedback.report if feedback else "no analysis: the chains are the experience",
+                    feedback.advice if feedback else (),
+                    feedback.confidence if feedback else None,
                     verdict,
                     ok,
-                    feedback.verdicts,
-                    entry,
-                    _analysis(feedback),
+                    feedback.verdicts if feedback else (),
+                    # What the next prompts carry: nothing in the ablation.
+                    entry if shown else "",
+                    _analysis(feedback) if feedback else (),
                 )
             )
             if ok and cfg.stop_early:
@@ -307,7 +365,7 @@ class BoT:
         scored = [(n.text, n.edge) for n in chain]
         call = Call(
             "bot_step",
-            domain.prompt("step", experience=exp_text, chain=scored),
+            domain.prompt("step", experience=exp_text, chain=scored, **self._examples()),
             Sampling(tree.temperature, tree.top_p, cfg.children, cfg.max_tokens),
             # A copy: the list grows after this iteration, and a call is what was asked.
             domain.context(node.state, experience=list(structured), chain=[n.line for n in chain]),
@@ -445,21 +503,112 @@ class BoT:
         return self.config.depth or domain.depth()
 
     def _greedy(self, domain: Domain[Any, Any], chains: list[list[Node]], depth: int) -> list[Node]:
-        """Stitch a chain step by step from the trees' best chains (the paper's greedy)."""
-        first = max(chains, key=lambda c: c[0].score + c[0].edge)
-        out = [first[0]]
+        """Stitch a chain step by step from the trees' best chains (the paper's greedy), with
+        the domain's exact similarity."""
+        out = [_greedy_first(chains)]
         for _ in range(1, depth):
-            best: Node | None = None
-            for chain in chains:
-                for j, node in enumerate(chain[:-1]):
-                    if domain.similarity(out[-1].line, node.line) > self.config.similarity:
-                        nxt = chain[j + 1]
-                        if best is None or nxt.edge > best.edge:
-                            best = nxt
+            last = out[-1].line
+            sims = {n.line: domain.similarity(last, n.line) for c in chains for n in c[:-1]}
+            best = _greedy_next(chains, sims, self.config.similar_above)
             if best is None:
                 break
             out.append(best)
         return out
+
+    async def _aggregate_greedy(
+        self,
+        domain: Domain[Any, Any],
+        ctx: RunContext,
+        chains: list[list[Node]],
+        depth: int,
+        judged: dict[tuple[str, str], float],
+    ) -> list[Node]:
+        """Greedy aggregation with the configured similarity (``model``: the model judges)."""
+        if self.config.similarity != "model":
+            return self._greedy(domain, chains, depth)
+        out = [_greedy_first(chains)]
+        for _ in range(1, depth):
+            last = out[-1].line
+            sims = await self._similarities(
+                domain, ctx, last, [n.line for c in chains for n in c[:-1]], judged
+            )
+            best = _greedy_next(chains, sims, self.config.similar_above)
+            if best is None:
+                break
+            out.append(best)
+        return out
+
+    async def _similarities(
+        self,
+        domain: Domain[Any, Any],
+        ctx: RunContext,
+        last: str,
+        lines: list[str],
+        judged: dict[tuple[str, str], float],
+    ) -> dict[str, float]:
+        """How similar each line is to ``last`` as the model judges it: one call per pair of
+        different texts not asked yet this run (identical texts are the same step)."""
+        judge = _judging(domain)
+        out: dict[str, float] = {}
+        ask: list[str] = []
+        for line in lines:
+            if line == last:
+                out[line] = 1.0
+            elif (last, line) in judged:
+                out[line] = judged[(last, line)]
+            elif line not in ask:
+                ask.append(line)
+
+        async def one(line: str) -> None:
+            cfg = self.config
+            call = Call(
+                "bot_similar",
+                domain.prompt("similar", a=last, b=line),
+                Sampling(cfg.eval_temperature, cfg.eval_top_p, 1, cfg.max_tokens),
+                domain.context(domain.start(), a=last, b=line),
+            )
+            gen, _ = await ctx.call(call)
+            value = judge.parse_similarity(gen.text)
+            if value is None:
+                ctx.parse_failed("bot_similar", gen.text, "no similarity; taken as different")
+                value = 0.0
+            judged[(last, line)] = out[line] = value
+
+        await ctx.gather(*(one(line) for line in ask))
+        return out
+
+    def _examples(self) -> dict[str, bool]:
+        return {"examples": True} if self.config.examples else {}
+
+    def _require(self, domain: Domain[Any, Any]) -> None:
+        """The roles this run's options need beyond BoT's own, named before any call."""
+        cfg = self.config
+        if cfg.experience == "cumulative":
+            require_roles("bot --experience cumulative", frozenset({"condense"}), domain)
+            _condensing(domain)
+        if cfg.similarity == "model" and cfg.aggregation == "greedy":
+            require_roles("bot --similarity model", frozenset({"similar"}), domain)
+            _judging(domain)
+        if cfg.examples:
+            require_roles("bot --examples", frozenset({"examples"}), domain)
+
+    async def _condense(
+        self, domain: Domain[Any, Any], ctx: RunContext, experience: str
+    ) -> str | None:
+        """Cumulative experience: the model rewrites the whole experience into one shorter
+        text (None when its reply is empty: the experience then stays as it was)."""
+        cfg = self.config
+        call = Call(
+            "bot_condense",
+            domain.prompt("condense", experience=experience),
+            Sampling(cfg.feedback_temperature, 1.0, 1, cfg.max_tokens),
+            domain.context(domain.start(), experience=experience),
+        )
+        gen, _ = await ctx.call(call)
+        text = _condensing(domain).parse_condensed(gen.text)
+        if text is None:
+            ctx.parse_failed("bot_condense", gen.text, "no condensed experience; kept as it was")
+        return text
 
     def _check_chain(
         self, domain: Domain[Any, Any], chain: list[Node]
@@ -496,6 +645,65 @@ class BoT:
         if not feedback.parsed:
             ctx.parse_failed("bot_feedback", gen.text, "no analysis report or confidence")
         return feedback
+
+
+def _greedy_first(chains: list[list[Node]]) -> Node:
+    """Greedy's first step: the best first step of all trees by V_1 + V_{0,1}."""
+    return max(chains, key=lambda c: c[0].score + c[0].edge)[0]
+
+
+def _greedy_next(chains: list[list[Node]], sims: dict[str, float], above: float) -> Node | None:
+    """Greedy's next step: of the steps that follow a step more similar than ``above`` to the
+    last one chosen (``sims``: each step's similarity to it), the one with the best edge."""
+    best: Node | None = None
+    for chain in chains:
+        for j, node in enumerate(chain[:-1]):
+            if sims[node.line] > above:
+                nxt = chain[j + 1]
+                if best is None or nxt.edge > best.edge:
+                    best = nxt
+    return best
+
+
+@runtime_checkable
+class _Condensing(Protocol):
+    """A domain that reads a condensation reply (``experience cumulative``)."""
+
+    def parse_condensed(self, text: str) -> str | None: ...
+
+
+@runtime_checkable
+class _Judging(Protocol):
+    """A domain that reads a similarity judgement (``similarity model``)."""
+
+    def parse_similarity(self, text: str) -> float | None: ...
+
+
+def _condensing(domain: Domain[Any, Any]) -> _Condensing:
+    if not isinstance(domain, _Condensing):
+        raise RolesMissing("bot --experience cumulative", domain.kind, ["condense"])
+    return domain
+
+
+def _judging(domain: Domain[Any, Any]) -> _Judging:
+    if not isinstance(domain, _Judging):
+        raise RolesMissing("bot --similarity model", domain.kind, ["similar"])
+    return domain
+
+
+def _chains_entry(index: int, chains: list[list[Node]]) -> str:
+    """BoT(No)'s experience entry: every tree's best chain as it is, each step with its
+    scores (the model's own and the evaluation's), and no analysis."""
+    lines = [f"{index}. Reasoning chains of this iteration, without analysis"]
+    for k, chain in enumerate(chains, 1):
+        lines.append(f"Chain {k} (total score {_chain_score(chain):.3g}):")
+        lines.append("---")
+        lines.extend(
+            f"Step {i}: {n.text}, Evaluation score: {n.score:g}, Edge score: {n.edge:g}"
+            for i, n in enumerate(chain, 1)
+        )
+        lines.append("---")
+    return "\n".join(lines)
 
 
 def _analysis(feedback: FeedbackLike) -> tuple[str, ...]:

@@ -818,7 +818,7 @@ def test_bot_greedy_stops_when_no_step_is_like_the_last_one() -> None:
     bot = BoT(BoTConfig(aggregation="greedy"))
     assert [n.id for n in bot._greedy(GREEDY_DOMAIN, [[b, b2], [a, a2]], 2)] == ["a1", "a2"]
     # Only steps more similar than the threshold continue: at 1.0 none is.
-    strict = BoT(BoTConfig(aggregation="greedy", similarity=1.0))
+    strict = BoT(BoTConfig(aggregation="greedy", similar_above=1.0))
     assert [n.id for n in strict._greedy(GREEDY_DOMAIN, [[b, b2], [a, a2]], 2)] == ["a1"]
     # One step deep: nothing to stitch.
     assert [n.id for n in bot._greedy(GREEDY_DOMAIN, [[b, b2], [a, a2]], 1)] == ["a1"]

@@ -90,7 +90,7 @@ _STEPS_HEAD = re.compile(r"^Steps:[ \t]*$", re.MULTILINE)
 _EXPERIENCE = re.compile(r"^#####[ \t]*\n(.*)^#####[ \t]*$", re.MULTILINE | re.DOTALL)
 _BLOCK = re.compile(r"^---[ \t]*\n(.*?)^---[ \t]*$", re.MULTILINE | re.DOTALL)
 _NEXT_STEP = re.compile(r"^The next step to evaluate:[ \t]*\n(.*?)[ \t]*$", re.MULTILINE)
-_ENTRY = re.compile(r"^\d+\.\s*Reasoning chain and comments[ \t]*$", re.MULTILINE)
+_ENTRY = re.compile(r"^\d+\.\s*Reasoning chain.*$", re.MULTILINE)
 _STEP_LINE = re.compile(r"^Step\s+(\d+)\s*:\s*(.*?)[ \t]*$", re.MULTILINE)
 _VERDICT = re.compile(
     r"^Step\s+(\d+)\s*:.*?Recommendation or Reject\s*:\s*([A-Za-z-]+)", re.MULTILINE | re.IGNORECASE
@@ -194,32 +194,139 @@ class _Lesson:
         return bool(self.verdicts) and all(v == "recommend" for v in self.verdicts)
 
 
-def _read_lessons(text: str) -> list[_Lesson]:
-    """The entries of BoT's experience text (``1. Reasoning chain and comments``, the chain
-    between ``---`` lines, then ``Step i: Advice: ... Recommendation or Reject: ...``)."""
+def _entries(text: str) -> tuple[str, list[str]]:
+    """BoT's experience text cut at its entry headings (``1. Reasoning chain and comments``,
+    ``2. Reasoning chains of this iteration, ...``): what comes first, and the entries."""
     heads = [m.start() for m in _ENTRY.finditer(text)]
-    if heads:
-        chunks = [text[s:e] for s, e in zip(heads, [*heads[1:], len(text)], strict=True)]
-    else:
-        chunks = [text] if text.strip() else []
+    if not heads:
+        return text, []
+    chunks = [text[s:e] for s, e in zip(heads, [*heads[1:], len(text)], strict=True)]
+    return text[: heads[0]], chunks
+
+
+def _read_lessons(
+    text: str, hand: _Nums | None = None, target: Fraction | None = None
+) -> list[_Lesson]:
+    """The chains of BoT's experience text, each with the verdicts its analysis gave (the
+    ``Step i: ... Recommendation or Reject: ...`` lines after its ``---`` block). A chain
+    shown with no analysis at all (BoT(No)'s entries) that, replayed from ``hand``, ends at
+    ``target`` is read as one to reuse, as a reader copies a worked solution."""
+    head, chunks = _entries(text)
+    if not chunks and head.strip():
+        chunks = [head]
     lessons = []
     for chunk in chunks:
-        block = _BLOCK.search(chunk)
-        if block is None:
-            continue
-        steps = tuple(_read_step(m.group(2)) for m in _STEP_LINE.finditer(block.group(1)))
-        verdicts = [""] * len(steps)
-        for m in _VERDICT.finditer(chunk, block.end()):
-            idx = int(m.group(1)) - 1 if len(m.group(1)) < 4 else -1
-            word = m.group(2).lower()
-            if 0 <= idx < len(steps):
-                if word.startswith("reject"):
-                    verdicts[idx] = "reject"
-                elif word.startswith("recommend"):
-                    verdicts[idx] = "recommend"
-        if steps:
+        blocks = list(_BLOCK.finditer(chunk))
+        for n, block in enumerate(blocks):
+            steps = tuple(_read_step(m.group(2)) for m in _STEP_LINE.finditer(block.group(1)))
+            if not steps:
+                continue
+            verdicts = [""] * len(steps)
+            stop = blocks[n + 1].start() if n + 1 < len(blocks) else len(chunk)
+            for m in _VERDICT.finditer(chunk, block.end(), stop):
+                idx = int(m.group(1)) - 1 if len(m.group(1)) < 4 else -1
+                word = m.group(2).lower()
+                if 0 <= idx < len(steps):
+                    if word.startswith("reject"):
+                        verdicts[idx] = "reject"
+                    elif word.startswith("recommend"):
+                        verdicts[idx] = "recommend"
+            if not any(verdicts) and hand is not None and target is not None:
+                lines = [m.group(2) for m in _STEP_LINE.finditer(block.group(1))]
+                if _replay(hand, lines) == (target,):
+                    verdicts = ["recommend"] * len(steps)
             lessons.append(_Lesson(steps, tuple(verdicts)))
     return lessons
+
+
+_AVOID = re.compile(
+    rf"do not use (?P<a>{_NUMBER})\s*(?P<op>[-+*/])\s*(?P<b>{_NUMBER})\s*=\s*(?P<c>[^\s;,]+)"
+    r" from (?P<nums>[-\d/. ]+?)\s*[;.,]",
+    re.IGNORECASE,
+)
+
+
+def _read_avoid(text: str) -> list[tuple[_Step, _Nums]]:
+    """The steps the experience's advice says not to take, with the numbers they were
+    taken from (``do not use 8 / 8 = 1 from 4 7 8 8;``), wherever the advice stands."""
+    out = []
+    for m in _AVOID.finditer(text):
+        a, b, nums = _number(m["a"]), _number(m["b"]), _numbers(m["nums"])
+        if a is not None and b is not None and nums is not None:
+            out.append(((a, m["op"], b, m["c"]), nums))
+    return out
+
+
+_CONDENSE_KEEP = 40
+"""The most advice lines a condensed experience keeps (the newest)."""
+
+
+def _condense(experience: str, hand: _Nums, target: Fraction) -> str:
+    """Cumulative experience, as the engine rewrites it: the chains judged correct in full
+    (each once), then the advice and error lines of rejected steps, each once, without the
+    reports, the step numbers and the chains that taught nothing."""
+    head, chunks = _entries(experience)
+    kept: list[str] = []
+    seen_chains: set[str] = set()
+    rest = [head]
+    for chunk in chunks:
+        lessons = _read_lessons(chunk, hand, target)
+        block = _BLOCK.search(chunk)
+        if len(lessons) == 1 and lessons[0].endorsed and block is not None:
+            steps = block.group(1).strip()
+            if steps not in seen_chains:
+                seen_chains.add(steps)
+                kept.append(steps)
+            continue
+        rest.append(chunk)
+    advice: list[str] = []
+    for line in "\n".join(rest).splitlines():
+        if "reject" not in line.lower() or "advice" not in line.lower():
+            continue
+        line = re.sub(r"^\s*(?:-\s*)?(?:Step\s+\d+\s*:\s*)?", "", line).strip()
+        if line and line not in advice:
+            advice.append(line)
+    advice = advice[-_CONDENSE_KEEP:]
+    out = ["Advice and error reports so far:" if advice else "No advice so far."]
+    out.extend(f"- {line}" for line in advice)
+    for i, steps in enumerate(kept, 1):
+        count = len([m for m in _STEP_LINE.finditer(steps)])
+        out += [f"{i}. Reasoning chain and comments (correct in full)", "---", steps, "---"]
+        out.extend(
+            f"Step {k}: Advice: keep this step. Recommendation or Reject: Recommend."
+            for k in range(1, count + 1)
+        )
+    return "\n".join(out)
+
+
+_STEP_A = re.compile(r"^Step A:[ \t]*(.*?)[ \t]*$", re.MULTILINE)
+_STEP_B = re.compile(r"^Step B:[ \t]*(.*?)[ \t]*$", re.MULTILINE)
+_TOKEN = re.compile(r"\d+(?:/\d+)?|[-+*/=]|[A-Za-z]+")
+
+
+def _similar(a: str, b: str, rng: random.Random, temp: float) -> str:
+    """How alike two steps are, as the engine judges it: the same numbers combined by the
+    same operation are the same step; otherwise the share of numbers and operators the two
+    steps have in common (of words and numbers, when they are not steps), by eye (a few
+    points off either way)."""
+    sa, sb = _read_step(a), _read_step(b)
+    if sa is not None and sb is not None and sa[1] == sb[1]:
+        same = (sa[0], sa[2]) == (sb[0], sb[2]) or (
+            sa[1] in "+*" and (sa[0], sa[2]) == (sb[2], sb[0])
+        )
+        if same:
+            return "Both steps combine the same numbers with the same operation.\nSimilarity: 100%"
+    if sa is not None and sb is not None:  # two steps: what they do, not what is left
+        a, b = (
+            " ".join(format_number(x) if isinstance(x, Fraction) else x for x in st)
+            for st in (sa, sb)
+        )
+    ta, tb = Counter(_TOKEN.findall(a.lower())), Counter(_TOKEN.findall(b.lower()))
+    if not ta or not tb:
+        return "Similarity: 0%"
+    share = sum((ta & tb).values()) / max(sum(ta.values()), sum(tb.values()))
+    percent = round(min(99.0, max(0.0, 100 * share + rng.gauss(0, 3 + 5 * temp))))
+    return f"The steps share some of their numbers and words.\nSimilarity: {percent}%"
 
 
 def _replay(hand: _Nums, lines: Sequence[str]) -> _Nums:
@@ -330,6 +437,8 @@ class OfflineModel:
             "bot_step": self._read_bot_step,
             "bot_evaluate": self._read_bot_evaluate,
             "bot_feedback": self._read_bot_feedback,
+            "bot_condense": self._read_bot_condense,
+            "bot_similar": self._read_bot_similar,
         }.get(purpose)
         if read is None:
             raise ModelError("bad_request", f"the offline engine has no answer for {purpose!r}")
@@ -387,8 +496,9 @@ class OfflineModel:
     def _read_bot_step(self, purpose: str, text: str) -> _Reply:
         bot = _read_bot(text, purpose)
         self._aim(bot.target)
-        lessons = _read_lessons(bot.experience)
-        return lambda rng, temp, top_p: self._bot_step(bot, lessons, rng, temp, top_p)
+        lessons = _read_lessons(bot.experience, bot.hand, bot.target)
+        avoid = _read_avoid(bot.experience)
+        return lambda rng, temp, top_p: self._bot_step(bot, lessons, avoid, rng, temp, top_p)
 
     def _read_bot_evaluate(self, purpose: str, text: str) -> _Reply:
         bot = _read_bot(text, purpose)
@@ -404,6 +514,22 @@ class OfflineModel:
         self._aim(bot.target)
         chain = tuple(m.group(2) for m in _STEP_LINE.finditer("\n".join(bot.chain)))
         return lambda rng, temp, top_p: self._feedback(bot.hand, chain, rng)
+
+    def _read_bot_condense(self, purpose: str, text: str) -> _Reply:
+        hand_m, target = _NUMBERS_ARE.search(text), _target(text)
+        hand = _numbers(hand_m.group(1)) if hand_m else None
+        exp = _EXPERIENCE.search(text)
+        if hand is None or target is None or exp is None:
+            raise _not_24(purpose)
+        reply = _condense(exp.group(1), hand, target)
+        return lambda rng, temp, top_p: reply
+
+    def _read_bot_similar(self, purpose: str, text: str) -> _Reply:
+        a, b = _STEP_A.search(text), _STEP_B.search(text)
+        if a is None or b is None:
+            raise _not_24(purpose)
+        first, second = a.group(1), b.group(1)
+        return lambda rng, temp, top_p: _similar(first, second, rng, temp)
 
     # ------------------------------------------------------------------ judgement
 
@@ -590,6 +716,7 @@ class OfflineModel:
         self,
         bot: _BotPrompt,
         lessons: Sequence[_Lesson],
+        avoid: Sequence[tuple[_Step, _Nums]],
         rng: random.Random,
         temp: float,
         top_p: float,
@@ -606,6 +733,7 @@ class OfflineModel:
         # Read the experience: avoid what was rejected from this same position, prefer steps
         # of chains that were recommended.
         here = sorted(nums)
+        rejected: set[int] = set()
         for lesson in lessons:
             # A chain the analysis recommended step by step is one to reuse, not just nudge.
             boost = 40.0 if lesson.endorsed else 3.0
@@ -615,6 +743,17 @@ class OfflineModel:
                 for k, m in enumerate(moves):
                     if _same_step(step, m):
                         weights[k] *= 0.02 if verdict == "reject" else boost
+                        if verdict == "reject":
+                            rejected.add(k)
+        # Advice read on its own (a condensed experience keeps it without its chain): a step
+        # it says not to take from these numbers, unless a chain's verdict already said so.
+        for step, position in avoid:
+            if sorted(position) != here:
+                continue
+            for k, m in enumerate(moves):
+                if k not in rejected and _same_step(step, m):
+                    weights[k] *= 0.02
+                    rejected.add(k)
         if top_p < 1.0:  # nucleus: keep the heaviest moves that make up top_p of the weight
             order = sorted(range(len(moves)), key=lambda i: -weights[i])
             total, kept, acc = sum(weights), [], 0.0

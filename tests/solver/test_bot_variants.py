@@ -1,0 +1,548 @@
+"""BoT's variants and ablations (issue 9): cumulative experience (a condensation call), BoT(No)
+(the chains as experience, no analysis), no experience in the prompts, BoT+CoT (worked
+examples), and greedy aggregation's similarity judged by the model; the offline engine
+answers the new roles from the prompt text alone; no prompt shows a benchmark hand with its
+answer."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from typing import Any, TypeVar
+
+import pytest
+
+from puzzles.game24 import Hand, check_answer
+from puzzles.game24.catalogue import catalogue
+from puzzles.wordproblem.generator import problem_by_id
+from solver.domains import game24 as g24
+from solver.domains.game24 import Game24Domain
+from solver.domains.wordproblem import WordProblemDomain
+from solver.events import ChainAggregated, ErrorRaised, Event, ExperienceAdded
+from solver.methods import METHODS, solve
+from solver.methods.bot import BoT, BoTConfig
+from solver.model import Call, Message, Sampling, ScriptedModel
+from solver.model.offline import OfflineModel
+from tests.solver.test_method_decisions import (
+    FEEDBACK,
+    GREEDY_EDGES,
+    GREEDY_TREES,
+    bot_text,
+    step_key,
+)
+from tests.solver.test_offline_reads_prompt import Recorder, Untouchable
+
+E = TypeVar("E", bound=Event)
+
+
+def of(events: Sequence[Event], cls: type[E]) -> list[E]:
+    return [e for e in events if isinstance(e, cls)]
+
+
+def experience_block(call: Call) -> str:
+    """What a step prompt carries between its ``#####`` lines."""
+    m = re.search(r"^#####\n(.*)^#####$", call.messages[-1].content, re.MULTILINE | re.DOTALL)
+    assert m is not None
+    return m.group(1)
+
+
+# Hand 2 3 4, one child per node, depth 2: every tree writes 2 * 3, then 6 * 4 = 24, except
+# that tree k's first step carries its own score, so each tree's chain text differs.
+def chain_replies(call: Call) -> Iterable[str] | str:
+    tree = call.sample_offset + 1
+    if call.purpose == "bot_step":
+        if not call.context["chain"]:
+            return bot_text("2 3 4", "2", "*", "3", "6", "4", "4 6", 0.1 * tree + 0.4)
+        return bot_text("4 6", "6", "*", "4", "24", "none", "24", 0.9)
+    if call.purpose == "bot_evaluate":
+        return "Evaluation score: 0.7"
+    if call.purpose == "bot_feedback":
+        return (
+            "Analysis Report: REPORT-TEXT the chain reaches 24.\n"
+            "Step 1: Advice: ADVICE-ONE. Recommendation or Reject: Recommend.\n"
+            "Step 2: Advice: ADVICE-TWO. Recommendation or Reject: Recommend.\n"
+            "Confidence score: 0.9"
+        )
+    raise AssertionError(call.purpose)
+
+
+def iterations_of(calls: Sequence[Call], marker: str) -> list[list[Call]]:
+    """The step calls grouped by iteration: a call of purpose ``marker`` ends one."""
+    out: list[list[Call]] = [[]]
+    for call in calls:
+        if call.purpose == marker:
+            out.append([])
+        elif call.purpose == "bot_step":
+            out[-1].append(call)
+    return [group for group in out if group]
+
+
+# ------------------------------------------------------------------ the options
+
+
+def test_the_variants_are_options_with_the_papers_defaults() -> None:
+    infos = {o.name: o for o in METHODS["bot"].options()}
+    assert infos["experience"].default == "additive"
+    assert infos["experience"].option.choices == ("additive", "cumulative", "chains", "none")
+    assert "analysis calls are still made" in infos["experience"].help
+    assert infos["similarity"].default == "exact"
+    assert "free and deterministic" in infos["similarity"].help
+    assert "one call per comparison" in infos["similarity"].help
+    assert infos["examples"].default is False
+    with pytest.raises(ValueError, match="experience must be one of"):
+        METHODS["bot"].make(experience="sometimes")
+    with pytest.raises(ValueError, match="similarity must be one of"):
+        METHODS["bot"].make(similarity="fuzzy")
+
+
+# ------------------------------------------------------------------ cumulative
+
+
+async def test_cumulative_condenses_each_iteration_and_the_text_replaces_the_experience() -> None:
+    condensed: list[str] = []
+
+    def replies(call: Call) -> Iterable[str] | str:
+        if call.purpose == "bot_condense":
+            condensed.append(f"CONDENSED-{len(condensed) + 1}: keep 2 * 3, then 6 * 4.")
+            return condensed[-1]
+        return chain_replies(call)
+
+    model = ScriptedModel(replies)
+    _, events = await solve(
+        BoT(BoTConfig(iterations=3, trees=2, children=1, experience="cumulative")),
+        Game24Domain(Hand.parse("2 3 4")),
+        model,
+    )
+    asks = [c for c in model.calls if c.purpose == "bot_condense"]
+    assert len(asks) == 3  # one condensation per iteration
+    first = asks[0].messages[-1].content
+    assert "ADVICE-ONE" in first and "REPORT-TEXT" in first and "CONDENSED" not in first
+    # The second rewrites the first condensed text together with the new entry.
+    second = asks[1].messages[-1].content
+    assert "CONDENSED-1" in second and "2. Reasoning chain and comments" in second
+    assert "1. Reasoning chain and comments" not in second
+    groups = iterations_of(model.calls, "bot_condense")
+    assert len(groups) == 3
+    assert all(experience_block(c).strip() == "" for c in groups[0])
+    for k, group in enumerate(groups[1:], 1):
+        for call in group:  # exactly the last condensed text, nothing else
+            assert experience_block(call).strip() == condensed[k - 1]
+    # The pane's entry is what the next prompts carry.
+    assert [e.entry for e in of(events, ExperienceAdded)] == condensed
+
+
+async def test_an_empty_condensation_keeps_the_experience_as_it_was() -> None:
+    def replies(call: Call) -> Iterable[str] | str:
+        return "" if call.purpose == "bot_condense" else chain_replies(call)
+
+    model = ScriptedModel(replies)
+    await solve(
+        BoT(BoTConfig(iterations=2, trees=1, children=1, experience="cumulative")),
+        Game24Domain(Hand.parse("2 3 4")),
+        model,
+    )
+    later = iterations_of(model.calls, "bot_condense")[1]
+    assert all("ADVICE-ONE" in experience_block(c) for c in later)
+
+
+# ------------------------------------------------------------------ BoT(No): chains
+
+
+async def test_chains_mode_makes_no_analysis_call_and_every_chain_reaches_the_next_prompt() -> None:
+    model = ScriptedModel(chain_replies)
+    _, events = await solve(
+        BoT(BoTConfig(iterations=2, trees=3, children=1, experience="chains")),
+        Game24Domain(Hand.parse("2 3 4")),
+        model,
+    )
+    assert Counter(c.purpose for c in model.calls) == {"bot_step": 12, "bot_evaluate": 12}
+    later = [c for c in model.calls if c.purpose == "bot_step"][6:]
+    for call in later:
+        block = experience_block(call)
+        assert "Analysis Report" not in block and "Advice" not in block
+        assert block.count("New number calculated: 6") == 3  # all three trees' chains
+        assert block.count("New number calculated: 24") == 3
+        for tree in (1, 2, 3):  # each tree's own score of its first step
+            assert f"Evaluation score: {0.1 * tree + 0.4:g}" in block
+    first = of(events, ExperienceAdded)[0]
+    assert first.advice == () and first.confidence is None
+    assert first.entry.startswith("1. Reasoning chains of this iteration")
+
+
+# ------------------------------------------------------------------ none: the ablation
+
+
+async def test_none_keeps_the_experience_out_of_every_prompt_and_still_analyses() -> None:
+    plain, ablated = ScriptedModel(chain_replies), ScriptedModel(chain_replies)
+    hand = Hand.parse("2 3 4")
+    await solve(BoT(BoTConfig(iterations=3, trees=2, children=1)), Game24Domain(hand), plain)
+    _, events = await solve(
+        BoT(BoTConfig(iterations=3, trees=2, children=1, experience="none")),
+        Game24Domain(hand),
+        ablated,
+    )
+    steps = [c for c in ablated.calls if c.purpose == "bot_step"]
+    assert len(steps) == 12
+    assert all(experience_block(c).strip() == "" for c in steps)
+    assert all("ADVICE" not in m.content for c in steps for m in c.messages)
+    assert all(c.context["experience"] == [] for c in steps)
+    # The analysis is still asked (and shown), so the calls compare with additive's.
+    assert Counter(c.purpose for c in ablated.calls) == Counter(c.purpose for c in plain.calls)
+    assert [c.purpose for c in ablated.calls].count("bot_feedback") == 3
+    exp = of(events, ExperienceAdded)
+    assert all(e.entry == "" and "ADVICE-ONE" in e.advice for e in exp)
+    # Additive carries it (the control).
+    later = [c for c in plain.calls if c.purpose == "bot_step"][4:]
+    assert all("ADVICE-ONE" in experience_block(c) for c in later)
+
+
+# ------------------------------------------------------------------ BoT+CoT: examples
+
+
+async def test_examples_appear_in_every_step_prompt_only_when_asked() -> None:
+    on, off = ScriptedModel(chain_replies), ScriptedModel(chain_replies)
+    hand = Hand.parse("2 3 4 4")  # four numbers and 24: the examples fit
+    await solve(
+        BoT(BoTConfig(iterations=1, trees=2, children=1, examples=True)), Game24Domain(hand), on
+    )
+    await solve(BoT(BoTConfig(iterations=1, trees=2, children=1)), Game24Domain(hand), off)
+    first_example = g24.bot_example_chain(*g24.BOT_EXAMPLES[0])
+    for call in (c for c in on.calls if c.purpose == "bot_step"):
+        text = call.messages[-1].content
+        assert "Worked examples" in text and all(line in text for line in first_example)
+        # before the experience and the steps so far, after the task
+        assert text.index("The numbers are: 2 3 4 4") < text.index("Worked examples")
+        assert text.index("Worked examples") < text.index("#####")
+    for call in on.calls:  # only the step prompt carries them
+        if call.purpose != "bot_step":
+            assert "Worked examples" not in call.messages[-1].content
+    assert not any("Worked examples" in c.messages[-1].content for c in off.calls)
+
+
+def test_the_worked_examples_are_right_and_of_no_benchmark_hand() -> None:
+    assert len(g24.BOT_EXAMPLES) == 5
+    for numbers, moves in g24.BOT_EXAMPLES:
+        hand = Hand.parse(numbers)
+        assert max(hand.numbers) > 13 and sorted_key(hand) not in BENCHMARK
+        domain = Game24Domain(hand)
+        state = domain.start()
+        for line in g24.bot_example_chain(numbers, moves):
+            (step,) = domain.parse_steps(line, state)
+            assert step.valid, line
+            assert step.state is not None
+            state = step.state
+        assert domain.is_goal(state)
+    # Not for another target or another size of hand.
+    ten = Game24Domain(Hand.parse("1 2 3 4", target=10)).prompt(
+        "step", experience="", chain=[], examples=True
+    )
+    assert "Worked examples" not in ten[-1].content
+
+
+# ------------------------------------------------------------------ similarity model
+
+
+def greedy_replies(similar: str) -> Any:
+    def replies(call: Call) -> Iterable[str] | str:
+        if call.purpose == "bot_step":
+            return GREEDY_TREES[(call.sample_offset + 1, len(call.context["chain"]))]
+        if call.purpose == "bot_evaluate":
+            return f"Evaluation score: {GREEDY_EDGES[step_key(call.context['step'])]:g}"
+        if call.purpose == "bot_similar":
+            return similar
+        return FEEDBACK
+
+    return replies
+
+
+@pytest.mark.parametrize(
+    ("similarity", "reply", "second"),
+    [
+        # Exact: 8 / 8 shares too little with 7 - 4; the best edge after a 7 - 4 is 8 + 8.
+        ("exact", "", "8 + 8 = 16"),
+        # The model says 8 / 8 is like 7 - 4: tree 1's continuation (edge 1.0) wins.
+        ("model", "They are alike.\nSimilarity: 90%", "7 - 1 = 6"),
+        ("model", "Similarity: 20%", "8 + 8 = 16"),
+    ],
+)
+async def test_model_similarity_asks_the_model_and_merges_as_it_says(
+    similarity: str, reply: str, second: str
+) -> None:
+    model = ScriptedModel(greedy_replies(reply))
+    config = BoTConfig(
+        iterations=1, trees=3, depth=2, children=1, aggregation="greedy", similarity=similarity
+    )
+    _, events = await solve(BoT(config), Game24Domain(Hand.parse("4 7 8 8")), model)
+    (agg,) = of(events, ChainAggregated)
+    assert [step_key(s) for s in agg.steps] == ["7 - 4 = 3", second]
+    asked = [c for c in model.calls if c.purpose == "bot_similar"]
+    if similarity == "exact":
+        assert asked == []
+        return
+    # Two trees hold the same 7 - 4 text (no call); 8 / 8 is asked about once.
+    assert len(asked) == 1
+    text = asked[0].messages[-1].content
+    assert "Step A: 7 - 4 = 3 (left:" in text and "Step B: 8 / 8 = 1 (left:" in text
+
+
+async def test_model_similarity_is_not_asked_for_best_first() -> None:
+    model = ScriptedModel(greedy_replies("Similarity: 90%"))
+    await solve(
+        BoT(BoTConfig(iterations=1, trees=3, depth=2, children=1, similarity="model")),
+        Game24Domain(Hand.parse("4 7 8 8")),
+        model,
+    )
+    assert not any(c.purpose == "bot_similar" for c in model.calls)
+
+
+def test_the_similarity_reply_is_read_tolerantly() -> None:
+    assert g24.parse_similarity("Similarity: 85%") == pytest.approx(0.85)
+    assert g24.parse_similarity("**Similarity:** 0.4") == pytest.approx(0.4)
+    assert g24.parse_similarity("similarity = 70") == pytest.approx(0.7)
+    assert g24.parse_similarity("no idea") is None
+
+
+async def test_a_domain_without_the_roles_is_refused_before_any_call() -> None:
+    domain = WordProblemDomain(problem_by_id("bulk_saving/691459251"))
+    for config in (BoTConfig(experience="cumulative"), BoTConfig(examples=True)):
+        model = ScriptedModel(["x"])
+        fin, events = await solve(BoT(config), domain, model)
+        (err,) = of(events, ErrorRaised)
+        assert err.kind == "unsupported" and fin.reason == "error" and model.calls == []
+
+
+# ------------------------------------------------------------------ the offline engine
+
+
+async def run_engine(call: Call, seed: int = 0) -> tuple[str, ...]:
+    gen = await OfflineModel(seed=seed).generate(call)
+    return gen.texts
+
+
+def engine_call(purpose: str, messages: tuple[Message, ...], n: int = 1) -> Call:
+    return Call(purpose, messages, Sampling(0.7, 1.0, n, 500), Untouchable())
+
+
+REJECTED = (
+    "{i}. Reasoning chain and comments\n---\n"
+    "Step 1: Step 1, Current set: 4 7 8 8, Two numbers selected: 8 8, Operation: +, "
+    "New number calculated: 16, Remaining numbers: 4 7, New set: 4 7 16\n---\n"
+    "Analysis Report: it ends at 11.\n"
+    "Step 1: Error report: 8 + 8 = 16 leaves numbers that cannot make 24. Advice: do not use "
+    "8 + 8 = 16 from 4 7 8 8; combine a different pair. Recommendation or Reject: Reject\n"
+    "Confidence score: 0.3"
+)
+
+
+async def test_the_engine_condenses_by_reading_the_experience_and_keeps_the_advice_once() -> None:
+    domain = Game24Domain(Hand.parse("4 7 8 8"))
+    experience = "\n#\n".join(REJECTED.format(i=i) for i in (1, 2))
+    (reply,) = await run_engine(
+        engine_call("bot_condense", domain.prompt("condense", experience=experience))
+    )
+    assert reply.count("do not use 8 + 8 = 16 from 4 7 8 8") == 1
+    assert "Analysis Report" not in reply and len(reply) < len(experience)
+    # Read again with a new entry: the old lesson is kept once, the new one added.
+    other = (
+        REJECTED.format(i=3)
+        .replace("8 + 8 = 16", "8 * 7 = 56")
+        .replace(
+            "Two numbers selected: 8 8, Operation: +, New number calculated: 16",
+            "Two numbers selected: 8 7, Operation: *, New number calculated: 56",
+        )
+    )
+    (again,) = await run_engine(
+        engine_call("bot_condense", domain.prompt("condense", experience=f"{reply}\n#\n{other}"))
+    )
+    assert again.count("do not use 8 + 8 = 16") == 1 and again.count("do not use 8 * 7 = 56") == 1
+
+
+def first_steps(texts: Iterable[str]) -> Counter[str]:
+    out: Counter[str] = Counter()
+    for text in texts:
+        m = re.search(r"Two numbers selected: (\S+) (\S+), Operation: (\S)", text)
+        assert m is not None
+        out[f"{m[1]} {m[3]} {m[2]}"] += 1
+    return out
+
+
+async def test_the_engine_learns_from_condensed_advice_through_the_prompt_text() -> None:
+    domain = Game24Domain(Hand.parse("4 7 8 8"))
+    condensed = (
+        "Advice and error reports so far:\n- Error report: 8 - 7 = 1 leaves numbers that "
+        "cannot make 24. Advice: do not use 8 - 7 = 1 from 4 7 8 8; combine a different pair."
+    )
+    blank = await run_engine(
+        engine_call("bot_step", domain.prompt("step", experience="", chain=[]), 200)
+    )
+    told = await run_engine(
+        engine_call("bot_step", domain.prompt("step", experience=condensed, chain=[]), 200)
+    )
+    # 8 - 7 is among the engine's favourite openings; told not to, it nearly never plays it.
+    assert first_steps(blank)["8 - 7"] >= 20
+    assert first_steps(told)["8 - 7"] <= first_steps(blank)["8 - 7"] // 5
+
+
+async def test_the_engine_reuses_a_chain_shown_without_analysis_that_reaches_the_target() -> None:
+    domain = Game24Domain(Hand.parse("4 7 8 8"))
+    chain = (
+        "1. Reasoning chains of this iteration, without analysis\nChain 1 (total score 3):\n---\n"
+        "Step 1: Step 1, Current set: 4 7 8 8, Two numbers selected: 8 8, Operation: /, New "
+        "number calculated: 1, Remaining numbers: 4 7, New set: 1 4 7\n"
+        "Step 2: Step 2, Current set: 1 4 7, Two numbers selected: 7 1, Operation: -, New "
+        "number calculated: 6, Remaining numbers: 4, New set: 4 6\n"
+        "Step 3: Step 3, Current set: 4 6, Two numbers selected: 6 4, Operation: *, New "
+        "number calculated: 24, Remaining numbers: none, New set: 24\n---"
+    )
+    blank = await run_engine(
+        engine_call("bot_step", domain.prompt("step", experience="", chain=[]), 200)
+    )
+    shown = await run_engine(
+        engine_call("bot_step", domain.prompt("step", experience=chain, chain=[]), 200)
+    )
+    assert first_steps(shown)["8 / 8"] > 2 * max(first_steps(blank)["8 / 8"], 5)
+    # A chain that does not reach 24, shown the same way, teaches nothing (the samples
+    # differ, as any change of the prompt changes them, but 8 / 8 stays a minor opening).
+    wrong = chain.replace(
+        "Operation: *, New number calculated: 24", "Operation: +, New number calculated: 10"
+    ).replace("New set: 24", "New set: 10")
+    unmoved = await run_engine(
+        engine_call("bot_step", domain.prompt("step", experience=wrong, chain=[]), 200)
+    )
+    assert first_steps(unmoved)["8 / 8"] < 2 * max(first_steps(blank)["8 / 8"], 5)
+    assert first_steps(unmoved)["8 / 8"] < first_steps(shown)["8 / 8"] // 4
+
+
+async def test_the_engine_judges_similarity_from_the_two_steps_it_reads() -> None:
+    domain = Game24Domain(Hand.parse("4 7 8 8"))
+
+    async def judged(a: str, b: str) -> float:
+        (text,) = await run_engine(engine_call("bot_similar", domain.prompt("similar", a=a, b=b)))
+        value = g24.parse_similarity(text)
+        assert value is not None
+        return value
+
+    assert await judged("7 - 4 = 3 (left: 3 8 8)", "7 - 4 = 3 (left: 3 8 8)") == 1.0
+    assert await judged("8 + 4 = 12 (left: 7 8 12)", "4 + 8 = 12 (left: 7 8 12)") == 1.0
+    assert await judged("7 - 4 = 3 (left: 3 8 8)", "8 / 8 = 1 (left: 1 4 7)") < 0.7
+    with pytest.raises(Exception, match="cannot read"):
+        await run_engine(engine_call("bot_similar", (Message("user", "Compare these."),)))
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"experience": "cumulative"},
+        {"experience": "chains"},
+        {"experience": "none"},
+        {"examples": True},
+        {"aggregation": "greedy", "similarity": "model"},
+    ],
+)
+async def test_no_variant_call_touches_the_context(options: dict[str, Any]) -> None:
+    recorder = Recorder(OfflineModel(seed=5))
+    await solve(
+        BoT(BoTConfig(iterations=2, trees=3, **options)),
+        Game24Domain(Hand.parse("3 3 8 8")),
+        recorder,
+        seed=5,
+    )
+    engine = OfflineModel(seed=5)
+    purposes = set()
+    for call, texts in recorder.calls:
+        again = await engine.generate(dataclasses.replace(call, context=Untouchable()))
+        assert again.texts == texts, call.purpose
+        purposes.add(call.purpose)
+    extra = {"cumulative": "bot_condense"}.get(options.get("experience", ""))
+    if extra:
+        assert extra in purposes
+    if options.get("similarity") == "model":
+        assert "bot_similar" in purposes
+    if options.get("experience") == "chains":
+        assert "bot_feedback" not in purposes
+
+
+# ------------------------------------------------------------------ no benchmark answers
+
+BENCHMARK = {tuple(sorted(int(n) for n in e.hand.numbers)) for e in catalogue() if e.solvable}
+"""Every solvable hand of four cards 1-13: ToT's 1,362 hands, our catalogue, the hardest 100."""
+_GROUP = re.compile(r"(?=(?<![\d/.])(\d+)[ ,]+(\d+)[ ,]+(\d+)[ ,]+(\d+)(?![\d/.]))")
+
+
+def sorted_key(hand: Hand) -> tuple[int, ...]:
+    return tuple(sorted(int(n) for n in hand.numbers))
+
+
+def benchmark_answers(text: str) -> list[str]:
+    """Each benchmark hand the text shows together with its answer: an expression of exactly
+    its numbers that makes 24, or steps from it that end at 24, before the next hand."""
+    found = []
+    spots = [(m.start(), tuple(int(g) for g in m.groups())) for m in _GROUP.finditer(text)]
+    for k, (start, numbers) in enumerate(spots):
+        key = tuple(sorted(numbers))
+        if key not in BENCHMARK:
+            continue
+        ends = [s for s, other in spots[k + 1 :] if tuple(sorted(other)) != key]
+        segment = text[start : ends[0] if ends else len(text)]
+        hand = Hand.parse(" ".join(map(str, numbers)))
+        domain = Game24Domain(hand)
+        state = domain.start()
+        shown = False
+        for line in segment.splitlines():
+            candidate = line.split(":")[-1].split("=")[0].strip()
+            if candidate and check_answer(hand, candidate).ok:
+                shown = True
+            steps = [s for s in domain.parse_steps(line, state) if s.valid]
+            if steps and steps[0].state is not None:
+                state = steps[0].state
+        if shown or domain.is_goal(state):
+            found.append(" ".join(map(str, numbers)))
+    return found
+
+
+def test_the_detector_finds_a_benchmark_hand_with_its_answer() -> None:
+    # The judge's old shot (ToT's data) and a chain of steps: both are caught.
+    assert benchmark_answers("Input: 4 9 10 13\nAnswer: (13 - 9) * (10 - 4) = 24\nJudge: sure")
+    steps = "\n".join(
+        [
+            "The numbers are: 4 7 8 8.",
+            bot_text("4 7 8 8", "8", "/", "8", "1", "4 7", "1 4 7", 0.9),
+            bot_text("1 4 7", "7", "-", "1", "6", "4", "4 6", 0.9),
+            bot_text("4 6", "6", "*", "4", "24", "none", "24", 0.9),
+        ]
+    )
+    assert benchmark_answers(steps) == ["4 7 8 8"]
+    # A hand with a wrong answer, or the question alone, is not.
+    assert not benchmark_answers("Input: 4 9 10 13\nAnswer: (13 - 4) * (10 - 9) = 24")
+    assert not benchmark_answers("The numbers are: 4 7 8 8.\nStep 1, ...")
+
+
+def role_args(domain: Game24Domain, role: str) -> dict[str, Any]:
+    state = domain.start()
+    chain = [(bot_text("4 7 8 8", "8", "+", "8", "16", "4 7", "4 7 16", 0.3), 0.3)]
+    table: dict[str, dict[str, Any]] = {
+        "io": {},
+        "cot": {"steps": ()},
+        "propose": {"state": state},
+        "value": {"state": state},
+        "judge": {"answer": "4 + 7 + 8 + 8"},
+        "step": {"experience": "", "chain": chain, "examples": True},
+        "evaluate": {"chain": [], "step": chain[0][0]},
+        "analyze": {"chain": [chain[0][0]]},
+        "condense": {"experience": "1. Reasoning chain and comments"},
+        "similar": {"a": "8 + 8 = 16 (left: 4 7 16)", "b": "7 - 4 = 3 (left: 3 8 8)"},
+        "guide": {"turns": [], "turn": 1, "total": 3},
+        "respond": {"turns": [], "guidance": "Try again.", "mode": "free"},
+        "examples": {},
+    }
+    return table[role]
+
+
+@pytest.mark.parametrize("role", sorted(g24.ROLES - {"examples"}))
+def test_no_prompt_of_any_role_shows_a_benchmark_hand_with_its_answer(role: str) -> None:
+    domain = Game24Domain(Hand.parse("4 7 8 8"))
+    messages = domain.prompt(role, **role_args(domain, role))
+    text = "\n".join(m.content for m in messages)
+    assert benchmark_answers(text) == [], role
