@@ -998,3 +998,7 @@ def _move_aside(path: Path) -> Path:
         if side.exists():
             side.rename(aside.with_name(aside.name + suffix))
     return aside
+
+
+move_aside = _move_aside
+"""Keep a damaged file of ponder's (this one, the experience library) under a new name."""

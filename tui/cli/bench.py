@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from tui.cli import options
+from tui.cli import library, options
 from tui.cli.kinds import SolverCommands, add_kind_parsers, kind_commands
 from tui.cli.solve import CONFIG_ERRORS, check_roles, refuse_unsolvable, run_stoppable
 from tui.cli.usage import UsageError, visible
@@ -88,6 +88,7 @@ def _add_kind_arguments(kind: PuzzleKind, solver: SolverCommands, kp: Parser) ->
     _add_plot_flags(kp)
     options.add_method_options(kp)
     options.add_model_options(kp)
+    library.add_library_options(kp, command="bench")
     kp.set_defaults(run=partial(run, kind, solver), parser=kp)
 
 
@@ -148,6 +149,7 @@ def run(kind: PuzzleKind, solver: SolverCommands, args: argparse.Namespace) -> i
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
     shard = parse_shard(args.shard)
+    methods = library.with_library(args, chosen)
     err = Console(stderr=True)
     progress = Progress(
         "[progress.description]{task.description}",
@@ -198,7 +200,7 @@ def run(kind: PuzzleKind, solver: SolverCommands, args: argparse.Namespace) -> i
             err.print(Text(f"ponder: {visible(note)}"))
         results = run_stoppable(
             run_bench(
-                [method for _, method in chosen],
+                methods,
                 hands,
                 lambda: make_model(settings, seed=seed),
                 guide_model_for=(lambda: make_model(guide, seed=seed)) if guide else None,
@@ -211,6 +213,7 @@ def run(kind: PuzzleKind, solver: SolverCommands, args: argparse.Namespace) -> i
                 on_result=record,
             )
         )
+    library.close_library(methods)
     size = len(hands) if shard is None else len(range(shard[0] - 1, len(hands), shard[1]))
     if file is not None:
         # The table covers every run the file holds, this session's and earlier ones.

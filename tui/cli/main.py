@@ -11,7 +11,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from tui.cli import bench, replay, serve, solve, verify
+from tui.cli import bench, library, replay, serve, solve, verify
 from tui.cli.kinds import add_puzzles_parser
 from tui.cli.usage import HelpFormatter, Parser, UsageError, visible
 from tui.exitcodes import ExitCode, exit_codes_help
@@ -37,6 +37,7 @@ def build_parser() -> Parser:
     verify.add_parser(sub, **common)
     replay.add_parser(sub, **common)
     serve.add_parser(sub, **common)
+    library.add_parser(sub, **common)
     return parser
 
 

@@ -14,7 +14,7 @@ from collections.abc import Coroutine
 from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from tui.cli import options
+from tui.cli import library, options
 from tui.cli.kinds import SolverCommands, add_kind_parsers, kind_commands
 from tui.cli.usage import UsageError, json_line
 from tui.exitcodes import ExitCode
@@ -88,6 +88,7 @@ def _add_kind_arguments(kind: PuzzleKind, solver: SolverCommands, kp: Parser) ->
     )
     options.add_method_options(kp)
     options.add_model_options(kp)
+    library.add_library_options(kp, command="solve")
     kp.set_defaults(run=partial(run, kind, solver), parser=kp)
 
 
@@ -115,6 +116,7 @@ def run(kind: PuzzleKind, solver: SolverCommands, args: argparse.Namespace) -> i
     ((spec, method),) = options.chosen_methods(args, [args.method])
     check_roles(spec, puzzle.domain)
     settings = options.settings(args)
+    (method,) = learning = library.with_library(args, [(spec, method)])
     deadline = options.deadline(args, settings)
     guide_settings = options.guide_settings(args, settings)
     seed = settings.seed if settings.seed is not None else 0
@@ -161,6 +163,8 @@ def run(kind: PuzzleKind, solver: SolverCommands, args: argparse.Namespace) -> i
         finish, error_kind = run_stoppable(play())
     except TraceError as exc:
         raise UsageError(str(exc)) from exc
+    finally:
+        library.close_library(learning)
     return run_exit_code(finish is not None and finish.solved, error_kind)
 
 
