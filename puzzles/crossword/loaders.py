@@ -84,6 +84,9 @@ MAX_PUZZLES = 5_000
 under 3 s, where fifty times as many took most of a minute and 1.4 GB."""
 MAX_ENUMERATION = 40
 """Longest enumeration (``3,4`` or ``2-5``) read from a clue, in characters."""
+MAX_CLUE_CHARS = 2_000
+"""Longest clue read, in characters: published clues run to a couple of hundred; a longer
+one is a damaged or hostile file, and would fill every screen and prompt it reaches."""
 _TOT_CLUES = ("h1", "h2", "h3", "h4", "h5", "v1", "v2", "v3", "v4", "v5")
 
 
@@ -127,6 +130,8 @@ def load_crosswords(
     kind = detect_format(data)
     if kind == "puz":
         return [parse_puz(data, file, verify_checksums=verify_checksums)]
+    if file.suffix.lower() == ".puz":
+        raise PuzzleFileError(file, "is not an Across Lite .puz file (no ACROSS&DOWN header)")
     parsed = _json(file, data)
     if isinstance(parsed, list):
         return parse_tot(parsed, file)
@@ -168,6 +173,10 @@ def tot_puzzle(clues: Sequence[str], letters: Sequence[str] | str, **meta: Any) 
     for name, clue in zip(_TOT_CLUES, clues, strict=True):
         if not isinstance(clue, str):
             raise CrosswordError(f"clue {name} is a {type(clue).__name__}, not text")
+        if len(clue) > MAX_CLUE_CHARS:
+            raise CrosswordError(
+                f"clue {name} is {len(clue):,} characters long; at most {MAX_CLUE_CHARS:,} are read"
+            )
     if isinstance(letters, str):
         cells = list(letters.strip().replace(" ", ""))
     elif isinstance(letters, Sequence):
@@ -239,9 +248,24 @@ def to_tot(crossword: Crossword) -> list[Any]:
 def parse_ipuz(data: Any, path: str | os.PathLike[str] = "<data>") -> Crossword:
     """A crossword from an ipuz document (already parsed from JSON)."""
     try:
-        return _parse_ipuz(data, path)
+        return _playable(_parse_ipuz(data, path), path)
     except CrosswordError as exc:
         raise PuzzleFileError(path, str(exc)) from None
+
+
+def _playable(crossword: Crossword, path: str | os.PathLike[str]) -> Crossword:
+    """The crossword, unless it has no word to play or a clue longer than
+    :data:`MAX_CLUE_CHARS` (:class:`PuzzleFileError` saying which)."""
+    if not crossword.grid.slots:
+        raise PuzzleFileError(path, "has no words: no run of two or more letters across or down")
+    for clue in crossword.clues:
+        if len(clue.text) > MAX_CLUE_CHARS:
+            raise PuzzleFileError(
+                path,
+                f"clue {clue.slot.label} is {len(clue.text):,} characters long; "
+                f"at most {MAX_CLUE_CHARS:,} are read",
+            )
+    return crossword
 
 
 def _parse_ipuz(data: Any, path: str | os.PathLike[str]) -> Crossword:
@@ -443,7 +467,10 @@ def _checksum(data: bytes, value: int = 0) -> int:
 
 def _decode(raw: bytes, utf8: bool) -> str:
     if utf8:
-        return raw.decode("utf-8", errors="replace")
+        try:
+            return raw.decode("utf-8")
+        except UnicodeDecodeError:
+            pass  # a 2.0 file written by a program that kept Windows-1252: read it as that
     try:
         return raw.decode("cp1252")  # what Across Lite writes; a superset of Latin-1's letters
     except UnicodeDecodeError:
@@ -524,8 +551,14 @@ def parse_puz(
             elif ch.upper() in LETTERS:
                 row.append(ch.upper())
             else:
+                # '-' marks an empty square of the fill grid: the header's size is wrong.
+                hint = (
+                    f" (the header's {width} x {height} does not fit the grids)"
+                    if ch == "-"
+                    else ""
+                )
                 raise PuzzleFileError(
-                    path, f"solution cell {r + 1},{c + 1} holds {ch!r}, not a letter"
+                    path, f"solution cell {r + 1},{c + 1} holds {ch!r}, not a letter{hint}"
                 )
         rows.append("".join(row))
     try:
@@ -541,7 +574,7 @@ def parse_puz(
         Clue(slot, _decode(raw, utf8).strip()) for slot, raw in zip(ordered, clue_raw, strict=True)
     )
     try:
-        return Crossword(
+        crossword = Crossword(
             tuple(rows),
             clues,
             title=_decode(title, utf8).strip(),
@@ -552,6 +585,7 @@ def parse_puz(
         )
     except CrosswordError as exc:
         raise PuzzleFileError(path, str(exc)) from None
+    return _playable(crossword, path)
 
 
 def _verify(
