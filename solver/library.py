@@ -17,10 +17,12 @@ the file; nothing here deletes or moves a file.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import re
 import sqlite3
+import threading
 import uuid
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -248,6 +250,8 @@ class ExperienceLibrary:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path).expanduser()
         self._db: sqlite3.Connection | None = None
+        # One connection, used by one thread at a time (runs read and write off the loop).
+        self._lock = threading.RLock()
 
     @property
     def name(self) -> str:
@@ -261,14 +265,16 @@ class ExperienceLibrary:
 
     def open(self) -> ExperienceLibrary:
         """Open, check and set up the file now; returns self."""
-        self._connection()
+        with self._lock:
+            self._connection()
         return self
 
     def close(self) -> None:
-        if self._db is not None:
-            with contextlib.suppress(sqlite3.Error):
-                self._db.close()
-            self._db = None
+        with self._lock:
+            if self._db is not None:
+                with contextlib.suppress(sqlite3.Error):
+                    self._db.close()
+                self._db = None
 
     # -- writing
 
@@ -360,27 +366,29 @@ class ExperienceLibrary:
 
     @contextlib.contextmanager
     def _reading(self, action: str) -> Any:
-        db = self._connection()
-        try:
-            yield db
-        except sqlite3.Error as err:
-            raise self._error(action, err) from err
+        with self._lock:
+            db = self._connection()
+            try:
+                yield db
+            except sqlite3.Error as err:
+                raise self._error(action, err) from err
 
     @contextlib.contextmanager
     def _transaction(self, action: str) -> Any:
-        db = self._connection()
-        try:
-            db.execute("BEGIN IMMEDIATE")
+        with self._lock:
+            db = self._connection()
             try:
-                yield db
-                db.execute("COMMIT")
-            except BaseException:
-                if db.in_transaction:
-                    with contextlib.suppress(sqlite3.Error):
-                        db.execute("ROLLBACK")
-                raise
-        except sqlite3.Error as err:
-            raise self._error(action, err) from err
+                db.execute("BEGIN IMMEDIATE")
+                try:
+                    yield db
+                    db.execute("COMMIT")
+                except BaseException:
+                    if db.in_transaction:
+                        with contextlib.suppress(sqlite3.Error):
+                            db.execute("ROLLBACK")
+                    raise
+            except sqlite3.Error as err:
+                raise self._error(action, err) from err
 
     def _error(self, action: str, err: sqlite3.Error) -> LibraryError:
         detail = str(err) or type(err).__name__
@@ -403,7 +411,12 @@ class ExperienceLibrary:
                 self.name, f"cannot create its folder: {err.strerror or err}"
             ) from err
         try:
-            db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+            db = sqlite3.connect(
+                self.path,
+                timeout=BUSY_TIMEOUT_MS / 1000,
+                isolation_level=None,
+                check_same_thread=False,  # self._lock serialises its use
+            )
         except sqlite3.Error as err:
             raise self._error("open it", err) from err
         try:
@@ -524,7 +537,11 @@ class WithLibrary:
         puzzle = puzzle_text(domain)
         if self.read:
             try:
-                past = self.library.relevant(domain.kind, puzzle, self.budget, method=self.name)
+                # Off the event loop: a file another program has locked must not hold up an
+                # app's screen while SQLite waits for it.
+                past = await asyncio.to_thread(
+                    self.library.relevant, domain.kind, puzzle, self.budget, method=self.name
+                )
             except LibraryError as err:
                 self.notes(f"{err}; this run starts without past experience")
                 past = []
@@ -539,9 +556,16 @@ class WithLibrary:
         finally:
             # Also after a model error or an early stop (StopRun): what was learned holds.
             if self.write and added and not _cancelled():
-                self._store(added, domain.kind, ctx.model.name, puzzle)
+                problem = await asyncio.to_thread(
+                    self._store, added, domain.kind, ctx.model.name, puzzle
+                )
+                if problem:
+                    self.notes(problem)
 
-    def _store(self, added: Sequence[ExperienceAdded], kind: str, model: str, puzzle: str) -> None:
+    def _store(
+        self, added: Sequence[ExperienceAdded], kind: str, model: str, puzzle: str
+    ) -> str | None:
+        """Store the run's entries; a message when they could not be stored."""
         # An entry whose chain and report came back within the run is sent as a pointer to
         # the earlier one ("the same ... as entry 2"): meaningless to another run, not kept.
         seen: set[tuple[tuple[str, ...], str]] = set()
@@ -556,11 +580,10 @@ class WithLibrary:
         try:
             self.stored += self.library.add(entries)
         except LibraryError as err:
-            self.notes(f"{err}; this run's {len(entries)} experience entries were not stored")
+            return f"{err}; this run's {len(entries)} experience entries were not stored"
+        return None
 
 
 def _cancelled() -> bool:
-    import asyncio
-
     task = asyncio.current_task()
     return task is not None and task.cancelling() > 0
