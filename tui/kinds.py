@@ -34,6 +34,9 @@ class PuzzleKind:
     """``module:Class`` of its screen; None while it cannot be played in the app."""
     domain: str | None = None
     """``module:Class`` of its domain adapter; None while the solvers cannot play it."""
+    checks: str = "Arithmetic"
+    """What the solver pane's first tab lists: the solver's claims checked exactly
+    (arithmetic for numbers, words against their crossings for crosswords)."""
 
     @property
     def playable(self) -> bool:
@@ -75,6 +78,7 @@ KINDS: dict[str, PuzzleKind] = {
             ("crosswords", "mini"),
             screen="tui.screens.crossword:CrosswordScreen",
             domain="solver.domains.crossword:CrosswordDomain",
+            checks="Words",
         ),
         PuzzleKind(
             "wordproblem",

@@ -484,6 +484,11 @@ class AlgebraProblem:
     answer: tuple[sympy.Expr, ...]
     given: sympy.Expr | None = None
 
+    @property
+    def topic(self) -> str:
+        """The kind, as a word problem's topic is read (``factor``)."""
+        return self.kind
+
     def public_view(self) -> dict[str, str]:
         """Exactly what a player sees: never the answer."""
         return {

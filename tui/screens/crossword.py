@@ -12,7 +12,8 @@ the command palette.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import os
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from rich.text import Text
@@ -89,6 +90,11 @@ class CrosswordCommands(ScreenCommands):
         yield ("Check puzzle", "ctrl+a: mark every wrong letter", screen.check_puzzle)
         yield ("Reveal letter", "ctrl+r: the square under the cursor", screen.reveal_letter)
         yield ("Reveal word", "ctrl+u: the whole current clue", screen.reveal_word)
+        yield (
+            "Reveal puzzle",
+            "ctrl+y: every square (solved with the solution shown: no streak)",
+            screen.reveal_puzzle,
+        )
         yield ("Pencil mode", "ctrl+e: letters you are not sure of", screen.action_pencil)
         yield ("Solver's board", "ctrl+g: its latest letters over yours", screen.action_ghost)
         yield ("Give up", "ctrl+x: show the solution and your measures", screen.action_give_up)
@@ -110,6 +116,7 @@ class CrosswordScreen(PuzzleScreen):
         Binding("ctrl+a", "check('puzzle')", "Check all", show=False, id="crossword.check_all"),
         Binding("ctrl+r", "reveal('letter')", "Reveal", id="crossword.reveal"),
         Binding("ctrl+u", "reveal('word')", "Reveal word", show=False, id="crossword.reveal_word"),
+        Binding("ctrl+y", "reveal('puzzle')", "Reveal all", show=False, id="crossword.reveal_all"),
         Binding("ctrl+e", "pencil", "Pencil", id="crossword.pencil"),
         Binding("ctrl+g", "ghost", "Ghost", id="crossword.ghost"),
         Binding("ctrl+x", "give_up", "Give up", show=False, id="crossword.give_up"),
@@ -132,6 +139,12 @@ class CrosswordScreen(PuzzleScreen):
         self.wrong: set[Cell] = set()
         self.right: set[Cell] = set()
         self.revealed: set[Cell] = set()
+        self.shown: set[Cell] = set()
+        """Squares a reveal showed (every square of the letter, word or grid revealed, also
+        those already right); once they cover the grid, the solution was shown."""
+        self.collection: tuple[Sequence[Crossword], int] | None = None
+        """The puzzles of the file this one came from, and its place there (ctrl+n: the
+        next)."""
         self.checks = 0
         self.verdict: Verdict | None = None
         """The player's board measured when the puzzle ended."""
@@ -169,6 +182,39 @@ class CrosswordScreen(PuzzleScreen):
             raise ValueError(f"its crossword cannot be read ({exc})") from None
         return cls(crossword, "replay", replay=replay)
 
+    FILES = "a ToT JSON list (mini0505.json), an ipuz file or an Across Lite .puz file"
+    """What a file opened from home may hold (home offers a file for kinds that say)."""
+
+    @classmethod
+    def load_file(cls, path: str | os.PathLike[str]) -> list[Crossword]:
+        """Every crossword of a file; :class:`PuzzleFileError` (a ValueError) says what is
+        wrong with a file that cannot be played."""
+        from puzzles.crossword import PuzzleFileError, load_crosswords
+
+        found = load_crosswords(path)
+        if not found:
+            raise PuzzleFileError(path, "holds no puzzle")
+        for crossword in found:
+            if not crossword.grid.slots:
+                raise PuzzleFileError(path, "holds a grid with no words to fill")
+        return found
+
+    @classmethod
+    def preview(cls, crossword: Crossword) -> str:
+        """One line for the list of a file's puzzles: its size, its clues, how it starts."""
+        grid = crossword.grid
+        title = f"{visible(crossword.title)} · " if crossword.title else ""
+        first = crossword.clues[0] if crossword.clues else None
+        clue = f"{first.slot.label}: {visible(first.text)}" if first is not None else "no clues"
+        return f"{grid.height}×{grid.width} · {title}{clue}"[:200]
+
+    @classmethod
+    def from_file(cls, found: Sequence[Crossword], index: int) -> CrosswordScreen:
+        """The ``index``-th puzzle of a file (ctrl+n goes on to the next)."""
+        screen = cls(found[index], "file")
+        screen.collection = (found, index)
+        return screen
+
     def compose_puzzle(self) -> ComposeResult:
         with Center(id="cw-centre"):
             yield CrosswordGrid(id="cw-grid")
@@ -200,6 +246,9 @@ class CrosswordScreen(PuzzleScreen):
     @property
     def puzzle_text(self) -> str:
         title = visible(self.crossword.title or "mini crossword")
+        if self.collection is not None and not self.crossword.title:
+            found, index = self.collection
+            title = f"mini {index + 1} of {len(found)}"
         return title if len(title) <= _TITLE_CHARS else title[: _TITLE_CHARS - 1] + "…"
 
     def title_text(self) -> Text:
@@ -228,6 +277,14 @@ class CrosswordScreen(PuzzleScreen):
         return "/".join(self.crossword.solution)
 
     def won_text(self, answer: str) -> Text:
+        if self.solution_shown:
+            text = Text.assemble(
+                ("Solution shown", "bold yellow"),
+                " (every square revealed): no streak or best time. ctrl+n: a new mini.\n",
+            )
+            if self.verdict is not None:
+                text.append_text(measures_text(self.verdict))
+            return text
         help_used = (
             f" with help {self.hints_used} time{'s' * (self.hints_used != 1)}"
             if self.hints_used
@@ -291,7 +348,7 @@ class CrosswordScreen(PuzzleScreen):
                 right=frozenset(self.right),
                 revealed=frozenset(self.revealed),
                 ghost=self.ghost if self.show_ghost else None,
-                won=self.over and not self.gave_up,
+                won=self.over and not self.gave_up and not self.solution_shown,
             )
         )
         line = Text()
@@ -410,6 +467,8 @@ class CrosswordScreen(PuzzleScreen):
     def win(self, verdict: Verdict) -> None:
         self.verdict = verdict
         self.finish(True, self.board_text())
+        if self.solution_shown:
+            self.query_one("#puzzle").remove_class("-won")  # no win to celebrate
         self.refresh_grid()
 
     def board_text(self) -> str:
@@ -486,7 +545,7 @@ class CrosswordScreen(PuzzleScreen):
         self.refresh_grid()
         self.refresh_title()
 
-    def action_reveal(self, scope: Literal["letter", "word"]) -> None:
+    def action_reveal(self, scope: Scope) -> None:
         if self.refuse_when_over():
             return
         cells = [
@@ -502,6 +561,10 @@ class CrosswordScreen(PuzzleScreen):
             self.board = self.board.write(cell, self.crossword.letter(cell))
             self.revealed.add(cell)
             self.wrong.discard(cell)
+        self.shown.update(self.cells_of(scope))
+        if self.shown >= set(self.crossword.grid.cells()):
+            # The whole solution was shown: filling the grid now is no win of the player's.
+            self.solution_shown = True
         self.say(f"Revealed {len(cells)} letter{'s' * (len(cells) != 1)}.")
         self.refresh_title()
         self.after_change()
@@ -520,6 +583,9 @@ class CrosswordScreen(PuzzleScreen):
 
     def reveal_word(self) -> None:
         self.action_reveal("word")
+
+    def reveal_puzzle(self) -> None:
+        self.action_reveal("puzzle")
 
     def action_pencil(self) -> None:
         self.pencil = not self.pencil
@@ -569,7 +635,25 @@ class CrosswordScreen(PuzzleScreen):
         self.action_solver_options()
 
     def action_new_mini(self) -> None:
-        self.action_new()
+        if self.collection is None:
+            self.action_new()
+            return
+        found, index = self.collection
+        self.release_result()
+        self.app.switch_screen(self.from_file(found, (index + 1) % len(found)))
+
+    def start_solver(self, fresh: bool = False) -> None:
+        from solver.domains.crossword import MINI_MAX
+
+        grid = self.crossword.grid
+        if grid.height > MINI_MAX or grid.width > MINI_MAX:
+            self.say(
+                f"The solvers play mini crosswords only (at most {MINI_MAX} x {MINI_MAX}); "
+                f"this one is {grid.height} x {grid.width}. The grid is yours to play.",
+                "yellow",
+            )
+            return
+        super().start_solver(fresh)
 
     def say(self, message: str | Text, style: str = "") -> None:
         # The base's "Press space to start it" is ctrl+s here.

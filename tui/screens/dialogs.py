@@ -82,6 +82,7 @@ LEGEND = (
     ("changed", "the candidate answer differs from the last turn's"),
     ("The status line", ""),
     ("✓ ≈ ✗", "arithmetic claims checked exactly: right, right after rounding, wrong"),
+    ("words ✓ ✗", "crosswords: a word checked against its slot and crossing letters"),
     ("calls, tokens", "model calls made and tokens they used (cost from the prices set)"),
     ("thinking…", "under it, the last line of a reply still streaming in"),
     ("Rounds tab", "chain score and exact check (✓ 1, ✗ 0) of each iteration or turn"),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -10,6 +12,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import (
+    Button,
     DataTable,
     Header,
     Input,
@@ -27,11 +30,12 @@ from tui.widgets.footer import KeyHints
 from tui.widgets.times_plot import TimesPlot
 
 if TYPE_CHECKING:
-    from tui.store import Result
+    from tui.store import Result, Stats
 
 __all__ = ["HomeScreen", "SeedInput"]
 
 ANY_LEVEL = "any"
+ANY_TOPIC = "any"
 HANDICAP_CHOICES = [
     ("none", "none"),
     ("1 s a call", "delay:1"),
@@ -53,6 +57,8 @@ def handicap_of(delay: float, calls: int) -> str:
 
 _WIDE_HISTORY = 48
 """Columns the recent-games table needs to show every column."""
+_WIDE_KINDS = 40
+"""Columns the kinds list needs to show each kind's best streak beside its current one."""
 
 
 class SeedInput(Input):
@@ -78,6 +84,7 @@ class HomeScreen(PonderScreen):
     BINDINGS = [
         Binding("enter", "play", "Play", id="home.play", priority=False),
         Binding("p", "play", "Play", id="home.play_p"),
+        Binding("o", "open_file", "Open file", id="home.open_file"),
         Binding("s", "settings", "Settings", id="home.settings"),
     ]
 
@@ -95,6 +102,11 @@ class HomeScreen(PonderScreen):
                     yield Select(
                         _level_choices(self.kind), value=ANY_LEVEL, allow_blank=False, id="level"
                     )
+                with Horizontal(classes="field", id="topic-field"):
+                    yield Static("Topic", classes="field-label")
+                    yield Select(
+                        _topic_choices(self.kind), value=ANY_TOPIC, allow_blank=False, id="topic"
+                    )
                 with Horizontal(classes="field"):
                     yield Static("Solver", classes="field-label")
                     yield Select(
@@ -109,6 +121,9 @@ class HomeScreen(PonderScreen):
                 with Horizontal(classes="field", id="own-field"):
                     yield Static("Your own", classes="field-label")
                     yield Input(placeholder="", id="own")
+                with Horizontal(classes="field", id="file-field"):
+                    yield Static("Your file", classes="field-label")
+                    yield Button("Open a file… (o)", id="open-file")
                 with Horizontal(classes="field"):
                     yield Static("Race mode", classes="field-label")
                     yield Switch(value=False, id="race")
@@ -159,6 +174,7 @@ class HomeScreen(PonderScreen):
         self.query_one("#model-line", Static).update(
             Text.assemble(("Model: ", "bold"), app.model_label, ("   (s: settings)", "dim"))
         )
+        self._show_streaks()
         stats = app.stats()
         if stats is None or not stats.played:
             text = Text(f"No games yet. Pick {self.kind.label} and press enter.", style="dim")
@@ -191,6 +207,31 @@ class HomeScreen(PonderScreen):
         plot = self.query_one(TimesPlot)
         plot.show(app.recent(30) if self.size.height >= 30 else [])
 
+    def kind_stats(self, kind: str) -> Stats | None:
+        """The player's figures on one kind, or None (no store, or it cannot be read: the
+        stats line says why)."""
+        store = self.ponder.store
+        if store is None:
+            return None
+        from tui.store import StoreError
+
+        try:
+            stats: Stats = store.stats(kind)
+        except StoreError as exc:
+            self.ponder.store_message = str(exc)
+            return None
+        return stats
+
+    def _show_streaks(self) -> None:
+        """Each kind's current streak (and best) beside it in the list."""
+        kinds = self.query_one("#kinds", OptionList)
+        wide = kinds.size.width == 0 or kinds.size.width >= _WIDE_KINDS
+        for at, kind in enumerate(KINDS.values()):
+            if kind.playable:
+                kinds.replace_option_prompt_at_index(
+                    at, _kind_prompt(kind, self.kind_stats(kind.name), wide)
+                )
+
     def on_resize(self) -> None:
         self.call_after_refresh(self.refresh_home)
 
@@ -222,12 +263,65 @@ class HomeScreen(PonderScreen):
         self.ponder.push_screen(screen)
 
     def _show_own(self) -> None:
-        """The 'your own' field, for kinds whose screen can read a typed puzzle."""
+        """The fields a kind has: 'your own' for kinds whose screen reads a typed puzzle,
+        a topic for kinds with topics, a file for kinds whose screen reads files."""
         screen_class = self.kind.screen_class() if self.kind.playable else None
         typed = getattr(screen_class, "OWN", None)
         self.query_one("#own-field").display = typed is not None
         if typed is not None:
             self.query_one("#own", Input).placeholder = typed
+        self.query_one("#file-field").display = hasattr(screen_class, "load_file")
+        topics = _topic_choices(self.kind)
+        self.query_one("#topic-field").display = len(topics) > 1
+        topic = self.query_one("#topic", Select)
+        kept = topic.value if topic.value in {v for _, v in topics} else ANY_TOPIC
+        topic.set_options(topics)
+        topic.value = kept
+
+    @property
+    def topic(self) -> str | None:
+        """The topic chosen for the kind (None: any, or a kind without topics)."""
+        if not self.query_one("#topic-field").display:
+            return None
+        value = self.query_one("#topic", Select).value
+        return value if isinstance(value, str) and value != ANY_TOPIC else None
+
+    @on(Button.Pressed, "#open-file")
+    def action_open_file(self) -> None:
+        """Open a file of puzzles of the highlighted kind (a file of many: choose one)."""
+        from tui.screens.open_file import OpenFileDialog
+
+        kind = self.kind
+        screen_class = kind.screen_class()
+        if not hasattr(screen_class, "load_file"):
+            readers = [k.label for k in KINDS.values() if hasattr(k.screen_class(), "load_file")]
+            self.notify(
+                f"No files for {kind.label}: highlight {' or '.join(readers)} first.",
+                severity="warning",
+            )
+            return
+
+        def opened(result: tuple[Path, list[Any]] | None) -> None:
+            if result is not None:
+                self.play_from_file(kind, *result)
+
+        self.ponder.push_screen(OpenFileDialog(screen_class, kind.label), opened)
+
+    def play_from_file(self, kind: PuzzleKind, path: Path, found: list[Any]) -> None:
+        """Play the one puzzle of a file, or let the player choose one of many."""
+        from tui.screens.open_file import ChooseDialog
+
+        screen_class = kind.screen_class()
+        if len(found) == 1:
+            self.ponder.push_screen(screen_class.from_file(found, 0))
+            return
+
+        def chosen(index: int | None) -> None:
+            if index is not None:
+                self.ponder.push_screen(screen_class.from_file(found, index))
+
+        noun = getattr(screen_class, "NOUN", "puzzle")
+        self.ponder.push_screen(ChooseDialog(screen_class, path, found, noun), chosen)
 
     @on(Switch.Changed, "#race")
     def race_changed(self, event: Switch.Changed) -> None:
@@ -253,7 +347,18 @@ class HomeScreen(PonderScreen):
         raw_seed = self.query_one("#seed", Input).value.strip()
         seed = int(raw_seed) if raw_seed.lstrip("-").isdigit() else None
         chosen = None if level in (ANY_LEVEL, Select.BLANK) else str(level)
-        self.ponder.open_puzzle(self.kind.name, chosen, seed=seed)
+        topic = self.topic
+        if topic is None:
+            self.ponder.open_puzzle(self.kind.name, chosen, seed=seed)
+            return
+        try:
+            screen = self.kind.screen_class().deal(
+                chosen, random.randrange(1 << 30) if seed is None else seed, topic
+            )
+        except ValueError as exc:
+            self.notify(f"No such problem: {exc}", severity="warning")
+            return
+        self.ponder.push_screen(screen)
 
     def action_settings(self) -> None:
         self.ponder.action_settings()
@@ -270,6 +375,27 @@ def _kind_options() -> list[Option]:
     ]
 
 
+def _kind_prompt(kind: PuzzleKind, stats: Stats | None, wide: bool = True) -> Text:
+    """A playable kind in the list, with its current streak (and, when there is room, its
+    best) once played."""
+    prompt = Text(f"▶ {kind.label}")
+    if stats is not None and stats.played:
+        best = f" (best {stats.best_streak})" if wide else ""
+        prompt.append(
+            f"  streak {stats.current_streak}{best}",
+            style="bold green" if stats.current_streak else "dim",
+        )
+    return prompt
+
+
+def _topic_choices(kind: PuzzleKind) -> list[tuple[str, str]]:
+    """The topics a kind's puzzles come in (word problems: shopping, ..., algebra)."""
+    screen_class = kind.screen_class() if kind.playable else None
+    topics = getattr(screen_class, "topics", None)
+    listed: tuple[str, ...] = topics() if callable(topics) else ()
+    return [("any topic", ANY_TOPIC), *((topic, topic) for topic in listed)]
+
+
 def _level_choices(kind: PuzzleKind) -> list[tuple[str, str]]:
     levels: tuple[str, ...] = kind.screen_class().LEVELS if kind.playable else ()
     return [("any difficulty", ANY_LEVEL), *((level, level) for level in levels)]
@@ -284,7 +410,7 @@ def _method_choices() -> list[tuple[str, Any]]:
 def _outcome(r: Result) -> str:
     """A result in a word or two for the history table."""
     if r.solved:
-        text = "solved (shown)" if r.solution_shown else "solved"
+        text = "solution shown" if r.solution_shown else "solved"
     else:
         text = "gave up" if r.gave_up else ("left" if r.abandoned else "unsolved")
     if r.race_won is not None:

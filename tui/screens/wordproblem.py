@@ -9,8 +9,9 @@ hints from the worked solution, and giving up.
 
 from __future__ import annotations
 
+import os
 import random
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -32,7 +33,14 @@ from puzzles.arith import (
     parse,
     verify_claim,
 )
-from puzzles.wordproblem import AnswerError, WordProblem, read_answer, show_number
+from puzzles.wordproblem import (
+    AlgebraProblem,
+    AnswerError,
+    Form,
+    WordProblem,
+    read_answer,
+    show_number,
+)
 from solver.text import visible
 from tui.notation import written
 from tui.screens.puzzle import Command, PuzzleScreen, ScreenCommands, clock
@@ -41,6 +49,7 @@ if TYPE_CHECKING:
     from tui.app import Replay
 
 __all__ = [
+    "ALGEBRA",
     "MAX_SCRATCH_LINES",
     "ScratchLine",
     "WordProblemCommands",
@@ -53,6 +62,24 @@ MAX_SCRATCH_LINES = 200
 """Scratchpad lines kept; the oldest go first."""
 _TITLE_CHARS = 20
 """A problem's text as the history lists it, at most (its question, shortened)."""
+ALGEBRA = "algebra"
+"""The topic of the algebra set (linear equations, systems, expanding, simplifying,
+factoring, evaluating): answers are checked by sympy equality through the whitelisting
+parser of :mod:`puzzles.wordproblem.algebra`."""
+
+Problem = WordProblem | AlgebraProblem
+"""What the screen plays: a word problem, or an algebra problem."""
+
+
+def question_of(problem: Problem) -> str:
+    """The problem's text as the player reads it."""
+    return problem.prompt if isinstance(problem, AlgebraProblem) else problem.question
+
+
+def _algebra(topic: str | None) -> bool:
+    from puzzles.wordproblem import ALGEBRA_KINDS
+
+    return topic == ALGEBRA or topic in ALGEBRA_KINDS
 
 
 # ------------------------------------------------------------------ the scratchpad
@@ -121,9 +148,12 @@ def check_line(text: str) -> list[ScratchLine]:
 # ------------------------------------------------------------------ hints
 
 
-def hints(problem: WordProblem) -> list[tuple[str, str]]:
+def hints(problem: Problem) -> list[tuple[str, str]]:
     """The hints a worked solution gives, in order, as (title, text): the quantity to find
-    first, then the first step, then the whole solution. Empty without a worked solution."""
+    first, then the first step, then the whole solution. Empty without a worked solution
+    (algebra problems have none)."""
+    if isinstance(problem, AlgebraProblem):
+        return []
     solution = problem.solution
     if solution is None or not solution.steps:
         return []
@@ -179,7 +209,7 @@ class WordProblemScreen(PuzzleScreen):
 
     def __init__(
         self,
-        problem: WordProblem,
+        problem: Problem,
         level: str | None = None,
         *,
         topic: str | None = None,
@@ -192,13 +222,55 @@ class WordProblemScreen(PuzzleScreen):
         self.scratch: list[ScratchLine] = []
         self.tries = 0
         self.shown_hints: list[tuple[str, str]] = []
+        self.collection: tuple[Sequence[WordProblem], int] | None = None
+        """The problems of the file this one came from, and its place there (n: the next)."""
 
     @classmethod
     def deal(cls, level: str | None, seed: int, topic: str | None = None) -> WordProblemScreen:
-        from puzzles.wordproblem import generate
+        """A new problem of ``topic`` (any word-problem topic when None; ``algebra`` or an
+        algebra kind such as ``factor``: the algebra set) at ``level``."""
+        from puzzles.wordproblem import generate, generate_algebra
 
+        if _algebra(topic):
+            kind = None if topic == ALGEBRA else topic
+            algebra = generate_algebra(seed, 1, kind, level)[0]
+            return cls(algebra, level or algebra.level, topic=topic)
         problem = generate(seed, 1, topic, level)[0]
         return cls(problem, level or problem.level, topic=topic)
+
+    @classmethod
+    def topics(cls) -> tuple[str, ...]:
+        """The topics home offers: the generator's, then the algebra set."""
+        from puzzles.wordproblem import TOPICS
+
+        return (*TOPICS, ALGEBRA)
+
+    FILES = "GSM8K JSON lines (.jsonl), or Q:/A: blocks of our own (any text file)"
+    """What a file opened from home may hold (home offers a file for kinds that say)."""
+
+    @classmethod
+    def load_file(cls, path: str | os.PathLike[str]) -> list[WordProblem]:
+        """Every problem of a file; :class:`PuzzleFileError` (a ValueError) says what is
+        wrong with a file that cannot be played."""
+        from puzzles.wordproblem import PuzzleFileError, load_problems
+
+        found = load_problems(path)
+        if not found:
+            raise PuzzleFileError(path, "holds no problem")
+        return found
+
+    @classmethod
+    def preview(cls, problem: WordProblem) -> str:
+        """One line for the list of a file's problems: how its question starts."""
+        return " ".join(visible(problem.question).split())[:200]
+
+    @classmethod
+    def from_file(cls, found: Sequence[WordProblem], index: int) -> WordProblemScreen:
+        """The ``index``-th problem of a file (n goes on to the next)."""
+        problem = found[index]
+        screen = cls(problem, problem.level or "file")
+        screen.collection = (found, index)
+        return screen
 
     @classmethod
     def warm_up(cls) -> None:
@@ -208,12 +280,16 @@ class WordProblemScreen(PuzzleScreen):
 
     @classmethod
     def from_replay(cls, replay: Replay) -> WordProblemScreen:
-        from puzzles.wordproblem import problem_by_id
+        from puzzles.wordproblem import algebra_by_id, problem_by_id
 
         header = replay.header
         problem_id = header.get("id")
         if isinstance(problem_id, str) and problem_id not in ("", "typed"):
-            return cls(problem_by_id(problem_id), "replay", replay=replay)
+            try:
+                return cls(problem_by_id(problem_id), "replay", replay=replay)
+            except ValueError:
+                # An algebra problem's id (``factor-easy/12``), else not ours.
+                return cls(algebra_by_id(problem_id), "replay", replay=replay)
         question, answer = header.get("puzzle"), header.get("answer")
         if isinstance(question, str) and question.strip() and isinstance(answer, str):
             try:
@@ -239,10 +315,22 @@ class WordProblemScreen(PuzzleScreen):
         yield Static(id="scratch-preview")
         with Horizontal(classes="wp-box"):
             yield Static("answer", classes="wp-label")
-            yield Input(placeholder="e.g. 18 (a)", id="answer")
+            yield Input(placeholder=self.answer_example(), id="answer")
+
+    def answer_example(self) -> str:
+        """The answer box's placeholder: what an answer to this problem looks like."""
+        problem = self.problem
+        if not isinstance(problem, AlgebraProblem):
+            return "e.g. 18 (a)"
+        if problem.form is Form.VALUES:
+            names = problem.variables
+            return "e.g. " + ", ".join(f"{n} = {i + 2}" for i, n in enumerate(names)) + " (a)"
+        if problem.form is Form.EXPRESSION:
+            return "e.g. 2(x + 3) or x^2 - 1 (a)"
+        return "e.g. 7/4 (a)"
 
     def start_puzzle(self) -> None:
-        self.query_one("#question", Static).update(Text(visible(self.problem.question)))
+        self.query_one("#question", Static).update(Text(visible(question_of(self.problem))))
         self.refresh_work()
         self.say("a: answer · w: work it out, each line checked · h: hint")
 
@@ -250,14 +338,23 @@ class WordProblemScreen(PuzzleScreen):
 
     @property
     def puzzle_text(self) -> str:
-        question = " ".join(visible(self.problem.question).split())
+        question = " ".join(visible(question_of(self.problem)).split())
         if len(question) <= _TITLE_CHARS:
             return question
         return question[: _TITLE_CHARS - 1].rstrip() + "…"
 
     def title_text(self) -> Text:
         # The kind is in the header; the title keeps to one line in a narrow column.
-        labels = [self.problem.topic or self.topic or "problem", self.level or ""]
+        problem = self.problem
+        topic = (
+            f"algebra: {problem.kind}"
+            if isinstance(problem, AlgebraProblem)
+            else problem.topic or self.topic or "problem"
+        )
+        if self.collection is not None:
+            found, index = self.collection
+            topic = f"{index + 1} of {len(found)} · {topic}"
+        labels = [topic, self.level or ""]
         shown = " · ".join(label for label in labels if label)
         hints_used = f" · hints {self.hints_used}" if self.hints_used else ""
         return Text.assemble(
@@ -272,6 +369,8 @@ class WordProblemScreen(PuzzleScreen):
 
     def answer_text(self, answer: str) -> str:
         """An answer as the problem's unit reads it (``18 dollars``), else as given."""
+        if isinstance(self.problem, AlgebraProblem):
+            return answer
         try:
             value = read_answer(answer)
         except AnswerError:
@@ -289,14 +388,24 @@ class WordProblemScreen(PuzzleScreen):
         return Text.assemble(
             ("★ Solved! ", "bold green"),
             f"{visible(self.answer_text(answer))} is right,\n",
-            f"in {clock(self.elapsed())}{hints_used}{shown}. Press n for a new problem.",
+            f"in {clock(self.elapsed())}{hints_used}{shown}. {self.next_hint}",
         )
 
+    @property
+    def next_hint(self) -> str:
+        """What n does now: the file's next problem, or a new one."""
+        if self.collection is not None:
+            return "Press n for the file's next problem."
+        return "Press n for a new problem."
+
     def gave_up_text(self) -> str:
-        unit = f" {self.problem.unit}" if self.problem.unit else ""
+        problem = self.problem
+        if isinstance(problem, AlgebraProblem):
+            return f"You gave up: the answer is {problem.answer_text}. {self.next_hint}"
+        unit = f" {problem.unit}" if problem.unit else ""
         return (
-            f"You gave up: the answer is {self.problem.answer_text}{unit} "
-            "(the worked solution is above). Press n for a new problem."
+            f"You gave up: the answer is {problem.answer_text}{unit} "
+            f"(the worked solution is above). {self.next_hint}"
         )
 
     # ---------------------------------------------------------------- the player's work
@@ -423,20 +532,27 @@ class WordProblemScreen(PuzzleScreen):
         self.query_one("#wp-body", VerticalScroll).scroll_end(animate=False)
 
     def action_topic(self) -> None:
-        """A new problem on the next topic (after the last, any topic again)."""
+        """A new problem on the next topic (after algebra, any topic again)."""
         from puzzles.wordproblem import TOPICS
 
-        order: list[str | None] = [None, *TOPICS]
-        topic = order[(order.index(self.topic) + 1) % len(order)]
-        self.open_next(topic)
+        order: list[str | None] = [None, *TOPICS, ALGEBRA]
+        at = order.index(self.topic) if self.topic in order else 0
+        self.open_next(order[(at + 1) % len(order)])
 
     def action_new(self) -> None:
+        if self.collection is not None:
+            found, index = self.collection
+            self.release_result()
+            self.app.switch_screen(self.from_file(found, (index + 1) % len(found)))
+            return
         self.open_next(self.topic)
 
     def open_next(self, topic: str | None) -> None:
         """Swap this problem for a new one of ``topic`` at the same level."""
         self.release_result()
         level = self.level if self.level in self.LEVELS else None
+        if self.collection is not None and not _algebra(topic):
+            level = None  # a file's levels need not be the generator's
         # The next seed follows from this problem: a session started from a seed plays the
         # same problems again.
         seed = random.Random(f"{self.problem.id}:{topic}").randrange(1 << 30)

@@ -10,9 +10,11 @@ Events arrive in batches (:meth:`SolverPane.apply`), which the caller makes insi
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -21,6 +23,7 @@ from textual.containers import Vertical
 from textual.widgets import RichLog, Static, TabbedContent, TabPane, Tree
 from textual.widgets.tree import TreeNode
 
+from puzzles.arith import ArithError, parse
 from solver import events as ev
 from solver.methods import METHODS, MethodSpec, find_spec
 from solver.text import visible, visible_event
@@ -28,7 +31,7 @@ from tui.notation import written
 from tui.widgets.dialogue import DialogueView, TurnCard
 from tui.widgets.rounds_plot import RoundsPlot
 
-__all__ = ["NodeInfo", "SolverPane", "ThoughtTree"]
+__all__ = ["NodeInfo", "SolverPane", "ThoughtTree", "restates"]
 
 _GROUP_NAMES = {"i": "Iteration", "t": "tree", "s": "sample"}
 
@@ -36,7 +39,7 @@ KEYS_NOTES = {
     "tree": (
         "In the solver's tree (tab until it has focus): up / down move, enter shows a "
         "thought's details, space folds or unfolds it, shift+left goes to its parent. The tabs "
-        "below it (Arithmetic, Experience, Details): tab to the tab bar, then left / right "
+        "below it ({checks}, Experience, Details): tab to the tab bar, then left / right "
         "switch. l explains the tree's marks and scores."
     ),
     "dialogue": (
@@ -107,8 +110,11 @@ class SolverPane(Vertical):
     SolverPane RichLog { height: 1fr; }
     """
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, *, id: str | None = None, checks: str | None = None) -> None:
         super().__init__(id=id)
+        self.checks = checks
+        """The first tab's title (``Arithmetic``, ``Words``): what the solver's exact checks
+        are of. None: the puzzle kind's, from the registry (see :meth:`checks_title`)."""
         self.method = ""
         self.spec: MethodSpec | None = None
         self.model = ""
@@ -129,6 +135,8 @@ class SolverPane(Vertical):
         self.nodes: dict[str, NodeInfo] = {}
         self.calls_by_id: dict[int, ev.ModelCalled] = {}
         self.counts = {"exact": 0, "approx": 0, "wrong": 0, "invalid": 0}
+        self.words = {"fits": 0, "conflicts": 0}
+        """Crossword words checked against their crossings (the crossword's claims)."""
         self.goal: str | None = None
         """The state text of a solved puzzle (a thought that leaves it reached the goal)."""
         self.answer_text: Callable[[str], str] = str
@@ -151,7 +159,7 @@ class SolverPane(Vertical):
         yield DialogueView(id="dialogue")
         yield RichLog(id="transcript", max_lines=3000, markup=False, wrap=True, min_width=10)
         with TabbedContent(id="solver-tabs"):
-            with TabPane("Arithmetic", id="tab-arith"):
+            with TabPane(self.checks_title(), id="tab-arith"):
                 yield RichLog(id="arith", max_lines=3000, markup=False, wrap=True, min_width=10)
             with TabPane("Experience", id="tab-experience"):
                 yield RichLog(
@@ -161,6 +169,14 @@ class SolverPane(Vertical):
                 yield RoundsPlot(id="rounds")
             with TabPane("Details", id="tab-details"):
                 yield RichLog(id="details", max_lines=3000, markup=False, wrap=True, min_width=10)
+
+    def checks_title(self) -> str:
+        """The first tab's title: given, else the kind's of the screen the pane is on."""
+        if self.checks is not None:
+            return self.checks
+        kind = getattr(self.screen, "kind", None) if self.is_attached else None
+        checks = getattr(kind, "checks", None)
+        return checks if isinstance(checks, str) and checks else "Arithmetic"
 
     # ---------------------------------------------------------------- the method
 
@@ -195,7 +211,7 @@ class SolverPane(Vertical):
 
     def keys_note(self) -> str:
         """How to move around the pane, for the keys help."""
-        return KEYS_NOTES.get(self.view, "")
+        return KEYS_NOTES.get(self.view, "").format(checks=self.checks_title())
 
     # ---------------------------------------------------------------- lifecycle
 
@@ -216,6 +232,7 @@ class SolverPane(Vertical):
         self.nodes.clear()
         self.calls_by_id.clear()
         self.counts = dict.fromkeys(self.counts, 0)
+        self.words = dict.fromkeys(self.words, 0)
         self.config = {}
         self._tree_nodes.clear()
         self._groups.clear()
@@ -286,6 +303,8 @@ class SolverPane(Vertical):
                 self._chain(e)
             case ev.ClaimVerified() as e:
                 self._claim(e)
+            case ev.WordChecked() as e:
+                self._word(e)
             case ev.ExperienceAdded() as e:
                 self._experience(e)
             case ev.TurnGuided() as e:
@@ -437,6 +456,8 @@ class SolverPane(Vertical):
             log.write(Text(f"  {written(text)}"))
 
     def _claim(self, e: ev.ClaimVerified) -> None:
+        if e.ok and restates(e.expression, e.claimed):
+            return  # "9600 = 9600" (an answer line said again) computes nothing
         self.counts[e.status] = self.counts.get(e.status, 0) + 1
         colour = {"exact": "green", "approx": "yellow"}.get(e.status, "red")
         line = Text.assemble(
@@ -444,6 +465,23 @@ class SolverPane(Vertical):
         )
         if e.note:
             line.append(f"  {e.note}", style=colour)
+        self.query_one("#arith", RichLog).write(line)
+        info = self.nodes.get(e.node_id or "")
+        if info is not None:
+            info.claims.append(line.plain)
+            if not e.ok and not info.wrong:
+                info.wrong = True
+                self._relabel(info)
+
+    def _word(self, e: ev.WordChecked) -> None:
+        """A crossword word checked against its slot and crossings: ✓ fits, ✗ conflicts."""
+        self.words["fits" if e.ok else "conflicts"] += 1
+        line = Text.assemble(
+            (f"{e.mark} ", f"bold {'green' if e.ok else 'red'}"), (f"{e.clue}. {e.word}", "bold")
+        )
+        # The reason says the pattern it fits, or the crossing letter it conflicts with.
+        why = e.reason or f"{'fits' if e.ok else 'does not fit'} {e.pattern}".strip()
+        line.append(f"  {why}", style="green" if e.ok else "red")
         self.query_one("#arith", RichLog).write(line)
         info = self.nodes.get(e.node_id or "")
         if info is not None:
@@ -565,9 +603,12 @@ class SolverPane(Vertical):
             f"{self.elapsed:.1f}s",
         ]
         checks = self.counts
-        parts.append(
-            f"✓{checks['exact']} ≈{checks['approx']} ✗{checks['wrong'] + checks['invalid']}"
-        )
+        if any(self.words.values()) and not any(checks.values()):
+            parts.append(f"words ✓{self.words['fits']} ✗{self.words['conflicts']}")
+        else:
+            parts.append(
+                f"✓{checks['exact']} ≈{checks['approx']} ✗{checks['wrong'] + checks['invalid']}"
+            )
         line = Text(" · ".join(parts))
         if self.finished is not None:
             done = (
@@ -703,3 +744,32 @@ def _group_label(tree_id: str) -> str:
     if prefix in _GROUP_NAMES and number.isdigit():
         return f"{_GROUP_NAMES[prefix]} {number}"
     return last
+
+
+_BARE_NUMBER = re.compile(r"[-+−]?[$€£¥₹]?\s*(?:\d[\d,]*(?:\.\d*)?|\.\d+)\s*%?")
+"""A number as written, with its sign, currency, thousands separators or percent sign."""
+
+
+def _number(text: str) -> Fraction | None:
+    """The value of ``text`` when it is a bare number, else None."""
+    text = text.strip().rstrip(".").strip()
+    if not _BARE_NUMBER.fullmatch(text):
+        return None
+    plain = text.replace(",", "").replace("%", "").replace("−", "-").replace(" ", "")
+    plain = re.sub(r"[$€£¥₹]", "", plain)
+    try:
+        value = parse(plain).value
+    except (ArithError, ValueError, ZeroDivisionError):
+        return None
+    return value if isinstance(value, Fraction) else Fraction(value)
+
+
+def restates(expression: str, claimed: str) -> bool:
+    """Whether a claim only says a value again: its left side the same text as its right
+    (``x = 2 = x = 2``), or a bare number equal to it (``9600 = 9600``, ``$9,600 = 9600``).
+    Such a line computes nothing, so it is not listed or counted as checked arithmetic;
+    ``9600 / 2 = 4800`` and ``9600 = 9601`` still are."""
+    if " ".join(expression.split()) == " ".join(claimed.split()):
+        return True
+    left = _number(expression)
+    return left is not None and left == _number(claimed)
