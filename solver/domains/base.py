@@ -292,7 +292,13 @@ class Proposing(Protocol[S_in, P_out]):
         """The score of each confidence label a proposal may carry."""
         ...
 
-    def proposals(self, text: str, state: S_in, limit: int = 32) -> Sequence[tuple[P_out, float]]:
+    # Not mutated, like Domain.parse_steps: a protocol member.
+    def proposals(
+        self,
+        text: str,
+        state: S_in,
+        limit: int = 32,  # pragma: no mutate
+    ) -> Sequence[tuple[P_out, float]]:
         """The steps a ``propose`` reply lists, each with its confidence score."""
         ...
 
