@@ -205,7 +205,7 @@ def test_index_on_unseen_hand_written_clues(
 def test_index_on_generated_clues() -> None:
     pairs = {e.answer: e.clue.text for seed in range(5) for e in generate(seed).entries}
     top1, top10 = accuracy([(c, a) for a, c in pairs.items()], ())
-    # Measured over seeds 0-19: 76% / 99%.
+    # Measured over seeds 0-19: 71% / 98% (76% / 99% before clues dropped articles and long tails).
     assert top1 >= 0.6 and top10 >= 0.9, (top1, top10)
 
 
