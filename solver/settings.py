@@ -189,6 +189,11 @@ class Settings:
     """The app's colour theme (a Textual theme name such as ``"nord"``), kept when it is
     changed in the app; ``None``: the default theme."""
 
+    experience_library: bool = False
+    """The app's BoT runs start with the most relevant experience of earlier runs and store
+    their own (``experience.sqlite3`` in the data dir). Off: each run starts empty, as the
+    paper's. The command line has ``--library`` instead."""
+
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):
             _check(f.name, getattr(self, f.name), "settings")
@@ -290,7 +295,7 @@ def _check(name: str, value: object, source: str) -> None:
     elif name == "max_retries":
         if not _is_int(value) or value < 0:  # type: ignore[operator]
             raise bad("a whole number of at least 0")
-    elif name == "cache":
+    elif name in ("cache", "experience_library"):
         if not isinstance(value, bool):
             raise bad("true or false")
     elif name == "theme":

@@ -335,7 +335,23 @@ class PonderApp(App[None]):
         spec = find_spec(self.method_name)
         names = {o.name for o in spec.options()}
         chosen = {k: v for k, v in self.method_options.items() if k in names}
-        return spec.make(**{**spec.in_app, **chosen})
+        method = spec.make(**{**spec.in_app, **chosen})
+        from solver.library import WithLibrary, learns
+
+        if not self.settings.experience_library or not learns(spec):
+            return method
+        # The experience library setting: BoT starts from earlier runs' entries, adds its own.
+        library = getattr(self, "_experience_library", None)
+        if library is None:
+            from tui.cli.library import default_path, open_library
+
+            library, message = open_library(default_path())
+            if message:
+                self.notify(message, severity="warning")
+            if library is None:
+                return method
+            self._experience_library = library
+        return WithLibrary(method, library, notes=lambda m: self.notify(m, severity="warning"))
 
     # ---------------------------------------------------------------- results
 

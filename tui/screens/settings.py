@@ -60,6 +60,7 @@ class SettingsScreen(PonderScreen):
             "price-in": price_in,
             "price-out": price_out,
             "concurrency": str(s.concurrency),
+            "library": "on" if s.experience_library else "off",
         }
 
     @staticmethod
@@ -114,6 +115,17 @@ class SettingsScreen(PonderScreen):
             with Horizontal(classes="field"):
                 yield Static("Concurrency", classes="field-label")
                 yield Input(str(s.concurrency), id="concurrency", type="integer")
+                # Beside concurrency: a row more would push Save below a small terminal.
+                yield Static("Experience", classes="field-label")
+                yield Select(
+                    [
+                        ("off: BoT runs start empty", "off"),
+                        ("on: from earlier BoT runs", "on"),
+                    ],
+                    value=shown["library"],
+                    allow_blank=False,
+                    id="library",
+                )
             note = Static(self._env_text(), id="settings-env")
             note.display = bool(note.content)  # the note takes no line when there is none
             yield note
@@ -161,8 +173,8 @@ class SettingsScreen(PonderScreen):
         )
 
     def _value(self, field: str) -> str:
-        if field == "engine":
-            return str(self.query_one("#engine", Select).value)
+        if field in ("engine", "library"):
+            return str(self.query_one(f"#{field}", Select).value)
         return self.query_one(f"#{field}", Input).value.strip()
 
     @on(Input.Changed, "#model")
@@ -195,6 +207,8 @@ class SettingsScreen(PonderScreen):
             raise SettingsError("the model name cannot be empty")
         if "model" in changed:
             changes["model"] = model
+        if "library" in changed:
+            changes["experience_library"] = self._value("library") == "on"
         if "concurrency" in changed:
             try:
                 changes["concurrency"] = int(self._value("concurrency"))
