@@ -56,6 +56,7 @@ __all__ = [
     "WordProblemScreen",
     "check_line",
     "hints",
+    "question_of",
 ]
 
 MAX_SCRATCH_LINES = 200
