@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import socket
 import subprocess
 import sys
@@ -333,3 +334,12 @@ def test_a_bad_command_line_is_one_usage_error(capsys: pytest.CaptureFixture[str
         code, out, err = run(capsys, *argv)
         assert code == 2 and not out
         assert err.startswith("usage: ponder ") and "\nponder: " in err and message in err
+
+
+def test_solve_with_samples_says_how_many_were_right(capsys) -> None:  # type: ignore[no-untyped-def]
+    code, out, _ = run(capsys, "solve", "24", "4 9 10 13", "--method", "io", "--samples", "5")
+    right = re.search(r"(\d+) of 5 samples right", out)
+    assert right is not None, out
+    assert (code == 0) == ("✓ solved" in out)  # the first sample decides the exit code
+    _, single, _ = run(capsys, "solve", "24", "4 9 10 13", "--method", "io")
+    assert "samples right" not in single  # one attempt: nothing to count

@@ -134,6 +134,8 @@ class EventPrinter:
                 c.rule(style="dim")
                 c.print(f"{mark}  answer: [bold]{escape(fin.answer or '(none)')}[/]")
                 c.print(f"[dim]{escape(fin.verdict)}[/]")
+                if fin.samples > 1:
+                    c.print(f"{fin.samples_solved} of {fin.samples} samples right")
                 c.print(
                     f"calls {fin.calls} · tokens {fin.tokens:,} · cost {cost} · "
                     f"{fin.wall_time:.2f}s · {escape(fin.reason)}"
