@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tui.cli.usage import UsageError, visible
+from tui.exitcodes import ExitCode
 
 if TYPE_CHECKING:
     import argparse
@@ -248,7 +249,7 @@ def run_list(args: argparse.Namespace) -> int:
         if args.full:
             print(visible(e.entry))
             print()
-    return 0
+    return ExitCode.OK
 
 
 def run_clear(args: argparse.Namespace) -> int:
@@ -264,4 +265,4 @@ def run_clear(args: argparse.Namespace) -> int:
     finally:
         library.close()
     print(visible(f"{library.name}: {gone} experience entries deleted"))
-    return 0
+    return ExitCode.OK
