@@ -385,17 +385,20 @@ async def test_the_engine_learns_from_condensed_advice_through_the_prompt_text()
     assert first_steps(told)["8 - 7"] <= first_steps(blank)["8 - 7"] // 5
 
 
+SOLVED_CHAIN = (
+    "1. Reasoning chains of this iteration, without analysis\nChain 1 (total score 3):\n---\n"
+    "Step 1: Step 1, Current set: 4 7 8 8, Two numbers selected: 8 8, Operation: /, New "
+    "number calculated: 1, Remaining numbers: 4 7, New set: 1 4 7\n"
+    "Step 2: Step 2, Current set: 1 4 7, Two numbers selected: 7 1, Operation: -, New "
+    "number calculated: 6, Remaining numbers: 4, New set: 4 6\n"
+    "Step 3: Step 3, Current set: 4 6, Two numbers selected: 6 4, Operation: *, New "
+    "number calculated: 24, Remaining numbers: none, New set: 24\n---"
+)
+
+
 async def test_the_engine_reuses_a_chain_shown_without_analysis_that_reaches_the_target() -> None:
     domain = Game24Domain(Hand.parse("4 7 8 8"))
-    chain = (
-        "1. Reasoning chains of this iteration, without analysis\nChain 1 (total score 3):\n---\n"
-        "Step 1: Step 1, Current set: 4 7 8 8, Two numbers selected: 8 8, Operation: /, New "
-        "number calculated: 1, Remaining numbers: 4 7, New set: 1 4 7\n"
-        "Step 2: Step 2, Current set: 1 4 7, Two numbers selected: 7 1, Operation: -, New "
-        "number calculated: 6, Remaining numbers: 4, New set: 4 6\n"
-        "Step 3: Step 3, Current set: 4 6, Two numbers selected: 6 4, Operation: *, New "
-        "number calculated: 24, Remaining numbers: none, New set: 24\n---"
-    )
+    chain = SOLVED_CHAIN
     blank = await run_engine(
         engine_call("bot_step", domain.prompt("step", experience="", chain=[]), 200)
     )
@@ -413,6 +416,18 @@ async def test_the_engine_reuses_a_chain_shown_without_analysis_that_reaches_the
     )
     assert first_steps(unmoved)["8 / 8"] < 2 * max(first_steps(blank)["8 / 8"], 5)
     assert first_steps(unmoved)["8 / 8"] < first_steps(shown)["8 / 8"] // 4
+
+
+async def test_the_engine_reads_many_recommended_chains_without_overflowing() -> None:
+    # BoT(No) after a few iterations: the same solved chain shown a hundred times over.
+    domain = Game24Domain(Hand.parse("4 7 8 8"))
+    block = SOLVED_CHAIN.split("\n", 1)[1]
+    experience = "1. Reasoning chains of this iteration, without analysis\n" + "\n".join(
+        [block] * 100
+    )
+    call = engine_call("bot_step", domain.prompt("step", experience=experience, chain=[]), 50)
+    texts = await run_engine(dataclasses.replace(call, sampling=Sampling(0.2, 1.0, 50, 500)))
+    assert first_steps(texts)["8 / 8"] >= 45
 
 
 async def test_the_engine_judges_similarity_from_the_two_steps_it_reads() -> None:

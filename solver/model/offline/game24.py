@@ -601,8 +601,17 @@ class OfflineModel:
 
     def _pick(self, moves: list[Any], weights: list[float], rng: random.Random, temp: float) -> Any:
         sharp = 1.0 / max(temp, 0.05)
-        ws = [w**sharp for w in weights]
-        total = sum(ws)
+        try:
+            ws = [w**sharp for w in weights]
+            total = sum(ws)
+        except OverflowError:
+            total = math.inf
+        if not math.isfinite(total):
+            # Weights too large to raise to the power (an experience that recommends the
+            # same step many times over, as BoT(No)'s chains do): the same choice, rescaled.
+            top = max(weights)
+            ws = [(w / top) ** sharp if math.isfinite(top) else float(w == top) for w in weights]
+            total = sum(ws)
         if total <= 0 or not math.isfinite(total):
             return rng.choice(moves)
         r = rng.random() * total
