@@ -280,7 +280,7 @@ class CrosswordScreen(PuzzleScreen):
         if self.solution_shown:
             text = Text.assemble(
                 ("Solution shown", "bold yellow"),
-                " (every square revealed): no streak or best time. ctrl+n: a new mini.\n",
+                f" (every square revealed): no streak or best time. ctrl+n: {self.next_mini}.\n",
             )
             if self.verdict is not None:
                 text.append_text(measures_text(self.verdict))
@@ -292,11 +292,16 @@ class CrosswordScreen(PuzzleScreen):
         )
         text = Text.assemble(
             ("★ Solved! ", "bold green"),
-            f"in {clock(self.elapsed())}{help_used}. Press ctrl+n for a new mini.\n",
+            f"in {clock(self.elapsed())}{help_used}. Press ctrl+n for {self.next_mini}.\n",
         )
         if self.verdict is not None:
             text.append_text(measures_text(self.verdict))
         return text
+
+    @property
+    def next_mini(self) -> str:
+        """What ctrl+n opens: the file's next mini, or a new one."""
+        return "the file's next mini" if self.collection is not None else "a new mini"
 
     def gave_up_text(self) -> str:
         return "You gave up on this mini. Press ctrl+n for a new mini."
