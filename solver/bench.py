@@ -23,10 +23,12 @@ from solver.events import (
     EpisodeEnded,
     ErrorRaised,
     ExperienceAdded,
+    IterationStarted,
     RunFinished,
+    SolutionFound,
     TurnAnswered,
 )
-from solver.methods import Method, run_method
+from solver.methods import METHODS, Method, run_method
 from solver.model import Model
 
 __all__ = ["BenchResult", "PuzzleResult", "run_bench"]
@@ -281,6 +283,12 @@ class BenchResult:
         }
 
 
+def _learns(method: Method) -> bool:
+    """Whether a method's rounds each end in an analysed chain (BoT: its ``analyze`` role)."""
+    spec = METHODS.get(method.name)
+    return spec is not None and "analyze" in spec.roles
+
+
 async def run_one(
     method: Method,
     hand: Hand,
@@ -294,6 +302,7 @@ async def run_one(
     error = error_kind = ""
     by_iteration: list[bool] = []
     stopped_at, stopped_by = 0, ""
+    iteration = found_in = 0  # the round under way; the round that first found an answer
     domain = domain_for(hand) if domain_for is not None else Game24Domain(hand)
     async for event in run_method(
         method,
@@ -310,6 +319,10 @@ async def run_one(
             error, error_kind = f"{event.kind}: {event.message}", event.kind
         elif isinstance(event, ExperienceAdded):
             by_iteration.append(event.chain_ok)
+        elif isinstance(event, IterationStarted):
+            iteration = event.iteration
+        elif isinstance(event, SolutionFound) and not found_in:
+            found_in = iteration
         elif isinstance(event, TurnAnswered):  # IoT: each turn's answer, checked exactly
             if event.turn > len(by_iteration):
                 by_iteration.append(event.ok)
@@ -318,6 +331,10 @@ async def run_one(
         elif isinstance(event, EpisodeEnded | DeliberationEnded):  # ReAct / DELI: why it ended
             stopped_by = event.by
     assert finish is not None
+    if finish.solved and _learns(method) and 0 < found_in == len(by_iteration) + 1:
+        # Stopped early: the iteration that found the answer ended before its analysis, so no
+        # experience entry marks it; it counts as solved (and every later one, by carrying).
+        by_iteration.append(True)
     # A kind with more measures than solved or not (crosswords: letters and words right).
     measures = getattr(domain, "measures", None)
     scores = measures(finish.answer) if callable(measures) else {}

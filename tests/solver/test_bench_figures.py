@@ -155,6 +155,19 @@ async def test_a_run_records_which_iterations_chain_was_right() -> None:
     assert BenchResult("bot", {}, [res]).cumulative_by_iteration() == [0.0, 1.0, 1.0]
 
 
+async def test_stopping_early_counts_the_iteration_that_found_the_answer() -> None:
+    # Iteration 1 takes the wrong chain and is analysed; iteration 2 finds 24 and stops at
+    # once, before any analysis: it is still the iteration that solved the hand.
+    res = await run_one(
+        BoT(BoTConfig(iterations=3, trees=1, children=1, stop_early=True)),
+        Hand.parse("2 3 4"),
+        ScriptedModel(alternating),
+        seed=0,
+    )
+    assert res.solved and res.solved_by_iteration == (False, True)
+    assert BenchResult("bot", {}, [res]).success_by_iteration() == [0.0, 1.0]
+
+
 class FailsOn:
     """Scripted replies, except for one hand, where the server refuses every call."""
 
