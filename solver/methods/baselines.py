@@ -101,6 +101,10 @@ BEST_OF_PAPER: dict[tuple[str, str], str] = {("io", "game24"): "33%", ("cot", "g
 """ToT's best-of-100 oracle rows (Table 2, GPT-4), by (method, kind); the means over the same
 100 samples are the specs' ``paper`` figures."""
 
+FIRST_SAMPLE_ANSWERS = frozenset({"io", "cot"})
+"""The sampling methods whose answer is their first sample (CoT-SC's is the majority); their
+specs' ``paper`` figures are ToT's means over 100 samples."""
+
 SAMPLES_HELP = (
     "samples per hand; the answer is the first sample's, and bench also reports success "
     "averaged over the k samples and best of k (a hand counts if any sample is right)"

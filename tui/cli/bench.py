@@ -431,19 +431,20 @@ def _stop_tally(r: BenchResult) -> str:
 def _print_samples(console: Any, kind: PuzzleKind, r: BenchResult, spec: MethodSpec) -> None:
     """IO / CoT / CoT-SC with k > 1 samples a hand: success averaged over the samples and
     best of k (a hand counts if any sample is right), ToT's two figures for its baselines."""
-    from solver.methods.baselines import BEST_OF_PAPER
+    from solver.methods.baselines import BEST_OF_PAPER, FIRST_SAMPLE_ANSWERS
 
     k = r.sampled()
     mean, best = r.sample_mean(), r.best_of_k()
     if k < 2 or mean is None or best is None:
         return
     paper = []
-    if spec.name in ("io", "cot") and kind.name in spec.paper:
+    first_sample = spec.name in FIRST_SAMPLE_ANSWERS
+    if first_sample and kind.name in spec.paper:
         paper.append(f"mean over 100 {spec.paper[kind.name]}")
     if (spec.name, kind.name) in BEST_OF_PAPER:
         paper.append(f"best of 100 {BEST_OF_PAPER[spec.name, kind.name]}")
     beside = f" (paper: {', '.join(paper)})" if paper else ""
-    first = "; success above is the first sample's" if spec.name in ("io", "cot") else ""
+    first = "; success above is the first sample's" if first_sample else ""
     console.print(
         f"{r.method} over {k} samples a hand: mean {mean:.1%}, best of {k} {best:.1%}"
         f"{beside}{first}"
