@@ -27,6 +27,7 @@ __all__ = [
     "ErrorRaised",
     "Event",
     "ExperienceAdded",
+    "ExperienceCarried",
     "IterationStarted",
     "LeafReached",
     "ModelCalled",
@@ -204,6 +205,16 @@ class ExperienceAdded(Event):
     verdicts: tuple[str, ...] = ()  # recommend / reject per step
     entry: str = ""  # the experience entry exactly as the next prompts carry it
     analysis: tuple[str, ...] = ()  # per step: the analysis' error report
+
+
+@dataclass(frozen=True, slots=True)
+class ExperienceCarried(Event):
+    """BoT starts with entries of earlier runs (the experience library), before its first
+    iteration: ``entries`` exactly as its prompts carry them, or, in the ablation that keeps
+    experience out of the prompts (``in_prompts`` false), as they would have."""
+
+    entries: tuple[str, ...]
+    in_prompts: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -440,6 +451,7 @@ _TYPES: dict[str, type[Event]] = {
         WordChecked,
         Backtracked,
         ExperienceAdded,
+        ExperienceCarried,
         ModelCalled,
         ParseFailed,
         TokensUsed,

@@ -25,6 +25,7 @@ from solver.domains.base import Claiming, Domain, FeedbackLike, RolesMissing, re
 from solver.events import (
     ChainAggregated,
     ExperienceAdded,
+    ExperienceCarried,
     IterationStarted,
     LeafReached,
     SolutionFound,
@@ -208,6 +209,8 @@ class BoT:
         self._require(domain)
         # Past runs' entries (the experience library; none by default) come first.
         experience: list[str] = list(ctx.past_experience)
+        if experience:  # the pane marks them apart from this run's own
+            ctx.emit(ExperienceCarried(tuple(experience), cfg.experience != "none"))
         structured: list[dict[str, Any]] = []
         bodies: dict[str, int] = {}  # an entry's text after its number -> its iteration
         judged: dict[tuple[str, str], float] = {}  # similarity model: pairs asked this run

@@ -146,6 +146,8 @@ class SolverPane(Vertical):
         self._groups: dict[str, TreeNode[str]] = {}
         self._group_labels: dict[str, str] = {}
         self._last_iteration: TreeNode[str] | None = None
+        self.carried: tuple[str, ...] = ()
+        """Experience entries of earlier runs (the library) this run started with."""
 
     def compose(self) -> ComposeResult:
         yield Static(
@@ -234,6 +236,9 @@ class SolverPane(Vertical):
         self.counts = dict.fromkeys(self.counts, 0)
         self.words = dict.fromkeys(self.words, 0)
         self.config = {}
+        if self.carried:
+            self._experience_tab("Experience")
+        self.carried = ()
         self._tree_nodes.clear()
         self._groups.clear()
         self._group_labels.clear()
@@ -305,6 +310,8 @@ class SolverPane(Vertical):
                 self._claim(e)
             case ev.WordChecked() as e:
                 self._word(e)
+            case ev.ExperienceCarried() as e:
+                self._carried(e)
             case ev.ExperienceAdded() as e:
                 self._experience(e)
             case ev.TurnGuided() as e:
@@ -489,6 +496,34 @@ class SolverPane(Vertical):
             if not e.ok and not info.wrong:
                 info.wrong = True
                 self._relabel(info)
+
+    def _carried(self, e: ev.ExperienceCarried) -> None:
+        """Entries from the library, each marked, so a player tells them from this run's."""
+        self.carried = e.entries
+        n = len(e.entries)
+        # The tab says it too: the log is out of sight behind the other tabs.
+        self._experience_tab(f"Experience · {n} from library")
+        log = self.query_one("#experience", RichLog)
+        where = "carried into this run's prompts" if e.in_prompts else "kept out of the prompts"
+        log.write(
+            Text.assemble(
+                (
+                    f"From the library: {n} {'entry' if n == 1 else 'entries'} of earlier runs",
+                    "bold cyan",
+                ),
+                (f" ({where})", "dim"),
+            )
+        )
+        for entry in e.entries:
+            for i, line in enumerate(entry.splitlines()):
+                log.write(
+                    Text.assemble(("  library │ " if i == 0 else "          │ ", "cyan"), line)
+                )
+        # Everything after this line is the run's own (the event comes before iteration 1).
+        log.write(Text("This run's own experience:", style="bold"))
+
+    def _experience_tab(self, title: str) -> None:
+        self.query_one("#solver-tabs", TabbedContent).get_tab("tab-experience").label = title
 
     def _experience(self, e: ev.ExperienceAdded) -> None:
         self.query_one(RoundsPlot).record(e.iteration, ok=e.chain_ok)
