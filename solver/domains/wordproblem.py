@@ -491,6 +491,11 @@ def parse_reply(text: str, numeric: bool = True) -> Reply:
         raw = next((data[k] for k in ("answer", "response", "final_answer") if k in data), None)
         answer = answer_text(str(raw), numeric) if raw not in (None, "") else None
         explanation = " ".join(str(data.get("explanation") or data.get("reasoning") or "").split())
+        written = " ".join(str(raw or "").split())[:_MAX_ANSWER]
+        if extract_claims(written, limit=4) and written not in explanation:
+            # A computation written in the answer field ("answer": "30 * 11 = 330") is work
+            # like the explanation's: it joins it, so that its claim is checked and shown.
+            explanation = f"{explanation} Answer: {written}".strip()
         if answer is not None or explanation:
             return Reply(
                 explanation[:4000],

@@ -194,8 +194,9 @@ class DELI:
         previous: str | None,
         call_id: int | None,
     ) -> None:
-        for claim in domain.claims(text):
-            ctx.verified(f"deli-{stage}{turn}", claim)
+        if stage == "language":  # a tool stage's claims were checked call by call
+            for claim in domain.claims(text):
+                ctx.verified(f"deli-{stage}{turn}", claim)
         if stage == "language" and answer is None:
             ctx.parse_failed("deli_revise" if turn else "deli_init", text, "no 'Answer:' line")
         verdict = domain.check(answer)

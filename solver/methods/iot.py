@@ -88,6 +88,8 @@ class IoT:
             if not guidance.parsed:
                 ctx.parse_failed("iot_guide", gen.text, "no JSON object with guidance and stop")
             text = guidance.text or "Try again, and check every step."
+            for claim in domain.claims(guidance.text):  # the guide's own arithmetic
+                ctx.verified(None, claim)
             ctx.emit(TurnGuided(turn, total, text, guidance.stop, "discuss", call_id))
             reply = await self._respond(
                 domain, ctx, turns, text, turn, answer, "discuss" if guided else "free"

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from fractions import Fraction
+from typing import Any
 
 from puzzles.arith import ArithError, format_decimal, format_number, parse, verify_claim
 from solver.domains.base import ToolResult
@@ -124,8 +125,13 @@ def run_solve(argument: str) -> _Outcome:
             return False, f"cannot read {equation[:60]!r}: {exc}", None
         exprs.append(left - right)
     found = sympy.solve(exprs, symbols, dict=True)
+    if not found and len(exprs) == 1 and len(symbols) == 1:
+        # Given as a list, an equation whose roots have no closed form (x^7 + x = 3) comes
+        # back empty; given alone, its roots come back as exact CRootOf values.
+        found = sympy.solve(exprs[0], symbols[0], dict=True)
     if not found:
-        return False, "no solution: the equations contradict each other", None
+        return _none_found(exprs, symbols, names)
+    found.sort(key=lambda solution: not all(v.is_real for v in solution.values()))
     lines = []
     value: str | None = None
     free = False
@@ -137,7 +143,7 @@ def run_solve(argument: str) -> _Outcome:
                 free = True
                 continue
             free = free or bool(solution[symbol].free_symbols)
-            parts.append(f"{name} = {_show_expr(solution[symbol])}")
+            parts.append(_show_solution(name, solution[symbol]))
         lines.append(", ".join(parts))
     if len(found) == 1 and len(names) == 1 and symbols[0] in found[0]:
         only = found[0][symbols[0]]
@@ -149,14 +155,49 @@ def run_solve(argument: str) -> _Outcome:
     return True, "; or ".join(lines) + more, value
 
 
-def _show_expr(expr: object) -> str:
+_LONGEST_EXACT = 40
+"""Longest exact form shown beside a number's decimal; a longer one (nested radicals, a
+``CRootOf``) is shown by its decimal alone."""
+
+
+def _show_solution(name: str, expr: object) -> str:
+    """``x = 5/2 (= 2.5)``, ``x = sqrt(2) (≈ 1.41421)``, or ``x ≈ 1.09633`` for a value whose
+    exact form is long."""
     import sympy
 
     if isinstance(expr, sympy.Rational):
-        return show_value(Fraction(int(expr.p), int(expr.q)))
+        return f"{name} = {show_value(Fraction(int(expr.p), int(expr.q)))}"
     if isinstance(expr, sympy.Expr) and expr.is_number:
-        return f"{expr} (≈ {sympy.N(expr, 6)})"
-    return str(expr)
+        exact = str(expr)
+        approx = sympy.N(expr, 6)
+        if len(exact) > _LONGEST_EXACT or "RootOf" in exact:
+            return f"{name} ≈ {approx}"
+        return f"{name} = {exact} (≈ {approx})"
+    return f"{name} = {expr}"
+
+
+def _none_found(exprs: list[Any], symbols: list[Any], names: list[str]) -> _Outcome:
+    """Why sympy found no solution: the equations say nothing (every value works), they
+    contradict each other (their Groebner basis is 1), or sympy could not solve them, which
+    is not the same as their having no solution."""
+    import sympy
+
+    if all(sympy.expand(e) == 0 for e in exprs):
+        unknowns = ", ".join(names)
+        return True, f"infinitely many solutions: every value of {unknowns} works", None
+    try:
+        numerators = [sympy.numer(sympy.together(e)) for e in exprs]
+        contradiction = list(sympy.groebner(numerators, *symbols).exprs) == [1]
+    except (sympy.PolynomialError, sympy.polys.polyerrors.PolificationFailed, ValueError):
+        contradiction = False
+    if contradiction:
+        return False, "no solution: the equations contradict each other", None
+    return (
+        False,
+        "sympy found no exact solution: the equations may have none, or only solutions it "
+        "cannot write out; write them more simply, or compute step by step with calculate",
+        None,
+    )
 
 
 def _clean(argument: str) -> str:
