@@ -152,7 +152,7 @@ def close_library(methods: list[Method]) -> None:
 
     for method in methods:
         if isinstance(method, WithLibrary):
-            note(f"{method.stored} experience entries stored in {method.library.name}")
+            note(f"{_entries(method.stored)} stored in {method.library.name}")
             method.library.close()
 
 
@@ -237,7 +237,7 @@ def run_list(args: argparse.Namespace) -> int:
         raise UsageError(str(err)) from None
     finally:
         library.close()
-    print(visible(f"{library.name}: {total} experience entries"))
+    print(visible(f"{library.name}: {_entries(total)}"))
     for e in found:
         ok = "reaches the target" if e.chain_ok else "does not reach the target"
         conf = "-" if e.confidence is None else f"{e.confidence:g}"
@@ -264,5 +264,10 @@ def run_clear(args: argparse.Namespace) -> int:
         raise UsageError(str(err)) from None
     finally:
         library.close()
-    print(visible(f"{library.name}: {gone} experience entries deleted"))
+    print(visible(f"{library.name}: {_entries(gone)} deleted"))
     return ExitCode.OK
+
+
+def _entries(n: int) -> str:
+    """``1 experience entry``, ``3 experience entries``."""
+    return f"{n} experience {'entry' if n == 1 else 'entries'}"
