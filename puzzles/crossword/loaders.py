@@ -61,12 +61,14 @@ __all__ = [
     "MAX_CROSSWORD_BYTES",
     "MAX_FILE_BYTES",
     "MAX_PUZZLES",
+    "TOT_MINIS",
     "PuzzleFileError",
     "detect_format",
     "load_crosswords",
     "load_ipuz",
     "load_puz",
     "load_tot",
+    "load_tot_minis",
     "parse_ipuz",
     "parse_puz",
     "parse_tot",
@@ -88,6 +90,9 @@ MAX_CLUE_CHARS = 2_000
 """Longest clue read, in characters: published clues run to a couple of hundred; a longer
 one is a damaged or hostile file, and would fill every screen and prompt it reaches."""
 _TOT_CLUES = ("h1", "h2", "h3", "h4", "h5", "v1", "v2", "v3", "v4", "v5")
+TOT_MINIS = Path(__file__).parent / "data" / "mini0505.json"
+"""ToT's 156 minis, bundled unchanged with their MIT notice (``data/LICENSE-tree-of-thought-llm``);
+rows 0:100:5 are the paper's test set."""
 
 
 # --- reading files ---------------------------------------------------------------------------
@@ -146,6 +151,11 @@ def load_tot(path: str | os.PathLike[str]) -> list[Crossword]:
     """The puzzles of a ToT mini crossword JSON file."""
     file = Path(path)
     return parse_tot(_json(file, _read_bytes(file)), file)
+
+
+def load_tot_minis() -> list[Crossword]:
+    """ToT's bundled set (:data:`TOT_MINIS`), read like any ToT file."""
+    return load_tot(TOT_MINIS)
 
 
 def load_ipuz(path: str | os.PathLike[str]) -> Crossword:

@@ -10,10 +10,12 @@ generates them.
   contains its answer) are shown as warnings.
 * ``--generate [--seed N] [--count K] [--blocks]`` prints new 5 x 5 minis, seeds N, N+1, ...
 * ``--json`` prints one JSON object per puzzle (or per check) instead.
-* ``ponder solve crossword [SEED] [--blocks] | --file FILE [--row N]``: the mini a method
-  plays (a generated one by seed, or row N of a file, counted from 0).
-* ``ponder bench crossword --file FILE [--range A:B[:S]] | --generated N [--first S]
-  [--blocks]``: the minis a benchmark runs (``--range 0:100:5`` is ToT's test set).
+* ``ponder solve crossword [SEED] [--blocks] | --file FILE | --tot [--row N]``: the mini a
+  method plays (a generated one by seed, or row N of a file or of ToT's bundled set, counted
+  from 0).
+* ``ponder bench crossword --file FILE | --tot [--range A:B[:S]] | --generated N [--first S]
+  [--blocks]``: the minis a benchmark runs (``--tot --range 0:100:5`` is ToT's test set:
+  ``--tot`` reads ToT's ``mini0505.json``, bundled with its MIT notice).
 
 Exit codes: 0 ok, 1 a check failed (or no grid could be generated), 2 bad input (a message
 on stderr, never a traceback).
@@ -186,6 +188,9 @@ def render(crossword: Crossword, *, solution: bool = False) -> str:
 # ------------------------------------------------------------------ ponder solve crossword
 
 GENERATED_MAX = 10_000
+TOT_HELP = (
+    "ToT's 156 minis (mini0505.json, bundled with its MIT notice); rows 0:100:5 are the paper's 20"
+)
 
 
 def _domain(puzzle: Crossword | Mini) -> CrosswordDomain:
@@ -217,14 +222,35 @@ def _generated(seed: int, blocks: bool) -> Crossword:
 
 def _file(path: str) -> list[Crossword]:
     from puzzles.crossword import PuzzleFileError, load_crosswords
+    from puzzles.crossword.loaders import TOT_MINIS
 
     try:
         found = load_crosswords(path)
     except PuzzleFileError as exc:
-        raise UsageError(str(exc)) from None
+        hint = ""
+        if Path(path).name == TOT_MINIS.name and not Path(path).exists():
+            hint = f" (ToT's {TOT_MINIS.name} is bundled: use --tot instead of --file)"
+        raise UsageError(f"{exc}{hint}") from None
     if not found:
         raise UsageError(f"{path} holds no puzzle")
     return found
+
+
+def _tot_name() -> str:
+    from puzzles.crossword.loaders import TOT_MINIS
+
+    return TOT_MINIS.name
+
+
+def _tot_set() -> list[Crossword]:
+    """ToT's bundled minis (a damaged install is said plainly, like any bad file)."""
+    from puzzles.crossword import PuzzleFileError
+    from puzzles.crossword.loaders import load_tot_minis
+
+    try:
+        return load_tot_minis()
+    except PuzzleFileError as exc:
+        raise UsageError(f"ToT's bundled minis cannot be read ({exc})") from None
 
 
 def add_solve_arguments(p: argparse.ArgumentParser) -> None:
@@ -236,26 +262,31 @@ def add_solve_arguments(p: argparse.ArgumentParser) -> None:
         help="generate the mini of this seed (0) unless --file is given",
     )
     p.add_argument("--blocks", action="store_true", help="a generated grid with black squares")
-    p.add_argument("--file", metavar="FILE", help="a puzzle file: ToT JSON, ipuz or .puz")
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--file", metavar="FILE", help="a puzzle file: ToT JSON, ipuz or .puz")
+    src.add_argument("--tot", action="store_true", help=TOT_HELP)
     p.add_argument(
-        "--row", type=int, metavar="N", help="the puzzle of --file to play, counted from 0 (0)"
+        "--row",
+        type=int,
+        metavar="N",
+        help="the puzzle of --file or --tot to play, counted from 0 (0)",
     )
 
 
 def solve_puzzle(args: argparse.Namespace) -> SolvePuzzle:
     from puzzles.crossword import to_ipuz
 
-    if args.file:
+    if args.file or args.tot:
         if args.puzzle is not None or args.blocks:
-            raise UsageError("SEED and --blocks generate a puzzle; --file reads one")
-        found = _file(args.file)
+            raise UsageError("SEED and --blocks generate a puzzle; --file reads one, as --tot does")
+        found = _tot_set() if args.tot else _file(args.file)
         row = 0 if args.row is None else args.row
         if not 0 <= row < len(found):
             raise UsageError(f"--row {row}: the file has rows 0 to {len(found) - 1}")
         crossword = found[row]
     else:
         if args.row is not None:
-            raise UsageError("--row picks a puzzle of --file")
+            raise UsageError("--row picks a puzzle of --file or --tot")
         seed = 0 if args.puzzle is None else args.puzzle
         if not 0 <= seed <= 2**31:
             raise UsageError(f"SEED is 0 to {2**31}, not {seed}")
@@ -296,6 +327,7 @@ def parse_range(text: str) -> slice:
 def add_bench_arguments(p: argparse.ArgumentParser) -> None:
     src = p.add_mutually_exclusive_group()
     src.add_argument("--file", metavar="FILE", help="ToT's mini0505.json, an ipuz or a .puz file")
+    src.add_argument("--tot", action="store_true", help=TOT_HELP)
     src.add_argument(
         "--generated", type=int, metavar="N", help="N generated minis, seeds --first onwards (20)"
     )
@@ -303,8 +335,8 @@ def add_bench_arguments(p: argparse.ArgumentParser) -> None:
         "--range",
         dest="rows",
         metavar="A:B[:S]",
-        help="rows of --file, counted from 0; 0:100:5 is ToT's test set (every 5th of the "
-        "first 100)",
+        help="rows of --file or --tot, counted from 0; --tot --range 0:100:5 is ToT's test "
+        "set (every 5th of the first 100)",
     )
     p.add_argument("--first", type=int, metavar="S", help="the first seed of --generated (0)")
     p.add_argument("--blocks", action="store_true", help="--generated grids with black squares")
@@ -323,11 +355,13 @@ class Mini:
 
 def bench_hands(args: argparse.Namespace) -> list[Mini]:
     """The minis a benchmark runs (each is checked to be one the solvers play)."""
-    if args.file:
+    if args.file or args.tot:
         if args.first is not None or args.blocks:
-            raise UsageError("--first and --blocks are for --generated, not --file")
-        found = _file(args.file)
-        name = Path(args.file).name
+            raise UsageError("--first and --blocks are for --generated, not --file or --tot")
+        found = _tot_set() if args.tot else _file(args.file)
+        # The bundled set keeps its file's name, so results files of --tot and of
+        # --file mini0505.json key their runs alike.
+        name = _tot_name() if args.tot else Path(args.file).name
         rows = list(range(len(found)))
         picked = rows[parse_range(args.rows)] if args.rows else rows
         if not picked:
@@ -335,7 +369,7 @@ def bench_hands(args: argparse.Namespace) -> list[Mini]:
         chosen = [Mini(found[i], f"{name} row {i}") for i in picked]
     else:
         if args.rows:
-            raise UsageError("--range selects rows of --file")
+            raise UsageError("--range selects rows of --file or --tot")
         n = 20 if args.generated is None else args.generated
         if not 1 <= n <= GENERATED_MAX:
             raise UsageError(f"--generated takes 1 to {GENERATED_MAX} minis, not {n}")
