@@ -167,7 +167,11 @@ class Score:
 
 # ---------------------------------------------------------------------- reading replies
 
-_MARKDOWN = re.compile(r"\*\*|__|`+|^\s*[#>]+\s+|^\s*[-*•+]\s+", re.MULTILINE)
+# ``__`` is bold only around text of two or more characters (``__ACRES__``); in a row such
+# as ``____Y``, ``__ACR`` or ``__G__`` it is two empty squares, and dropping it moved the
+# letters after it to the left. (A closing ``__`` dropped from ``ACR__`` is padded back.)
+_BOLD_UNDERSCORES = r"(?<![\w/])__(?=[^_\s/][^_/\n]*?[^_\s/]__(?![\w/]))|(?<=[^_\s/])__(?![\w/])"
+_MARKDOWN = re.compile(rf"\*\*|{_BOLD_UNDERSCORES}|`+|^\s*[#>]+\s+|^\s*[-*•+]\s+", re.MULTILINE)
 _NAME = re.compile(
     r"^\s*(?:\d{1,2}[.)]\s+)?(?:clue\s+)?(?P<name>[hv]\s?\d{1,2}|\d{1,3}\s?-?\s?(?:across|down|a|d)"
     r"|(?:across|down)\s?\d{1,3})(?![a-z0-9])\s*[.:)\-–=]*\s*(?P<rest>.*)$",
