@@ -1,0 +1,249 @@
+"""``ponder serve`` in a real browser: headless Chromium loads the page, and keys typed into it
+reach the app (a hand of one's own is typed on the home screen, then a solution to it), which
+records the win in the results store. Screenshots of the page before and after are taken.
+
+Skipped where Chromium is not installed (Debian: ``apt-get install chromium``). The browser
+is driven over the DevTools protocol with aiohttp (textual-serve's own dependency), and it
+resolves no name but 127.0.0.1's, so nothing leaves the machine; every wait is bounded.
+``BROWSER_CHECK_SHOTS=DIR`` keeps the screenshots in DIR to look at.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import pytest
+
+from solver.settings import data_dir, load_settings
+from tests.tui.test_serve import ROOT, _free_port, _stop, _wait_listening
+from tui.app import make_app
+from tui.store import FILE_NAME, ResultStore
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None, reason="Chromium is not installed (apt-get install chromium)"
+)
+
+HAND, SOLUTION = "4 7 8 8", "(7-8/8)*4"
+ESCAPE = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07]*\x07|[@-Z\\-_])")
+WINDOW = (1280, 800)
+NO_NETWORK = [
+    # Every host name but 127.0.0.1 fails to resolve (the page links a web font, and Chromium
+    # would phone home for updates): nothing leaves the machine.
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-extensions",
+    "--no-first-run",
+    "--no-default-browser-check",
+]
+
+
+class DevTools:
+    """One page of Chromium, driven over the DevTools protocol."""
+
+    def __init__(self, ws: aiohttp.ClientWebSocketResponse, shots: Path) -> None:
+        self.ws = ws
+        self.shots = shots
+        self.sent = 0
+        self.size: tuple[int, int] | None = None
+        """The terminal's columns and rows, as the page told the server."""
+        self.screen = ""
+        """The text the app has drawn so far (its output less the escape sequences)."""
+
+    def _seen(self, event: dict[str, Any]) -> None:
+        """Keep what the page and the app say to each other over the app's websocket."""
+        frame = event.get("params", {}).get("response", {})
+        if event.get("method") == "Network.webSocketFrameSent" and frame.get("opcode") == 1:
+            message = json.loads(frame["payloadData"])
+            if message[0] == "resize":
+                self.size = (message[1]["width"], message[1]["height"])
+        elif event.get("method") == "Network.webSocketFrameReceived" and frame.get("opcode") == 2:
+            drawn = base64.b64decode(frame["payloadData"]).decode("utf-8", "replace")
+            self.screen += ESCAPE.sub("", drawn)
+
+    async def send(self, method: str, **params: Any) -> dict[str, Any]:
+        self.sent += 1
+        ident = self.sent
+        await self.ws.send_json({"id": ident, "method": method, "params": params})
+        while True:  # events of the page come between; the reply carries our id
+            message = await self.ws.receive_json()
+            self._seen(message)
+            if message.get("id") == ident:
+                if "error" in message:
+                    raise AssertionError(f"{method}: {message['error']}")
+                result: dict[str, Any] = message["result"]
+                return result
+
+    async def value(self, expression: str) -> object:
+        reply = await self.send("Runtime.evaluate", expression=expression, returnByValue=True)
+        return reply["result"].get("value")
+
+    async def click(self, x: float, y: float) -> None:
+        for kind in ("mousePressed", "mouseReleased"):
+            await self.send(
+                "Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left", clickCount=1
+            )
+
+    async def key(self, key: str, keycode: int, text: str = "") -> None:
+        """A key with no character of its own (Tab, Enter) pressed and released."""
+        down = {"key": key, "code": key, "windowsVirtualKeyCode": keycode}
+        await self.send("Input.dispatchKeyEvent", type="keyDown", **down, text=text)
+        await self.send("Input.dispatchKeyEvent", type="keyUp", **down)
+
+    async def type(self, text: str) -> None:
+        """Characters typed one at a time, as the keyboard's text input delivers them."""
+        for char in text:
+            await self.send("Input.insertText", text=char)
+
+    async def screenshot(self, path: Path) -> bytes:
+        png = base64.b64decode((await self.send("Page.captureScreenshot", format="png"))["data"])
+        path.write_bytes(png)
+        return png
+
+    async def until(self, ready: Callable[[], object], what: str) -> None:
+        """Wait (30 s at most) for ``ready``: a busy machine draws late."""
+        for _ in range(120):
+            if ready():
+                return
+            await asyncio.sleep(0.25)
+            await self.send("Runtime.evaluate", expression="0")  # takes in the frames since
+        await self.screenshot(self.shots / "timed-out.png")
+        raise AssertionError(f"timed out waiting for {what} (see {self.shots}/timed-out.png)")
+
+
+@pytest.fixture
+def served_app() -> Iterator[int]:
+    """``ponder serve`` on a free port of 127.0.0.1 (the test's own data dir)."""
+    port = _free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tui.cli", "serve", "--port", str(port)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    try:
+        _wait_listening(port, proc)
+        yield port
+    finally:
+        _stop(proc)
+
+
+@pytest.fixture
+def chromium() -> Iterator[int]:
+    """Headless Chromium with no network but the loopback; yields its DevTools port."""
+    assert CHROMIUM is not None
+    with tempfile.TemporaryDirectory() as profile:
+        proc = subprocess.Popen(
+            [
+                CHROMIUM,
+                "--headless",
+                "--no-sandbox",  # tests run as root in CI
+                "--disable-gpu",
+                f"--window-size={WINDOW[0]},{WINDOW[1]}",
+                "--remote-debugging-port=0",
+                f"--user-data-dir={profile}",
+                *NO_NETWORK,
+                "about:blank",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        try:
+            active = Path(profile) / "DevToolsActivePort"
+            for _ in range(300):  # 30 s
+                if active.exists() and len(active.read_text().split()) >= 2:
+                    break
+                if proc.poll() is not None:
+                    pytest.fail(f"Chromium exited with {proc.returncode}")
+                time.sleep(0.1)
+            else:
+                pytest.fail("Chromium did not open its DevTools port")
+            yield int(active.read_text().split()[0])
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=10)
+
+
+async def own_hand_box(columns: int, rows: int) -> tuple[float, float]:
+    """Where home's "Your own" box is, in cells (its middle), as the app lays out a screen of
+    that size (so a new field on home does not break this test)."""
+    app = make_app(load_settings(), use_store=False, seed=1)
+    async with app.run_test(size=(columns, rows)):
+        region = app.screen.query_one("#own").region
+        return region.x + region.width / 2, region.y + region.height / 2
+
+
+async def drive(page: DevTools, port: int, shots: Path) -> None:
+    await page.send("Network.enable")
+    await page.send("Page.enable")
+    await page.send("Page.navigate", url=f"http://127.0.0.1:{port}/")
+    await page.until(lambda: "Pick Game of 24" in page.screen, "the app to draw home")
+    await asyncio.sleep(1)  # the rest of the first frames
+    first = await page.screenshot(shots / "home.png")
+    # A click on the "Your own" box, where the app puts it on a terminal of the page's size.
+    assert page.size is not None, "the page never told the app its size"
+    box = await page.value(
+        "JSON.stringify(document.querySelector('.xterm-screen').getBoundingClientRect())"
+    )
+    assert isinstance(box, str)
+    rect = json.loads(box)
+    x, y = await own_hand_box(*page.size)
+    await page.click(
+        rect["left"] + x * rect["width"] / page.size[0],
+        rect["top"] + y * rect["height"] / page.size[1],
+    )
+    page.screen = ""
+    await page.type(HAND)
+    # Enter once the box shows the hand (not its placeholder, "4 7 8 8, or ..."): a key
+    # pressed while the page still sends the typed text can be lost on a busy machine.
+    await page.until(lambda: re.search(f"{HAND}(?!,)", page.screen), "the hand to show")
+    page.screen = ""
+    await page.key("Enter", 13, "\r")
+    await page.until(lambda: "Pick a card" in page.screen, "the hand's screen to open")
+    page.screen = ""
+    await page.type("e" + SOLUTION)
+    await page.until(lambda: SOLUTION in page.screen, "the expression to show")
+    await page.key("Enter", 13, "\r")
+    await page.until(lambda: "Solved!" in page.screen, "the app to say the hand is solved")
+    await asyncio.sleep(0.5)
+    assert await page.screenshot(shots / "solved.png") != first
+
+
+def test_keys_typed_in_chromium_reach_the_served_app(
+    served_app: int, chromium: int, tmp_path: Path
+) -> None:
+    shots = Path(os.environ.get("BROWSER_CHECK_SHOTS") or tmp_path)
+    shots.mkdir(parents=True, exist_ok=True)
+
+    async def run() -> None:
+        async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=30)) as http:
+            async with http.get(f"http://127.0.0.1:{chromium}/json/list") as reply:
+                targets = await reply.json()
+            page = next(t for t in targets if t["type"] == "page")
+            async with http.ws_connect(page["webSocketDebuggerUrl"], max_msg_size=0) as ws:
+                await drive(DevTools(ws, shots), served_app, shots)
+
+    asyncio.run(asyncio.wait_for(run(), timeout=120))
+    with ResultStore(data_dir() / FILE_NAME) as store:
+        results = store.recent(5)
+    assert [(r.kind, r.puzzle, r.solved) for r in results] == [("game24", HAND, True)]
