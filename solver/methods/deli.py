@@ -228,7 +228,7 @@ def _same(domain: Domain[Any, Any], a: str | None, b: str | None) -> bool:
 SPEC = MethodSpec(
     name="deli",
     label="DELI",
-    title="DELI (deliberation with tools)",
+    title="deliberation with tools",
     description="Writes a solution, checks it as equations solved by tools, revises it in "
     "prose, and repeats until both agree.",
     build=DELI,

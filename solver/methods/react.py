@@ -140,7 +140,7 @@ class ReAct:
 SPEC = MethodSpec(
     name="react",
     label="ReAct",
-    title="ReAct (reasoning and acting)",
+    title="reasoning and acting",
     description="Thinks, calls a tool, reads what it returns, and repeats until it finishes.",
     build=ReAct,
     config=ReActConfig,

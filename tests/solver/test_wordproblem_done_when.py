@@ -229,3 +229,12 @@ def test_models_that_never_finish_end_with_their_reason() -> None:
     (stopped,) = of(events, DeliberationEnded)
     assert stopped.by in ("cap", "converged") and fin.reason != "error"
     assert fin.calls <= 1 + 2 * (DELIConfig().tool_steps + 1)
+
+
+def test_claims_about_mixed_numbers_are_checked_as_meant() -> None:
+    (right,) = DOMAIN.claims("Sugar: 7 * 1 1/4 = 8.75 cups")
+    assert right.ok and right.lhs == "7 * (1 + 1/4)"
+    (wrong,) = DOMAIN.claims("14 - 2 1/2 = 12")
+    assert not wrong.ok and str(wrong.exact) == "23/2"
+    (step,) = DOMAIN.claims("Step 2 3/4 = 0.75")  # a step number is no whole part
+    assert step.ok and step.lhs == "3/4"

@@ -41,6 +41,7 @@ from puzzles.wordproblem import (
     read_answer,
     show_number,
 )
+from solver.domains.wordproblem import read_mixed_numbers
 from solver.text import visible
 from tui.notation import written
 from tui.screens.puzzle import Command, PuzzleScreen, ScreenCommands, clock
@@ -131,6 +132,7 @@ def check_line(text: str) -> list[ScratchLine]:
         return []
     if len(line) > MAX_LENGTH:
         return [ScratchLine("✗", f"the line is too long (at most {MAX_LENGTH} characters)")]
+    typed, line = line, read_mixed_numbers(line)  # 7 * 1 1/4 is 7 * (1 + 1/4)
     if "=" in line:
         claims = extract_claims(line)
         if claims:
@@ -138,11 +140,11 @@ def check_line(text: str) -> list[ScratchLine]:
         try:
             return [_claim_line(verify_claim(line))]
         except ArithError as exc:
-            return [ScratchLine("✗", f"{visible(line)}  ({exc.message})")]
+            return [ScratchLine("✗", f"{visible(typed)}  ({exc.message})")]
     try:
         value = parse(line).value
     except ArithError as exc:
-        return [ScratchLine("✗", f"{visible(line)}  ({exc.message})")]
+        return [ScratchLine("✗", f"{visible(typed)}  ({exc.message})")]
     return [ScratchLine("=", f"{written(line)} = {_value(value)}")]
 
 
