@@ -413,3 +413,27 @@ def test_snapshot_a_tot_mini_mid_game_120x40(
     h2 = load_tot_minis()[ROW].solution[1].lower()
     keys = [*h1, h2[0], "ctrl+e", h2[1], "ctrl+e", wrong, "ctrl+k"]
     assert snap_compare(app, terminal_size=(120, 40), press=keys, run_before=open_row)
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)], ids=["120x40", "80x24"])
+async def test_generate_a_mini_from_home_and_win_by_keyboard(
+    app: PonderApp, size: tuple[int, int]
+) -> None:
+    async with app.run_test(size=size) as pilot:
+        assert isinstance(app.screen, HomeScreen)
+        kinds = app.screen.query_one("#kinds", OptionList)
+        for _ in range(5):
+            if app.focused is kinds:
+                break
+            await pilot.press("tab")
+        await pilot.press(*["down"] * (list(KINDS).index("crossword") - (kinds.highlighted or 0)))
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, CrosswordScreen))
+        screen = app.screen
+        assert isinstance(screen, CrosswordScreen) and screen.level in CrosswordScreen.LEVELS
+        # Typing runs on from one clue to the next; the down words fill any square that no
+        # across word holds (a grid with black squares), and a won grid takes no more keys.
+        for entry in (*screen.crossword.across, *screen.crossword.down):
+            await pilot.press(*entry.answer.lower())
+        assert screen.over and not screen.gave_up
+        assert "Solved" in str(screen.query_one("#message", Static).render())
