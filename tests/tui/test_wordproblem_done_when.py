@@ -17,15 +17,17 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, OptionList, RichLog, Static
 
+import solver.model.factory
 from puzzles.wordproblem import WordProblem, problem_by_id
 from solver import events as ev
 from solver.domains.wordproblem import WordProblemDomain
 from solver.methods import make_method, run_method
-from solver.model import ScriptedModel
+from solver.model import Call, Generation, Model, ScriptedModel, TokenCallback
 from solver.model.offline import OfflineModel
 from solver.settings import Settings
 from solver.trace import TraceWriter, read_trace
 from tests.fakeserver import FakeServer
+from tests.puzzles.test_wordproblem_files import FIXTURE, write_jsonl
 from tests.solver.test_wordproblem_done_when import METHODS, offline_reply
 from tui.app import PonderApp, Replay, make_app
 from tui.cli import main
@@ -311,3 +313,46 @@ def test_snapshot_react_transcript_120x40(
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=(120, 40), run_before=react_beside)
+
+
+# -- a benchmark over a GSM8K file, interrupted and resumed ----------------------------------
+
+
+def test_a_word_problem_bench_resumes_from_its_results_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    made: list[str] = []
+    real = solver.model.factory.make_model
+
+    class Counting:
+        def __init__(self, inner: Model) -> None:
+            self.inner, self.name = inner, inner.name
+
+        async def generate(self, call: Call, on_token: TokenCallback | None = None) -> Generation:
+            made.append(call.purpose)
+            return await self.inner.generate(call, on_token)
+
+        async def aclose(self) -> None:
+            await self.inner.aclose()
+
+    monkeypatch.setattr(solver.model.factory, "make_model", lambda *a, **k: Counting(real(*a, **k)))
+    data = write_jsonl(tmp_path / "test.jsonl", FIXTURE)
+    results = tmp_path / "runs.jsonl"
+    argv = ("bench", "wordproblem", "--file", str(data), "--range", "0:3")
+    argv += ("--method", "cot,react,deli", "--no-plot", "--json")
+    code, out, err = run_cli(capsys, *argv, "--results", str(results))
+    assert code == 0, err
+    whole, every_call = json.loads(out), len(made)
+    rows = results.read_text().splitlines()
+    assert len(rows) == 1 + 3 * 3
+    # Killed before its last run was written: the rerun makes that run alone.
+    last = json.loads(rows[-1])
+    results.write_text("\n".join(rows[:-1]) + "\n" + rows[-1][: len(rows[-1]) // 2])
+    made.clear()
+    code, out, _ = run_cli(capsys, *argv, "--results", str(results))
+    again = json.loads(out)
+    assert code == 0 and 0 < len(made) < every_call / 3
+    assert {m.split("_")[0] for m in made} == {last["method"]}
+    for before, after in zip(whole["results"], again["results"], strict=True):
+        keys = ("method", "puzzles", "solved", "mean_calls", "mean_tokens", "stopped_by")
+        assert [before[k] for k in keys] == [after[k] for k in keys]
