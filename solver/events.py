@@ -211,10 +211,10 @@ class ExperienceAdded(Event):
 class ExperienceCarried(Event):
     """BoT starts with entries of earlier runs (the experience library), before its first
     iteration: ``entries`` exactly as its prompts carry them, or, in the ablation that keeps
-    experience out of the prompts (``in_prompts`` false), as they would have."""
+    experience out of the prompts (``kept_out``), as they would have."""
 
     entries: tuple[str, ...]
-    in_prompts: bool = True
+    kept_out: bool = False
 
 
 @dataclass(frozen=True, slots=True)

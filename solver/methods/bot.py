@@ -210,7 +210,7 @@ class BoT:
         # Past runs' entries (the experience library; none by default) come first.
         experience: list[str] = list(ctx.past_experience)
         if experience:  # the pane marks them apart from this run's own
-            ctx.emit(ExperienceCarried(tuple(experience), cfg.experience != "none"))
+            ctx.emit(ExperienceCarried(tuple(experience), cfg.experience == "none"))
         structured: list[dict[str, Any]] = []
         bodies: dict[str, int] = {}  # an entry's text after its number -> its iteration
         judged: dict[tuple[str, str], float] = {}  # similarity model: pairs asked this run

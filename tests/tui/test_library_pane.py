@@ -3,15 +3,21 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
+import pytest
 from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 from textual.widgets import RichLog, TabbedContent
 
 from puzzles.game24 import Hand
 from solver import events as ev
-from solver.library import Entry, ExperienceLibrary
+from solver.domains.game24 import Game24Domain
+from solver.library import Entry, ExperienceLibrary, WithLibrary
+from solver.methods import solve
+from solver.methods.bot import BoT, BoTConfig
+from solver.model.offline import OfflineModel
 from solver.settings import load_settings
 from tui.app import PonderApp, make_app
 from tui.cli.library import default_path
@@ -19,8 +25,7 @@ from tui.screens.game24 import Game24Screen
 from tui.widgets.solver_pane import SolverPane
 
 PAST = (  # short enough not to wrap in the pane
-    "1. Earlier run: 1 + 1 first left 2 1 1.\n"
-    "   step 1 reject: try a product first",
+    "1. Earlier run: 1 + 1 first left 2 1 1.\n   step 1 reject: try a product first",
     "2. Earlier run: (1 + 1) * (1 + 1) = 4.",
 )
 
@@ -122,7 +127,7 @@ async def test_the_ablation_says_the_entries_stayed_out_and_a_new_run_drops_the_
         pane.apply(
             [
                 ev.RunStarted("bot", "1 1 1 1", "game24", "offline"),
-                ev.ExperienceCarried((PAST[1],), in_prompts=False),
+                ev.ExperienceCarried((PAST[1],), kept_out=True),
             ]
         )
         await pilot.pause()
@@ -134,3 +139,24 @@ async def test_the_ablation_says_the_entries_stayed_out_and_a_new_run_drops_the_
         await pilot.pause()
         assert pane.carried == () and tab_title(pane) == "Experience"
         assert not any("library" in line for line in await log_lines(pane, pilot))
+
+
+@pytest.mark.parametrize("variant", ["additive", "none"])
+def test_bot_says_which_entries_it_started_with_and_whether_its_prompts_carry_them(
+    variant: str,
+) -> None:
+    seed_library()
+    with ExperienceLibrary(default_path()) as library:
+        method = WithLibrary(BoT(BoTConfig(iterations=1, trees=1, experience=variant)), library)
+        _, events = asyncio.run(
+            solve(method, Game24Domain(Hand.parse("1 1 1 1")), OfflineModel(seed=1), seed=1)
+        )
+    carried = [e for e in events if isinstance(e, ev.ExperienceCarried)]
+    assert len(carried) == 1 and sorted(carried[0].entries) == sorted(PAST)
+    assert carried[0].kept_out is (variant == "none")
+    # Before the first iteration, so everything after it is the run's own.
+    assert events.index(carried[0]) < next(
+        i for i, e in enumerate(events) if isinstance(e, ev.IterationStarted)
+    )
+    prompts = " ".join(e.prompt for e in events if isinstance(e, ev.ModelCalled))
+    assert (PAST[1] in prompts) is (variant != "none")  # the ablation keeps them out

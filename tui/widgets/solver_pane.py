@@ -504,7 +504,7 @@ class SolverPane(Vertical):
         # The tab says it too: the log is out of sight behind the other tabs.
         self._experience_tab(f"Experience · {n} from library")
         log = self.query_one("#experience", RichLog)
-        where = "carried into this run's prompts" if e.in_prompts else "kept out of the prompts"
+        where = "kept out of the prompts" if e.kept_out else "carried into this run's prompts"
         log.write(
             Text.assemble(
                 (
