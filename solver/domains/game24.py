@@ -933,10 +933,13 @@ def parse_guidance(text: str) -> Guidance:
     """The guide's prompt and stop flag, from JSON among prose or from plain prose."""
     data = read_json_object(text)
     if data is not None:
-        guidance = _text_field(_field(data, "guidance", "self_thought", "prompt", "thought"))
+        raw = _field(data, "guidance", "self_thought", "prompt", "thought")
+        guidance = _text_field(raw)
         stop = truthy(_field(data, "stop", "iteration_stop"))
         if guidance:
             return Guidance(guidance, stop)
+        if raw is not None:  # the guide's own JSON with its guidance left empty: none given
+            return Guidance("", stop, parsed=False)
     if not isinstance(text, str) or not text.strip():
         return Guidance("", False, parsed=False)
     plain = _MARKDOWN.sub("", text[:20000])

@@ -1,0 +1,147 @@
+"""IoT's run pinned event by event and call by call: what each turn asks (role, JSON mode,
+sampling, the transcript so far, the turn in the context), what it reports (the guidance or its
+fallback, the stop flag, the exact check, whether the answer changed, the call it came from),
+and how each dialogue ends; so that a change to any of these is seen."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from typing import Any
+
+from puzzles.game24 import Hand
+from solver.domains.game24 import Game24Domain
+from solver.events import (
+    ClaimVerified,
+    DialogueStopped,
+    Event,
+    IterationStarted,
+    ParseFailed,
+    TurnAnswered,
+    TurnGuided,
+)
+from solver.methods import solve
+from solver.methods.iot import AIoTConfig, GIoTConfig, IoT
+from solver.model import Sampling, ScriptedModel
+from tests.solver.test_iot import RIGHT, WRONG, answer, dialogue, guide
+
+HAND = Hand.parse("4 7 8 8")
+PINNED = (IterationStarted, TurnGuided, TurnAnswered, DialogueStopped, ParseFailed)
+
+
+def run(method: IoT, model: ScriptedModel) -> tuple[Any, list[Event]]:
+    return asyncio.run(solve(method, Game24Domain(HAND), model))
+
+
+def pinned(events: list[Event]) -> list[tuple[Any, ...]]:
+    """The events that tell the dialogue, as plain tuples without their times."""
+    out = []
+    for e in events:
+        if isinstance(e, PINNED):
+            values = dataclasses.asdict(e)
+            values.pop("t")
+            if isinstance(e, TurnAnswered):
+                values.pop("prompt_tokens")  # grows with the transcript: pinned elsewhere
+            if isinstance(e, ParseFailed):
+                values = {"purpose": values["purpose"]}
+            out.append((type(e).__name__, *values.values()))
+    return out
+
+
+def test_an_aiot_dialogue_event_by_event() -> None:
+    model = ScriptedModel(
+        dialogue(
+            [guide(""), guide("Use 8 / 8 = 1.", stop=False)],
+            [answer(WRONG), "no json here", answer(RIGHT, final=True, doubt="a little")],
+        )
+    )
+    fin, events = run(IoT(AIoTConfig(iterations=5, temperature=0.3)), model)
+    fallback = "Try again, and check every step."
+    reply = f"I tried {WRONG}."
+    assert pinned(events) == [
+        ("IterationStarted", 1, 5, "turn 1"),
+        ("ParseFailed", "iot_guide"),  # an empty guidance is no guidance
+        ("TurnGuided", 1, 5, fallback, False, "discuss", 1),
+        ("TurnAnswered", 1, reply, WRONG, False, "", False, "equals 67, not 24", True, 2),
+        ("IterationStarted", 2, 5, "turn 2"),
+        ("TurnGuided", 2, 5, "Use 8 / 8 = 1.", False, "discuss", 3),
+        ("ParseFailed", "iot_answer"),
+        ("TurnAnswered", 2, "no json here", None, False, "", False, "no answer", True, 4),
+        ("IterationStarted", 3, 5, "turn 3"),
+        ("TurnGuided", 3, 5, "Use 8 / 8 = 1.", False, "discuss", 5),
+        ("TurnAnswered", 3, f"I tried {RIGHT}.", RIGHT, True, "a little", True,
+         "uses 4 7 8 8 once each and equals 24", True, 6),
+        ("DialogueStopped", 3, "answerer", "the answerer said its answer is final"),
+    ]  # fmt: skip
+    assert fin.answer == RIGHT and fin.solved
+    # The guide's arithmetic is checked too: 8 / 8 = 1 from turn 2's and 3's guidance.
+    guided = [c for c in events if isinstance(c, ClaimVerified) and c.expression == "8 / 8"]
+    assert len(guided) == 2 and all(c.ok for c in guided)
+    # Every call: its role, JSON mode, the method's sampling, the turn in its context.
+    sampling = Sampling(0.3, 1.0, 1, 1000)
+    assert [(c.purpose, c.json, c.sampling, c.context["turn"]) for c in model.calls] == [
+        (purpose, True, sampling, turn)
+        for turn in (1, 2, 3)
+        for purpose in ("iot_guide", "iot_answer")
+    ]
+    # A turn's prompt carries the dialogue so far: turn 3's guide sees both earlier replies and
+    # the guidance it gave (its fallback included); its answerer also sees this turn's guidance.
+    third_guide = model.calls[4].messages[-1].content
+    assert fallback in third_guide and reply in third_guide and "no json here" in third_guide
+    assert "Use 8 / 8 = 1." in model.calls[5].messages[-1].content
+
+
+def test_an_answer_carries_over_a_turn_without_one_and_the_cap_says_so() -> None:
+    model = ScriptedModel(dialogue([guide()], [answer(RIGHT), answer(None)]))
+    fin, events = run(IoT(AIoTConfig(iterations=2)), model)
+    assert pinned(events)[-1] == ("DialogueStopped", 2, "cap", "the cap of 2 turns was reached")
+    # Turn 2 gave no answer, so it is no change and the run keeps turn 1's.
+    assert [(t.answer, t.changed) for t in events if isinstance(t, TurnAnswered)] == [
+        (RIGHT, True),
+        (None, True),
+    ]
+    assert fin.answer == RIGHT and fin.solved
+
+
+def test_the_guides_stop_ends_aiot_with_its_reason() -> None:
+    model = ScriptedModel(dialogue([guide("Fine.", stop=True)], [answer(WRONG)]))
+    _, events = run(IoT(AIoTConfig(iterations=4)), model)
+    stop = ("DialogueStopped", 1, "guide", "the guide judged the answer final")
+    assert pinned(events)[-1] == stop
+
+
+def test_a_giot_dialogue_event_by_event() -> None:
+    model = ScriptedModel(
+        dialogue([guide("Go on.", stop=True)], [answer(WRONG, final=True), answer(RIGHT)])
+    )
+    fin, events = run(IoT(GIoTConfig(turns=2, temperature=0.5)), model)
+    closing = "This is the last turn: give your definitive answer from the whole discussion."
+    wrong = ("equals 67, not 24",)
+    right = ("uses 4 7 8 8 once each and equals 24",)
+    assert pinned(events) == [
+        ("IterationStarted", 1, 2, "turn 1"),
+        ("TurnGuided", 1, 2, "Go on.", True, "discuss", 1),
+        ("TurnAnswered", 1, f"I tried {WRONG}.", WRONG, True, "", False, *wrong, True, 2),
+        ("IterationStarted", 2, 2, "turn 2"),
+        ("TurnGuided", 2, 2, "Go on.", True, "discuss", 3),
+        ("TurnAnswered", 2, f"I tried {RIGHT}.", RIGHT, False, "", True, *right, True, 4),
+        ("TurnGuided", 3, 2, closing, False, "final", None),
+        ("TurnAnswered", 3, f"I tried {RIGHT}.", RIGHT, False, "", True, *right, False, 5),
+        ("DialogueStopped", 3, "fixed", "2 turns, then the final answer"),
+    ]  # fmt: skip
+    assert fin.answer == RIGHT and fin.solved
+    sampling = Sampling(0.5, 1.0, 1, 1000)
+    assert [(c.purpose, c.json, c.sampling, c.context["turn"]) for c in model.calls] == [
+        ("iot_guide", True, sampling, 1),
+        ("iot_answer", True, sampling, 1),
+        ("iot_guide", True, sampling, 2),
+        ("iot_answer", True, sampling, 2),
+        ("iot_answer", True, sampling, 3),
+    ]
+    assert closing in model.calls[-1].messages[-1].content
+
+
+def test_giot_keeps_the_last_answer_when_the_closing_reply_has_none() -> None:
+    model = ScriptedModel(dialogue([guide()], [answer(RIGHT), answer(None)]))
+    fin, _ = run(IoT(GIoTConfig(turns=1)), model)
+    assert fin.answer == RIGHT and fin.solved
