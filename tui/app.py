@@ -284,6 +284,13 @@ class PonderApp(App[None]):
             "Settings", "Engine, server, model, prices, concurrency", self.action_settings
         )
         yield SystemCommand("Keys", "Every key binding", self.action_help)
+        from tui.screens.library import LibraryScreen
+
+        yield SystemCommand(
+            "Experience library",
+            "What BoT runs stored, newest first, by puzzle kind",
+            lambda: self.push_screen(LibraryScreen()),
+        )
         # Each screen adds its own commands (its COMMANDS providers): the solver's and the
         # puzzle's on a puzzle screen.
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from textual.app import App, ComposeResult
 from textual.pilot import Pilot
-from textual.widgets import RichLog, TabbedContent
+from textual.widgets import DataTable, RichLog, Select, Static, TabbedContent
 
 from puzzles.game24 import Hand
 from solver import events as ev
@@ -22,6 +22,7 @@ from solver.settings import load_settings
 from tui.app import PonderApp, make_app
 from tui.cli.library import default_path
 from tui.screens.game24 import Game24Screen
+from tui.screens.library import LibraryScreen
 from tui.widgets.solver_pane import SolverPane
 
 PAST = (  # short enough not to wrap in the pane
@@ -160,3 +161,46 @@ def test_bot_says_which_entries_it_started_with_and_whether_its_prompts_carry_th
     )
     prompts = " ".join(e.prompt for e in events if isinstance(e, ev.ModelCalled))
     assert (PAST[1] in prompts) is (variant != "none")  # the ablation keeps them out
+
+
+async def test_the_library_screen_lists_entries_newest_first_by_kind(tmp_path: Path) -> None:
+    seed_library()
+    with ExperienceLibrary(default_path()) as library:
+        library.add([Entry("crossword", "bot", "offline", "a mini", 1, "1. Try h1 first.")])
+    app = make_app(load_settings(), store_path=tmp_path / "r.sqlite3", seed=1)
+    async with app.run_test(size=(140, 45)) as pilot:
+        app.push_screen(LibraryScreen())
+        await pilot.pause(0.5)
+        screen = app.screen
+        assert isinstance(screen, LibraryScreen)
+        assert [e.kind for e in screen.shown] == ["crossword", "game24", "game24"]
+        table = screen.query_one("#library-table", DataTable)
+        assert table.row_count == 3 and table.get_row_at(0)[5] == "1. Try h1 first."
+        screen.query_one("#library-kind", Select).value = "game24"
+        await pilot.pause()
+        assert [e.entry for e in screen.shown] == [PAST[1], PAST[0]]  # newest first
+        assert table.row_count == 2
+        await pilot.press("down")
+        await pilot.pause()
+        shown = str(screen.query_one("#library-entry", Static).render())
+        assert "step 1 reject: try a product first" in shown and "1 1 1 2 -> 24" in shown
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, LibraryScreen)
+
+
+async def test_an_absent_library_is_said_to_be_empty_and_not_created(tmp_path: Path) -> None:
+    app = make_app(load_settings(), store_path=tmp_path / "r.sqlite3", seed=1)
+    async with app.run_test(size=(140, 45)) as pilot:
+        app.push_screen(LibraryScreen())
+        await pilot.pause(0.5)
+        shown = str(app.screen.query_one("#library-entry", Static).render())
+        assert "The library is empty" in shown
+    assert not default_path().exists()
+
+
+async def test_the_palette_offers_the_library(tmp_path: Path) -> None:
+    app = make_app(load_settings(), store_path=tmp_path / "r.sqlite3", seed=1)
+    async with app.run_test(size=(140, 45)):
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        assert "Experience library" in titles
