@@ -21,7 +21,9 @@ from solver.events import (
     DeliberationEnded,
     EpisodeEnded,
     ErrorRaised,
+    ExperienceAdded,
     RunFinished,
+    ThoughtScored,
     ToolCalled,
     ToolObserved,
 )
@@ -238,3 +240,42 @@ def test_claims_about_mixed_numbers_are_checked_as_meant() -> None:
     assert not wrong.ok and str(wrong.exact) == "23/2"
     (step,) = DOMAIN.claims("Step 2 3/4 = 0.75")  # a step number is no whole part
     assert step.ok and step.lhs == "3/4"
+
+
+def test_bot_on_a_word_problem_scores_steps_and_reports_wrong_arithmetic() -> None:
+    """A step is one computation with its claim; each is scored (node and edge), and the
+    analysis prompt carries the exact check of a wrong step, whose error report the
+    experience keeps."""
+    prompts: list[str] = []
+
+    def reply(call: Call) -> str:
+        text = call.messages[-1].content
+        if call.purpose == "bot_step":
+            done = text.count("Evaluation score:") - text.count("Evaluation score: S")
+            return [
+                "Step 1: Singly: 30 * 11 = 330, Evaluation score: 0.9",
+                "Step 2: Packs: 3 * 109 = 317, Evaluation score: 0.7",
+                "Step 3: Answer: 13, Evaluation score: 0.9",
+            ][min(done, 2)]
+        if call.purpose == "bot_evaluate":
+            return "Evaluation score: 0.7"
+        prompts.append(text)
+        return (
+            "Analysis Report: the chain has an arithmetic error.\n"
+            "Step 1: right. Error report: none. Advice: keep. Recommendation or Reject: "
+            "Recommend.\n"
+            "Step 2: 3 * 109 is 327. Error report: 3 * 109 = 317 is wrong. Advice: redo it. "
+            "Recommendation or Reject: Reject.\n"
+            "Confidence score: 0.3"
+        )
+
+    method = make_method("bot", trees=1, iterations=1)
+    fin, events = asyncio.run(solve(method, DOMAIN, ScriptedModel(reply)))
+    scored = of(events, ThoughtScored)
+    assert scored and all(s.edge_score is not None for s in scored)
+    assert ("3 * 109", "317") in {(c.expression, c.claimed) for c in of(events, ClaimVerified)}
+    assert prompts and "3 * 109 = 317" in prompts[0] and "327" in prompts[0]
+    (experience,) = of(events, ExperienceAdded)
+    assert any("317 is wrong" in a for a in experience.analysis)
+    assert experience.verdicts[:2] == ("recommend", "reject") and not fin.solved
+    assert DOMAIN.depth() >= 3  # from the question's quantities, never its solution

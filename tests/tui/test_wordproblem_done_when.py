@@ -109,6 +109,7 @@ async def test_pick_play_win_and_start_every_method_beside_it(
         await pilot.press("ctrl+u")
         await type_in(pilot, "", screen.problem.answer_text)
         assert screen.over and "Solved" in shown(screen, "#message")
+        assert "⏱ 0:" in screen.title_text().plain and "in 0:" in shown(screen, "#message")
         for box in ("#answer", "#message", "#scratch"):
             assert screen.query_one(box).region.bottom <= height, box
         assert app.store is not None
@@ -338,8 +339,8 @@ def test_a_word_problem_bench_resumes_from_its_results_file(
     monkeypatch.setattr(solver.model.factory, "make_model", lambda *a, **k: Counting(real(*a, **k)))
     data = write_jsonl(tmp_path / "test.jsonl", FIXTURE)
     results = tmp_path / "runs.jsonl"
-    argv = ("bench", "wordproblem", "--file", str(data), "--range", "0:3")
-    argv += ("--method", "cot,react,deli", "--no-plot", "--json")
+    argv = ["bench", "wordproblem", "--file", str(data), "--range", "0:3", "--method"]
+    argv += ["cot,react,deli", "--no-plot", "--json"]
     code, out, err = run_cli(capsys, *argv, "--results", str(results))
     assert code == 0, err
     whole, every_call = json.loads(out), len(made)
