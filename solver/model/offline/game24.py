@@ -13,7 +13,12 @@ and can misjudge a state or an answer either way (it judges an answer by re-doin
 arithmetic and counting the numbers it uses, and sometimes gets that wrong). It learns only
 from the experience text in a BoT prompt: a step an analysis rejected is avoided from the
 same position (the same numbers on the table) and steps of chains it recommended are
-preferred, so later iterations do better where the heuristic went wrong.
+preferred, so later iterations do better where the heuristic went wrong. It also picks up
+habits from the worked examples a prompt shows (IO's and CoT's shots, BoT+CoT's examples):
+how their solutions end (two factors of the target multiplied, a sum, a difference) and
+which operations they use, read from the steps and answers as written, and leans its own
+steps that way. A habit is a guess that can mislead on a hand that needs another ending; a
+prompt without worked examples gets exactly the replies it got before they were read.
 
 Replies are a pure function of (seed, prompt, sample index, sampling), so a run is
 reproducible whatever order concurrent calls finish in.
@@ -22,6 +27,7 @@ reproducible whatever order concurrent calls finish in.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import random
 import re
@@ -31,7 +37,17 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from puzzles.arith import ArithError, combine, format_number, format_operand, parse, parse_number
+from puzzles.arith import (
+    ArithError,
+    BinOp,
+    Expr,
+    Neg,
+    combine,
+    format_number,
+    format_operand,
+    parse,
+    parse_number,
+)
 from solver.model.base import Call, Generation, ModelError, TokenCallback
 from solver.model.offline import iot24
 from solver.model.offline.sampling import sample_replies
@@ -346,6 +362,152 @@ def _replay(hand: _Nums, lines: Sequence[str]) -> _Nums:
     return cur
 
 
+# ---------------------------------------------------------------------- worked examples
+
+_EXAMPLE_HEAD = re.compile(r"^Example\s+\d+\s*,\s*numbers\s+(.*?)\s*:[ \t]*$", re.MULTILINE)
+_WRITTEN_ANSWER = re.compile(r"^(?P<expr>.*)=\s*(?P<c>-?[\d./]+)\s*$")
+
+_ENDINGS = ("factors", "sum", "difference")
+"""How a worked solution ends, as a reader sorts it: two whole factors of the target
+multiplied (``6 * 4 = 24``), a sum (``15 + 9``), a difference (``30 - 6``); any other ending
+(``24 * 1``, a division) teaches no habit of this kind."""
+
+_ENDING_PULL = 2.0
+"""How strongly the share of examples ending one way pulls the engine's own steps towards
+making that ending's kind of number: a step fitting endings shown in every example weighs
+``1 + _ENDING_PULL`` times as much."""
+
+_OP_PULL = 1.6
+"""How strongly the examples' operations pull: a step weighs ``1 + _OP_PULL * (share - 1/4)``
+times as much, its operation's share of the examples' steps against an even quarter each."""
+
+
+def _ending(step: _Step, target: Fraction) -> str:
+    """The kind of ending a worked solution's last step is (one of ``_ENDINGS`` or "")."""
+    a, op, b, _ = step
+    if op == "*" and target != 0 and all(_factor(x, target) for x in (a, b)):
+        return "factors"
+    return {"+": "sum", "-": "difference"}.get(op, "")
+
+
+def _factor(x: Fraction, target: Fraction) -> bool:
+    """``x`` is a whole factor of ``target`` other than 1 and the target itself."""
+    if x.denominator != 1 or x == 0 or abs(x) in (1, abs(target)):
+        return False
+    return (target / x).denominator == 1
+
+
+def _fits(ending: str, c: Fraction, target: Fraction) -> bool:
+    """Whether making ``c`` on the way prepares an ending of this kind: a factor of the
+    target for ``factors``, a whole part of it for ``sum``, a whole number above it for
+    ``difference``."""
+    if c.denominator != 1:
+        return False
+    if ending == "factors":
+        return target != 0 and _factor(c, target)
+    if ending == "sum":
+        return 0 < c < target
+    return c > target and ending == "difference"
+
+
+def _ops_of(expr: Expr) -> list[str]:
+    """The operations of an expression, outermost last (``3 * 4 * (16 / 8)``: ``*``, ``/``,
+    ``*``)."""
+    if isinstance(expr, BinOp):
+        return [*_ops_of(expr.left), *_ops_of(expr.right), expr.op]
+    if isinstance(expr, Neg):
+        return _ops_of(expr.operand)
+    return []
+
+
+@dataclass(frozen=True)
+class _Habits:
+    """What the engine takes from a prompt's worked examples: the share of them that end
+    each way (``_ENDINGS``) and each operation's share of their steps."""
+
+    endings: tuple[tuple[str, float], ...]
+    ops: tuple[tuple[str, float], ...]
+
+    def weight(self, move: _Move, target: Fraction) -> float:
+        """How much more (or less) the habits make the engine like ``move``. A last step is
+        left to the target itself: habits are about how to get there."""
+        _, op, _, c, rest = move
+        if not rest:
+            return 1.0
+        w = 1.0 + _ENDING_PULL * sum(s for e, s in self.endings if _fits(e, c, target))
+        share = dict(self.ops).get(op, 0.0)
+        return w * (1.0 + _OP_PULL * (share - 0.25))
+
+
+def _example_steps(text: str) -> list[list[_Step]]:
+    """The steps of BoT+CoT's worked examples (``Example 1, numbers 2 3 14 16:`` and the
+    ``Step i, ...`` lines under it), as written."""
+    out = []
+    for head in _EXAMPLE_HEAD.finditer(text):
+        steps = []
+        for line in text[head.end() :].splitlines()[1:]:
+            step = _read_step(line) if line.lstrip().lower().startswith("step") else None
+            if step is None:
+                break
+            steps.append(step)
+        if steps:
+            out.append(steps)
+    return out
+
+
+def _shot_steps(text: str) -> list[list[_Step]]:
+    """The worked examples of an IO or CoT prompt: each ``Input:`` but the last (the hand to
+    play), with the steps written under it, or else the last operation of its ``Answer:``
+    (``Answer: 6 * (20 - 15 - 1) = 24``: 6 * 4 = 24, the other operations before it)."""
+    inputs = list(_INPUT.finditer(text))
+    out = []
+    for here, after in itertools.pairwise(inputs):
+        shot = text[here.end() : after.start()]
+        steps = [s for line in shot.splitlines() if (s := _read_step(line)) is not None]
+        answer = _ANSWER.search(shot)
+        if not steps and answer is not None:
+            steps = _answer_steps(answer.group(1))
+        if steps:
+            out.append(steps)
+    return out
+
+
+def _answer_steps(answer: str) -> list[_Step]:
+    """An answer read as steps: its inner operations (only their kind is kept), then its
+    outermost one with the result written after ``=``."""
+    m = _WRITTEN_ANSWER.match(answer.strip())
+    if not m:
+        return []
+    try:
+        expr = parse(m["expr"].strip())
+    except (ArithError, ZeroDivisionError):
+        return []
+    if not isinstance(expr, BinOp):
+        return []
+    zero = Fraction(0)
+    inner: list[_Step] = [(zero, op, zero, "") for op in _ops_of(expr)[:-1]]
+    return [*inner, (expr.left.value, expr.op, expr.right.value, m["c"])]
+
+
+def _read_habits(text: str, target: Fraction) -> _Habits | None:
+    """The habits a prompt's worked examples teach; None when it shows no worked solution
+    (an example whose last step, as written, does not make the target is not one)."""
+    solved = [
+        steps
+        for steps in [*_example_steps(text), *_shot_steps(text)]
+        if _number(steps[-1][3]) == target
+    ]
+    if not solved:
+        return None
+    endings = Counter(_ending(steps[-1], target) for steps in solved)
+    ops = Counter(step[1] for steps in solved for step in steps)
+    total = sum(ops.values())
+    return _Habits(
+        tuple((e, endings[e] / len(solved)) for e in _ENDINGS if endings[e]),
+        tuple((op, ops[op] / total) for op in "+-*/"),
+    )
+
+
 @dataclass(frozen=True)
 class _BotPrompt:
     """What a BoT prompt shows: the hand, the target, the scored chain so far (its step
@@ -455,7 +617,8 @@ class OfflineModel:
         hand, target, _ = _read_cot(text, purpose)
         self._aim(target)
         steps = purpose == "cot"
-        return lambda rng, temp, top_p: self._attempt(hand, rng, temp, steps)
+        habits = _read_habits(text, target)
+        return lambda rng, temp, top_p: self._attempt(hand, rng, temp, steps, habits)
 
     def _read_answer(self, purpose: str, text: str) -> _Reply:
         hand, target, lines = _read_cot(text, purpose)
@@ -498,7 +661,12 @@ class OfflineModel:
         self._aim(bot.target)
         lessons = _read_lessons(bot.experience, bot.hand, bot.target)
         avoid = _read_avoid(bot.experience)
-        return lambda rng, temp, top_p: self._bot_step(bot, lessons, avoid, rng, temp, top_p)
+        # BoT+CoT's worked examples stand before the experience (never read as experience).
+        exp = _EXPERIENCE.search(text)
+        habits = _read_habits(text[: exp.start()] if exp else text, bot.target)
+        return lambda rng, temp, top_p: self._bot_step(
+            bot, lessons, avoid, rng, temp, top_p, habits
+        )
 
     def _read_bot_evaluate(self, purpose: str, text: str) -> _Reply:
         bot = _read_bot(text, purpose)
@@ -582,7 +750,10 @@ class OfflineModel:
     # ------------------------------------------------------------------ choosing steps
 
     def _step_weight(
-        self, move: tuple[Fraction, str, Fraction, Fraction, _Nums], rng: random.Random
+        self,
+        move: tuple[Fraction, str, Fraction, Fraction, _Nums],
+        rng: random.Random,
+        habits: _Habits | None = None,
     ) -> float:
         _, op, _, c, rest = move
         after = (*rest, c)
@@ -597,6 +768,8 @@ class OfflineModel:
             w *= 1.3
         if self._tries(after, rng, 3) is not None:
             w *= 4.0
+        if habits is not None:  # what the prompt's worked examples taught (no draw of rng)
+            w *= habits.weight(move, self.target)
         return w
 
     def _pick(self, moves: list[Any], weights: list[float], rng: random.Random, temp: float) -> Any:
@@ -631,26 +804,36 @@ class OfflineModel:
             return f"{float(c):.2f}"
         return format_number(c)
 
-    def _walk(self, nums: _Nums, rng: random.Random, temp: float) -> tuple[list[Any], bool]:
+    def _walk(
+        self, nums: _Nums, rng: random.Random, temp: float, habits: _Habits | None = None
+    ) -> tuple[list[Any], bool]:
         """One attempt at a whole solution: a path of moves and whether it reaches 24."""
         cur, path = nums, []
         while len(cur) > 1:
             moves = list(_moves(cur))
-            move = self._pick(moves, [self._step_weight(m, rng) for m in moves], rng, temp)
+            weights = [self._step_weight(m, rng, habits) for m in moves]
+            move = self._pick(moves, weights, rng, temp)
             cur = (*move[4], move[3])
             path.append(move)
         return path, len(cur) == 1 and cur[0] == self.target
 
-    def _attempt(self, nums: _Nums, rng: random.Random, temp: float, steps: bool) -> str:
+    def _attempt(
+        self,
+        nums: _Nums,
+        rng: random.Random,
+        temp: float,
+        steps: bool,
+        habits: _Habits | None = None,
+    ) -> str:
         # Like a language model, the engine has a habitual answer for a hand (the same for
         # every sample): many samples repeat it, right or wrong, so votes can agree on a
         # wrong answer. The other samples try twice on their own.
         habit_rng = random.Random(f"{self.seed}|habit|{_fmt(sorted(nums))}")
-        habit, _ = self._walk(nums, habit_rng, 0.3)
+        habit, _ = self._walk(nums, habit_rng, 0.3, habits)
         path, ok = habit, False
         if rng.random() >= 0.55:
             for _try in range(2):
-                path, ok = self._walk(nums, rng, temp)
+                path, ok = self._walk(nums, rng, temp, habits)
                 if ok:
                     break
             if not ok and rng.random() < 0.5:
@@ -729,6 +912,7 @@ class OfflineModel:
         rng: random.Random,
         temp: float,
         top_p: float,
+        habits: _Habits | None = None,
     ) -> str:
         nums = _replay(bot.hand, bot.chain)
         moves = list(_moves(nums))
@@ -738,7 +922,7 @@ class OfflineModel:
                 f"Step {len(bot.chain) + 1}: only {_fmt(nums) or 'nothing'} is left, so there is "
                 f"nothing to combine. Evaluation score: {1.0 if done else 0.1}"
             )
-        weights = [self._step_weight(m, rng) for m in moves]
+        weights = [self._step_weight(m, rng, habits) for m in moves]
         # Read the experience: avoid what was rejected from this same position, prefer steps
         # of chains that were recommended.
         here = sorted(nums)
