@@ -357,3 +357,17 @@ def test_a_word_problem_bench_resumes_from_its_results_file(
     for before, after in zip(whole["results"], again["results"], strict=True):
         keys = ("method", "puzzles", "solved", "mean_calls", "mean_tokens", "stopped_by")
         assert [before[k] for k in keys] == [after[k] for k in keys]
+
+
+def test_the_bench_table_puts_the_papers_figures_beside(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
+    argv = ("bench", "wordproblem", "--generated", "2", "--method", "cot,deli", "--no-plot")
+    code, out, _ = run_cli(capsys, *argv)
+    assert code in (0, 1)
+    table = [line for line in out.splitlines() if line.startswith(("cot ", "deli "))]
+    deli = next(line for line in table if line.startswith("deli ") and "stopped" not in line)
+    cot = next(line for line in table if line.startswith("cot "))
+    assert deli.rstrip().endswith("+9.35% vs best baseline") and "vs" not in cot
+    assert "on CARP (Chinese algebra), not GSM8K" in " ".join(out.split())
