@@ -371,3 +371,10 @@ def test_the_bench_table_puts_the_papers_figures_beside(
     cot = next(line for line in table if line.startswith("cot "))
     assert deli.rstrip().endswith("+9.35% vs best baseline") and "vs" not in cot
     assert "on CARP (Chinese algebra), not GSM8K" in " ".join(out.split())
+
+
+def test_an_answer_of_ten_thousand_digits_is_a_short_clear_usage_error(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, _, err = run_cli(capsys, "solve", "wordproblem", "How many?", "--answer", "9" * 10_000)
+    assert code == 2 and "too long (10000 characters" in err and len(err) < 300

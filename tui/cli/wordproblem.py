@@ -389,7 +389,8 @@ def _typed(question: str, answer: str | None) -> WordProblem:
     try:
         value = read_answer(answer).value
     except AnswerError as exc:
-        raise UsageError(f"--answer {answer!r}: {exc}") from exc
+        shown = answer if len(answer) <= 40 else f"{answer[:39]}…"
+        raise UsageError(f"--answer {shown!r}: {exc}") from exc
     return WordProblem(" ".join(question.split()), value, id="typed", source="typed")
 
 
