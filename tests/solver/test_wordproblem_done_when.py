@@ -279,3 +279,10 @@ def test_bot_on_a_word_problem_scores_steps_and_reports_wrong_arithmetic() -> No
     assert any("317 is wrong" in a for a in experience.analysis)
     assert experience.verdicts[:2] == ("recommend", "reject") and not fin.solved
     assert DOMAIN.depth() >= 3  # from the question's quantities, never its solution
+
+
+def test_cot_sc_votes_over_the_normalised_number() -> None:
+    """$3.00, 3 dollars and 3 are one answer: three votes beat the two for 4."""
+    replies = ["Answer: $3.00", "Answer: 4", "Answer: 3 dollars", "Answer: 4", "Answer: 3"]
+    fin, _ = asyncio.run(solve(make_method("cot-sc", samples=5), DOMAIN, ScriptedModel(replies)))
+    assert fin.solved and fin.votes == 3 and DOMAIN.answer_key(fin.answer or "") == "3"
