@@ -78,6 +78,18 @@ class SeedInput(Input):
                 await self.app.run_action(active.binding.action, active.node)
 
 
+class KindList(OptionList):
+    """The puzzle kinds. Enter plays the highlighted kind, as the screen's enter does; the
+    list has focus from the start so the arrows pick a kind."""
+
+    BINDINGS = [Binding("enter", "play", "Play")]
+
+    def action_play(self) -> None:
+        screen = self.screen
+        if isinstance(screen, HomeScreen):
+            screen.action_play()
+
+
 class HomeScreen(PonderScreen):
     """Where a session starts."""
 
@@ -96,7 +108,7 @@ class HomeScreen(PonderScreen):
                 title.append("  puzzles, with a reasoning method beside you", style="dim")
                 yield Static(title, id="home-title")
                 yield Static(id="model-line")
-                yield OptionList(*_kind_options(), id="kinds")
+                yield KindList(*_kind_options(), id="kinds")
                 with Horizontal(classes="field"):
                     yield Static("Difficulty", classes="field-label")
                     yield Select(
@@ -159,6 +171,8 @@ class HomeScreen(PonderScreen):
             self.query_one("#handicap", Select).value = chosen
         kinds = self.query_one("#kinds", OptionList)
         kinds.highlighted = list(KINDS.values()).index(self.kind)
+        # Arrows pick a kind from the start (without scrolling the title away).
+        self.set_focus(kinds, scroll_visible=False)
         self._show_own()
         self.refresh_home()
 
