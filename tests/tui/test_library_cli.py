@@ -162,3 +162,15 @@ def test_library_commands_report_bad_input_plainly(
         capsys, "solve", "24", "1 2 3 4", *BOT, "--library", "--library-budget", "-1"
     )
     assert code == 2 and "--library-budget" in err
+
+
+def test_the_readable_output_says_what_came_from_the_library(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    lib = str(tmp_path / "lib.sqlite3")
+    argv = ("solve", "24", "4 5 10 11", *BOT, "--library-file", lib)
+    _, first, _ = run(capsys, *argv)
+    assert "from the library" not in first  # an empty library carries nothing
+    stored = len(ExperienceLibrary(lib).open().entries())
+    _, second, _ = run(capsys, *argv)
+    assert f"from the library {_entries(stored)} of earlier runs, in every prompt" in second

@@ -80,6 +80,15 @@ class EventPrinter:
                         c.print(f"    step {i}: {escape(tip)}")
                 conf_text = f"{conf:g}" if conf is not None else "?"
                 c.print(f"    confidence {conf_text} · exact check {mark} {escape(verdict)}")
+            case ev.ExperienceCarried(entries=entries, kept_out=kept_out) if entries:
+                where = "kept out of the prompts (ablation)" if kept_out else "in every prompt"
+                c.print(
+                    f"  [bold]from the library[/] {len(entries)} "
+                    f"{'entry' if len(entries) == 1 else 'entries'} of earlier runs, {where}"
+                )
+                if self.verbose:
+                    for entry in entries:
+                        c.print(f"    [dim]{escape(entry.splitlines()[0] if entry else '')}[/]")
             case ev.TurnGuided(guidance=guidance, stop=stop, phase=phase):
                 who = "closing" if phase == "final" else "guide"
                 flag = " [yellow](stop)[/]" if stop else ""
