@@ -173,4 +173,5 @@ def test_the_readable_output_says_what_came_from_the_library(
     assert "from the library" not in first  # an empty library carries nothing
     stored = len(ExperienceLibrary(lib).open().entries())
     _, second, _ = run(capsys, *argv)
-    assert f"from the library {_entries(stored)} of earlier runs, in every prompt" in second
+    said = "1 entry" if stored == 1 else f"{stored} entries"
+    assert f"from the library {said} of earlier runs, in every prompt" in second
