@@ -427,3 +427,19 @@ async def test_damaged_prompts_get_a_reply_or_a_bad_request_never_a_traceback() 
                 assert exc.kind == "bad_request"
             else:
                 assert isinstance(gen.texts[0], str)
+
+
+async def test_calls_in_flight_together_keep_their_own_targets() -> None:
+    # The engine waits between reading a prompt and writing its replies; a call for another
+    # target read in that wait must not change what this call writes.
+    import asyncio
+
+    def call(target: int) -> Call:
+        domain = Game24Domain(Hand.parse("1 2 3 4", target=target))
+        return Call("cot", domain.prompt("cot"), Sampling(0.7, 1.0, 5, 400))
+
+    alone = {t: (await OfflineModel(seed=1).generate(call(t))).texts for t in (10, 24)}
+    model = OfflineModel(seed=1, delay=0.05)
+    ten, twenty_four = await asyncio.gather(model.generate(call(10)), model.generate(call(24)))
+    assert (ten.texts, twenty_four.texts) == (alone[10], alone[24])
+    assert any("= 10" in text for text in ten.texts)

@@ -604,12 +604,21 @@ class OfflineModel:
         }.get(purpose)
         if read is None:
             raise ModelError("bad_request", f"the offline engine has no answer for {purpose!r}")
-        return read(purpose, text)
+        replies = read(purpose, text)
+        target, nice = self.target, self.nice
+
+        def aimed(rng: random.Random, temperature: float, top_p: float) -> str:
+            # The engine waits (its delay) between reading a prompt and writing the replies;
+            # another call read meanwhile may have aimed it elsewhere: aim again first.
+            self.target, self.nice = target, nice
+            return replies(rng, temperature, top_p)
+
+        return aimed
 
     def _aim(self, target: Fraction) -> None:
         # The target and the numbers that feel "nice" for it, read from the prompt. Set per
-        # call and used by the helpers below: a call's replies are computed synchronously (no
-        # await), so concurrent calls cannot interleave.
+        # call and used by the helpers below, while a prompt is read and again (by _reader)
+        # right before each reply is written; neither step awaits, so calls cannot interleave.
         self.target = target
         self.nice = _nice(target)
 
