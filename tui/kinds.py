@@ -37,6 +37,8 @@ class PuzzleKind:
     checks: str = "Arithmetic"
     """What the solver pane's first tab lists: the solver's claims checked exactly
     (arithmetic for numbers, words against their crossings for crosswords)."""
+    puzzles: str = "hands"
+    """What its puzzles are called in counts (``100 hands``, ``20 minis``)."""
 
     @property
     def playable(self) -> bool:
@@ -79,6 +81,7 @@ KINDS: dict[str, PuzzleKind] = {
             screen="tui.screens.crossword:CrosswordScreen",
             domain="solver.domains.crossword:CrosswordDomain",
             checks="Words",
+            puzzles="minis",
         ),
         PuzzleKind(
             "wordproblem",
@@ -87,6 +90,7 @@ KINDS: dict[str, PuzzleKind] = {
             ("wordproblems", "math", "gsm8k"),
             screen="tui.screens.wordproblem:WordProblemScreen",
             domain="solver.domains.wordproblem:WordProblemDomain",
+            puzzles="problems",
         ),
     )
 }

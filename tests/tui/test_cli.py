@@ -343,3 +343,18 @@ def test_solve_with_samples_says_how_many_were_right(capsys) -> None:  # type: i
     assert (code == 0) == ("✓ solved" in out)  # the first sample decides the exit code
     _, single, _ = run(capsys, "solve", "24", "4 9 10 13", "--method", "io")
     assert "samples right" not in single  # one attempt: nothing to count
+
+
+@pytest.mark.parametrize(
+    ("argv", "count"),
+    [
+        (("24", "--hands", "4 7 8 8; 1 1 4 6"), "2 hands"),
+        (("wordproblem", "--generated", "2"), "2 problems"),
+        (("crossword", "--generated", "2"), "2 minis"),
+    ],
+)
+def test_the_bench_title_counts_the_kinds_own_puzzles(
+    capsys: pytest.CaptureFixture[str], argv: tuple[str, ...], count: str
+) -> None:
+    code, out, _ = run(capsys, "bench", *argv, "--method", "io", "--no-plot")
+    assert code == 0 and f" · {count} · " in out

@@ -323,7 +323,7 @@ def _print_table(
         box=None,
         pad_edge=False,
         padding=(0, 0, 0, 1),
-        title=Text(f"{kind.label} · {size} hands · {visible(engine)}"),
+        title=Text(f"{kind.label} · {size} {kind.puzzles} · {visible(engine)}"),
         caption="success counts a failed run as not solved; 'of completed' leaves failed runs "
         "out; calls, tokens and time are means per hand; cost is the total",
     )
