@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     import argparse
 
     from solver.bench import BenchResult, PuzzleResult
+    from solver.bench_results import Record
     from solver.methods import Method, MethodSpec
     from tui.cli.kinds import _SubParsers
     from tui.cli.usage import Parser
@@ -53,6 +54,7 @@ def add_parser(sub: _SubParsers, **common: Any) -> None:
     )
     report.add_argument("files", nargs="+", metavar="FILE", help="results files")
     report.add_argument("--json", action="store_true", help="print results as JSON")
+    _add_export_flags(report)
     _add_plot_flags(report)
     report.set_defaults(run=run_report, parser=report)
     for kind, commands in kind_commands():
@@ -73,12 +75,21 @@ def _add_kind_arguments(kind: PuzzleKind, solver: SolverCommands, kp: Parser) ->
     solver.add_bench_arguments(kp)
     kp.add_argument("--jobs", type=int, default=1, metavar="N", help="puzzles run at once (1)")
     kp.add_argument("--json", action="store_true", help="print results as JSON")
-    kp.add_argument(
+    files = kp.add_mutually_exclusive_group()
+    files.add_argument(
         "--results",
         metavar="FILE",
         help="write each finished run to FILE as a JSON line, and skip the runs FILE already "
         "holds (a missing FILE is started); the table covers every run in FILE",
     )
+    files.add_argument(
+        "--resume",
+        metavar="FILE",
+        dest="results",
+        help="the same as --results FILE: rerun an interrupted bench with it to make only the "
+        "runs FILE lacks (give one of the two)",
+    )
+    _add_export_flags(kp)
     kp.add_argument(
         "--shard",
         metavar="I/N",
@@ -90,6 +101,34 @@ def _add_kind_arguments(kind: PuzzleKind, solver: SolverCommands, kp: Parser) ->
     options.add_model_options(kp)
     library.add_library_options(kp, command="bench")
     kp.set_defaults(run=partial(run, kind, solver), parser=kp)
+
+
+def _add_export_flags(p: Parser) -> None:
+    p.add_argument(
+        "--csv",
+        metavar="OUT",
+        help="also write one row per run (method, config, puzzle, seed, model, solved, "
+        "calls, tokens, cost, wall time, error and the kind's measures) to OUT as CSV",
+    )
+    p.add_argument(
+        "--jsonl",
+        metavar="OUT",
+        help="also write the rows of --csv to OUT as JSON lines (pandas.read_json(OUT, "
+        "lines=True))",
+    )
+
+
+def _export(args: argparse.Namespace, setup: dict[str, Any], records: Sequence[Record]) -> None:
+    """The runs to the --csv and --jsonl files, if asked; a file that cannot be written is
+    a usage error."""
+    if not (args.csv or args.jsonl):
+        return
+    from solver.bench_export import ExportError, write_export
+
+    try:
+        write_export(setup, records, args.csv, args.jsonl)
+    except ExportError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _add_plot_flags(p: Parser) -> None:
@@ -191,9 +230,12 @@ def run(kind: PuzzleKind, solver: SolverCommands, args: argparse.Namespace) -> i
         key = Record.key_for(method.name, method.config_dict(), index, str(hands[index]))
         return not file.holds(key)
 
+    made: list[Record] = []
+
     def record(method: Method, index: int, result: PuzzleResult) -> None:
+        made.append(Record(method.name, method.config_dict(), index, result))
         if file is not None:
-            file.write(Record(method.name, method.config_dict(), index, result))
+            file.write(made[-1])
 
     with _results_errors(), file if file is not None else contextlib.nullcontext(), progress:
         for note in file.held.notes if file is not None else ():
@@ -222,6 +264,7 @@ def run(kind: PuzzleKind, solver: SolverCommands, args: argparse.Namespace) -> i
     # run_bench returns one result per method, in the order given; a file's, one per
     # method and config it holds, found by name.
     specs = [spec for spec, _ in chosen] if file is None else None
+    _export(args, setup, file.held.records if file is not None else made)
     _report(kind, solver, results, size, engine, args, specs)
     return bench_exit_code(results)
 
@@ -267,6 +310,7 @@ def run_report(args: argparse.Namespace) -> int:
         raise UsageError(f"{args.files[0]}: the solvers do not play {kind.label} puzzles")
     results = combine(merged.records)
     size = len({(r.index, r.result.hand) for r in merged.records})
+    _export(args, setup, merged.records)
     _report(kind, solver, results, size, engine, args)
     return bench_exit_code(results)
 
