@@ -63,7 +63,7 @@ def make_problem(chosen: Template, seed: int) -> WordProblem:
         topic=chosen.topic,
         level=chosen.level,
         source=f"generated:{chosen.name}",
-        unit=chosen.unit,
+        unit=work.answer_unit(chosen.unit),
     )
 
 

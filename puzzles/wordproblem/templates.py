@@ -70,6 +70,60 @@ def money(value: Fraction | int) -> str:
     return f"${cents.numerator // 100}.{cents.numerator % 100:02d}"
 
 
+_SINGULARS = {
+    "dollars": "dollar",
+    "hours": "hour",
+    "minutes": "minute",
+    "years": "year",
+    "weeks": "week",
+    "days": "day",
+    "cups": "cup",
+    "cans": "can",
+    "boxes": "box",
+    "packs": "pack",
+    "batches": "batch",
+    "pages": "page",
+    "points": "point",
+    "pieces": "piece",
+    "glasses": "glass",
+    "litres": "litre",
+    "metres": "metre",
+    "slices": "slice",
+    "pizzas": "pizza",
+    "items": "item",
+    "girls": "girl",
+    "students": "student",
+}
+"""Plural units and their singulars, for a count of exactly 1."""
+
+
+def _singular(unit: str) -> str:
+    """``hours`` as ``hour``, ``square metres`` as ``square metre``; a unit without a plural
+    (``km``, ``kg``) as it is."""
+    head, _, last = unit.rpartition(" ")
+    last = _SINGULARS.get(last, last)
+    return f"{head} {last}" if head else last
+
+
+_LEAD = re.compile(r"(?:square )?([a-z]+)(?: (are|were))?(?=$|[.,;:!?]| )")
+_VERBS = {"are": "is", "were": "was"}
+
+
+def _singular_lead(after: str) -> str:
+    """The text after a step's result of 1, its leading unit (and verb) made singular:
+    ``hours.`` as ``hour.``, ``girls are not.`` as ``girl is not.``."""
+    if after.startswith(("are ", "were ")):  # "1 are in the club"
+        verb, _, rest = after.partition(" ")
+        return f"{_VERBS[verb]} {rest}"
+    match = _LEAD.match(after)
+    if match is None or match.group(1) not in _SINGULARS:
+        return after
+    text = after[: match.start(1)] + _SINGULARS[match.group(1)]
+    if match.group(2):
+        text += " " + _VERBS[match.group(2)]
+    return text + after[match.end() :]
+
+
 class Work:
     """A worked solution being written: each step is evaluated exactly and checked."""
 
@@ -78,6 +132,15 @@ class Work:
         self.last: Fraction | None = None
         self.fractions = False
         """Show results as ``5/8`` rather than ``0.625`` (for stories told in fractions)."""
+        self.unit: str | None = None
+        """The answer's unit where the story picks it (the pears bought), else the
+        template's."""
+
+    def answer_unit(self, default: str) -> str:
+        """The unit to print after the answer: the story's or ``default``, singular for
+        an answer of exactly 1 (``1 dollar``, not ``1 dollars``)."""
+        unit = self.unit or default
+        return _singular(unit) if self.last == 1 else unit
 
     def calc(self, before: str, expr: str, after: str = "") -> Fraction:
         """Add the line ``before <expr> = <value> after`` and return the value.
@@ -89,6 +152,8 @@ class Work:
         if claim.status is not ClaimStatus.EXACT:  # show_number's forms are exact: a bug
             raise TemplateError(f"step {expr}={shown} does not verify: {claim.describe()}")
         line = f"{before} {_display(expr)} = <<{expr}={shown}>>{shown}".strip()
+        if after and value == 1:
+            after = _singular_lead(after)
         if after:
             line += after if after[0] in ".,;:!?" else f" {after}"
         self.lines.append(line)
@@ -234,6 +299,7 @@ def change_from_a_bill(rng: random.Random, w: Work) -> str:
 @_template("shopping", "easy", "fruit")
 def packs_and_loose(rng: random.Random, w: Work) -> str:
     name, fruit = rng.choice(NAMES), rng.choice(FRUIT)
+    w.unit = fruit
     packs, per_pack, loose = rng.randint(2, 9), rng.randint(3, 12), rng.randint(1, 15)
     in_packs = w.calc("The bags hold", f"{packs}*{per_pack}", f"{fruit}.")
     w.calc(f"{name} has", f"{operand(in_packs)}+{loose}", f"{fruit} in all.")
@@ -406,6 +472,7 @@ def trains_meet(rng: random.Random, w: Work) -> str:
 def fraction_given_away(rng: random.Random, w: Work) -> str:
     name, friend = _two_names(rng)
     thing = rng.choice(("stickers", "marbles", "cards", "stamps", "shells"))
+    w.unit = thing
     den = rng.choice((2, 3, 4, 5, 6, 8))
     num = rng.randint(1, den - 1)
     total = den * rng.randint(2, 12)
