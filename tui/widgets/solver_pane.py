@@ -16,6 +16,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from rich.console import RenderableType
+from rich.padding import Padding
+from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -34,6 +37,22 @@ from tui.widgets.rounds_plot import RoundsPlot
 __all__ = ["NodeInfo", "SolverPane", "ThoughtTree", "restates"]
 
 _GROUP_NAMES = {"i": "Iteration", "t": "tree", "s": "sample"}
+
+
+def _hanging(label: Text | str, body: Text | str, style: str = "") -> RenderableType:
+    """``label`` then ``body`` beside it, every line of the body (its own lines and those the
+    log wraps) starting under the body's first: a transcript stays readable at 80 columns."""
+    grid = Table.grid()
+    grid.add_column(no_wrap=True)
+    grid.add_column(overflow="fold")
+    grid.add_row(label, Text(body, style=style) if isinstance(body, str) else body)
+    return grid
+
+
+def _indented(body: str, style: str = "", by: int = 2) -> RenderableType:
+    """``body`` with every line of it indented by ``by`` columns, wrapped lines too."""
+    return Padding(Text(body, style=style), (0, 0, 0, by), expand=False)
+
 
 KEYS_NOTES = {
     "tree": (
@@ -560,13 +579,13 @@ class SolverPane(Vertical):
         match event:
             case ev.ToolCalled(step=step, tool=tool, argument=argument, thought=thought):
                 if thought:
-                    log.write(Text(f"Thought {step}: {thought}", style="dim"))
+                    log.write(_hanging(Text(f"Thought {step}: ", "dim"), thought, "dim"))
                 action = f"{tool}[{argument}]" if tool else f"(unreadable) {argument}"
-                log.write(Text.assemble((f"Action {step}: ", "bold"), written(action)))
+                log.write(_hanging(Text(f"Action {step}: ", "bold"), written(action)))
             case ev.ToolObserved(step=step, observation=seen, status=status):
                 style = {"ok": "green", "timeout": "yellow"}.get(status, "red")
                 note = "" if status == "ok" else f" ({status})"
-                log.write(Text.assemble((f"Observation {step}{note}: ", style), written(seen)))
+                log.write(_hanging(Text(f"Observation {step}{note}: ", style), written(seen)))
             case ev.EpisodeEnded(reason=reason):
                 log.write(Text(f"Stopped: {reason}", style="bold"))
             case ev.DeliberationStage() as e:
@@ -581,7 +600,7 @@ class SolverPane(Vertical):
                     )
                 )
                 if e.text:
-                    log.write(Text(f"  {e.text[:400]}", style="dim"))
+                    log.write(_indented(e.text[:400], "dim"))
             case ev.DeliberationEnded(reason=reason, source=source):
                 log.write(Text(f"Stopped: {reason} (the {source} stage's answer)", style="bold"))
             case _:

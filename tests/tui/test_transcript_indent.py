@@ -1,0 +1,81 @@
+"""The solver pane's transcript (ReAct, DELI) keeps a multi-line text together: every line
+of a stage's text, and every line a thought or an observation wraps onto, is indented under
+its first, and nothing runs past an 80-column terminal."""
+
+from __future__ import annotations
+
+from textual.app import App, ComposeResult
+from textual.widgets import RichLog
+
+from solver import events as ev
+from tui.widgets.solver_pane import SolverPane
+
+LONG = (
+    "the eggs left after breakfast and baking are sold at the market for two dollars each, "
+    "so the money made is nine times two"
+)
+
+
+class PaneApp(App[None]):
+    def compose(self) -> ComposeResult:
+        yield SolverPane(id="pane")
+
+
+def _lines(pane: SolverPane) -> list[str]:
+    return [line.text.rstrip() for line in pane.query_one("#transcript", RichLog).lines]
+
+
+def _between(lines: list[str], first: str, last: str) -> list[str]:
+    start = next(i for i, line in enumerate(lines) if line.startswith(first))
+    end = next(i for i, line in enumerate(lines) if line.startswith(last))
+    return lines[start + 1 : end]
+
+
+async def test_every_line_of_a_deli_stage_text_is_indented_at_80_columns() -> None:
+    app = PaneApp()
+    async with app.run_test(size=(80, 40)) as pilot:
+        pane = app.query_one(SolverPane)
+        pane.reset("deli", "offline")
+        pane.apply([ev.RunStarted("deli", "q", "wordproblem", "offline", {})])
+        text = f"x = 16 - 3 - 4\ny = x * 2\n{LONG}\nanswer: y"
+        pane.apply(
+            [
+                ev.DeliberationStage(1, 3, "tool", text, "18", True, "18 is right", True),
+                ev.DeliberationEnded(1, "agree", "the two stages agree", "tool"),
+            ]
+        )
+        await pilot.pause()
+        lines = _lines(pane)
+        body = _between(lines, "Turn 1/3 · tool:", "Stopped:")
+        assert len(body) > 4, body  # four lines of text, the long one wrapped
+        assert all(line.startswith("  ") and line[2] != " " for line in body), body
+        assert body[0] == "  x = 16 - 3 - 4" and body[1] == "  y = x * 2"
+        assert body[-1] == "  answer: y"
+        joined = " ".join(line.strip() for line in body)
+        assert LONG in joined  # wrapped, not cut
+        assert max(len(line) for line in lines) <= 80
+
+
+async def test_react_thoughts_and_observations_hang_under_their_first_line() -> None:
+    app = PaneApp()
+    async with app.run_test(size=(80, 40)) as pilot:
+        pane = app.query_one(SolverPane)
+        pane.reset("react", "offline")
+        pane.apply([ev.RunStarted("react", "q", "wordproblem", "offline", {})])
+        pane.apply(
+            [
+                ev.ToolCalled(1, "calculate", "16 - 3 - 4", f"First the eggs.\n{LONG}"),
+                ev.ToolObserved(1, "calculate", f"9\n{LONG}", "ok", "9"),
+                ev.EpisodeEnded(2, "finish", "the model called finish"),
+            ]
+        )
+        await pilot.pause()
+        lines = _lines(pane)
+        assert "Thought 1: First the eggs." in lines
+        thought = _between(lines, "Thought 1:", "Action 1:")
+        assert len(thought) >= 2
+        assert all(line.startswith(" " * len("Thought 1: ")) for line in thought), thought
+        seen = _between(lines, "Observation 1:", "Stopped:")
+        assert len(seen) >= 2
+        assert all(line.startswith(" " * len("Observation 1: ")) for line in seen), seen
+        assert max(len(line) for line in lines) <= 80
