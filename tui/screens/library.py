@@ -1,7 +1,9 @@
 """BoT's experience library, browsed in the app: every stored entry, newest first, one kind of
-puzzle at a time or all of them, with the whole entry of the row under the cursor below.
+puzzle at a time or all of them, narrowed by a search of the puzzles and entries as you type,
+with the whole entry of the row under the cursor below; and cleared, a kind or all, once
+confirmed.
 
-The command palette opens it ("Experience library"). It only reads: the file is read off the
+The command palette opens it ("Experience library"). The file is read and cleared off the
 event loop (another program may hold it locked), and a missing file is not created.
 """
 
@@ -11,17 +13,17 @@ import asyncio
 from pathlib import Path
 
 from rich.text import Text
-from textual import work
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import DataTable, Label, Select, Static
+from textual.widgets import Button, DataTable, Input, Label, Select, Static
 
 from solver.library import Entry, ExperienceLibrary, LibraryError
 from solver.text import visible
 
-__all__ = ["LibraryScreen"]
+__all__ = ["ClearLibraryDialog", "LibraryScreen"]
 
 ALL = "all"
 LIMIT = 1000
@@ -35,10 +37,72 @@ def _read(path: Path) -> list[Entry]:
         return library.entries(limit=LIMIT)
 
 
-class LibraryScreen(ModalScreen[None]):
-    """The experience library's entries, newest first, filtered by puzzle kind."""
+def _clear(path: Path, kind: str | None) -> int:
+    if not path.exists():
+        return 0
+    with ExperienceLibrary(path) as library:
+        return library.clear(kind)
 
-    BINDINGS = [Binding("escape,q", "dismiss", "Close", id="library.close")]
+
+def matches(entry: Entry, search: str) -> bool:
+    """Whether the entry's puzzle or text holds ``search`` (any case; empty: every entry)."""
+    needle = search.strip().casefold()
+    return not needle or needle in entry.puzzle.casefold() or needle in entry.entry.casefold()
+
+
+class ClearLibraryDialog(ModalScreen[bool]):
+    """Asks before the library's entries (of one kind, or all) are deleted: True to delete."""
+
+    BINDINGS = [
+        Binding("escape,n", "cancel", "Keep them", id="library-clear.cancel"),
+        Binding("y", "confirm", "Delete", id="library-clear.confirm"),
+    ]
+
+    def __init__(self, what: str) -> None:
+        super().__init__(classes="dialog")
+        self.what = what
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog-box", id="library-clear-box"):
+            yield Label("Clear the experience library?", classes="dialog-title")
+            yield Static(
+                Text(
+                    f"Delete {self.what} from the experience library? BoT cannot use them "
+                    "again, and this cannot be undone. (The search does not narrow it.)"
+                )
+            )
+            with Horizontal(classes="buttons"):
+                yield Button("Delete (y)", id="library-clear-yes", variant="error")
+                yield Button("Keep them (n)", id="library-clear-no", variant="primary")
+
+    def on_mount(self) -> None:
+        self.query_one("#library-clear-no", Button).focus()  # enter keeps them
+
+    @on(Button.Pressed, "#library-clear-yes")
+    def action_confirm(self) -> None:
+        self.dismiss(True)
+
+    @on(Button.Pressed, "#library-clear-no")
+    def action_cancel(self) -> None:
+        self.dismiss(False)
+
+
+class LibraryScreen(ModalScreen[None]):
+    """The experience library's entries, newest first, filtered by puzzle kind and search."""
+
+    DEFAULT_CSS = """
+    #library-filters { height: auto; }
+    #library-filters Select { width: 24; }
+    #library-search { width: 1fr; }
+    #library-clear { margin-left: 1; }
+    """
+
+    BINDINGS = [
+        Binding("escape", "dismiss", "Close", id="library.close"),
+        Binding("q", "dismiss", "Close", show=False, id="library.close_q"),
+        Binding("ctrl+l", "clear", "Clear…", id="library.clear"),
+        Binding("ctrl+f", "search", "Search", id="library.search"),
+    ]
 
     def __init__(self, path: Path | None = None) -> None:
         super().__init__(classes="dialog")
@@ -51,16 +115,26 @@ class LibraryScreen(ModalScreen[None]):
         """Every entry read, newest first."""
         self.shown: list[Entry] = []
         """The rows of the table, in order."""
+        self.kind = ALL
+        """The kind shown (or all)."""
+        self.search = ""
+        """The text the rows' puzzle or entry must hold (any case)."""
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog-box", id="library-box"):
             yield Label("Experience library", classes="dialog-title")
-            yield Select([("all kinds", ALL)], value=ALL, allow_blank=False, id="library-kind")
+            with Horizontal(id="library-filters"):
+                yield Select([("all kinds", ALL)], value=ALL, allow_blank=False, id="library-kind")
+                yield Input(placeholder="search puzzles and entries", id="library-search")
+                yield Button("Clear…", id="library-clear")
             table: DataTable[str | Text] = DataTable(id="library-table", cursor_type="row")
             yield table
             yield Static("reading…", id="library-entry")
             yield Static(
-                Text("Up / down pick an entry; escape closes. ponder library clear empties it.")
+                Text(
+                    "Up / down pick an entry; ctrl+f searches; ctrl+l clears the kind shown "
+                    "(or all); escape closes."
+                )
             )
 
     def on_mount(self) -> None:
@@ -78,6 +152,9 @@ class LibraryScreen(ModalScreen[None]):
             note.update(Text(visible(str(err))))
             return
         if not self.entries:
+            self.shown = []
+            self.query_one("#library-table", DataTable).clear()
+            self.query_one("#library-kind", Select).set_options([("all kinds", ALL)])
             note.update(
                 Text(
                     "The library is empty. Turn on the experience library in settings (s): "
@@ -86,14 +163,21 @@ class LibraryScreen(ModalScreen[None]):
             )
             return
         kinds = sorted({e.kind for e in self.entries})
+        kind = self.kind if self.kind in kinds else ALL
         select = self.query_one("#library-kind", Select)
-        select.set_options([("all kinds", ALL), *((kind, kind) for kind in kinds)])
-        select.value = ALL
-        self.show(ALL)
+        with select.prevent(Select.Changed):
+            select.set_options([("all kinds", ALL), *((k, k) for k in kinds)])
+            select.value = kind
+        self.show(kind)
 
-    def show(self, kind: str) -> None:
-        """The entries of ``kind`` (or all), newest first."""
-        self.shown = [e for e in self.entries if kind in (ALL, e.kind)]
+    def show(self, kind: str | None = None) -> None:
+        """The entries of ``kind`` (or all; the kind shown if not given) that match the
+        search, newest first."""
+        if kind is not None:
+            self.kind = kind
+        self.shown = [
+            e for e in self.entries if self.kind in (ALL, e.kind) and matches(e, self.search)
+        ]
         table = self.query_one("#library-table", DataTable)
         table.clear()
         for e in self.shown:
@@ -112,7 +196,8 @@ class LibraryScreen(ModalScreen[None]):
     def _describe(self, row: int) -> None:
         note = self.query_one("#library-entry", Static)
         if not 0 <= row < len(self.shown):
-            note.update(Text(f"{len(self.entries)} entries; none of this kind."))
+            which = "of this kind" if not self.search.strip() else "that match the search"
+            note.update(Text(f"{len(self.entries)} entries; none {which}."))
             return
         e = self.shown[row]
         head = f"{e.method} · {e.model} · {e.puzzle} · iteration {e.iteration}"
@@ -124,8 +209,45 @@ class LibraryScreen(ModalScreen[None]):
         if event.select.id == "library-kind" and isinstance(event.value, str):
             self.show(event.value)
 
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.id == "library-search":
+            self.search = event.value
+            self.show()
+
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         self._describe(event.cursor_row)
+
+    def action_search(self) -> None:
+        self.query_one("#library-search", Input).focus()
+
+    @on(Button.Pressed, "#library-clear")
+    def action_clear(self) -> None:
+        """Ask, then delete the entries of the kind shown (or all of them)."""
+        kind = None if self.kind == ALL else self.kind
+        count = sum(1 for e in self.entries if kind in (None, e.kind))
+        if not count:
+            self.notify("Nothing to clear.", timeout=3)
+            return
+        what = f"all {count} entries" if kind is None else f"the {count} {kind} entries"
+        if count >= LIMIT:
+            what = "every entry" if kind is None else f"every {kind} entry"
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.clear_entries(kind)
+
+        self.app.push_screen(ClearLibraryDialog(visible(what)), answered)
+
+    @work(exclusive=True, group="library-clear", exit_on_error=False)
+    async def clear_entries(self, kind: str | None) -> None:
+        """Delete the entries (of ``kind``) off the event loop, then read the library again."""
+        try:
+            count = await asyncio.to_thread(_clear, self.path, kind)
+        except LibraryError as err:
+            self.query_one("#library-entry", Static).update(Text(visible(str(err))))
+            return
+        self.notify(f"Cleared {count} {'entry' if count == 1 else 'entries'}.", timeout=3)
+        self.load()
 
     def action_dismiss(self) -> None:  # type: ignore[override]
         self.dismiss(None)
