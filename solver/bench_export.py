@@ -4,8 +4,8 @@ puzzle), written as CSV (the stdlib :mod:`csv` module) or as JSON lines.
 Every row has the same columns: the setup's (kind, engine as ``model``, guide model), the
 method and its config as JSON text, the puzzle with its place in the set and its seed, and
 the run's figures. Measures only some methods or kinds have (a crossword's letter and word
-shares, the baselines' samples, a dialogue's stop, BoT's success by iteration) are columns
-only when some row has them. Files are written whole or not at all: to a temporary file
+shares, the baselines' samples, a dialogue's stop, BoT's success by iteration as JSON text)
+are columns only when some row has them. Files are written whole or not at all: to a temporary file
 beside the target, then renamed over it.
 """
 
@@ -117,7 +117,7 @@ def export_rows(setup: dict[str, Any], records: Iterable[Record]) -> list[dict[s
         for column in optional:
             value: Any = getattr(r, column)
             if column == "solved_by_iteration":
-                value = "".join("1" if ok else "0" for ok in value)  # "01": solved from it. 2
+                value = _json(list(value))  # "[false,true]": solved from iteration 2 on
             row[column] = value
         rows.append(row)
     return rows

@@ -159,3 +159,24 @@ def test_a_failed_export_leaves_the_old_file_and_no_temporary(tmp_path: Path) ->
     assert row["seed"] == "3" and row["answer"] == "x" and row["cost"] == ""
     with pytest.raises(ExportError, match="is a directory"):
         write_csv(tmp_path, rows)
+
+
+def test_the_measures_some_runs_have_are_columns_only_when_present(tmp_path: Path) -> None:
+    crossword = PuzzleResult("mini 3", False, None, 9, 90, 0.5, 2.0, 5, letter=0.8, word=0.4)
+    bot = PuzzleResult("mini 4", True, "x", 4, 40, None, 1.0, 2, solved_by_iteration=(False, True))
+    records = [Record("bot", {"trees": 2}, 4, bot), Record("tot", {}, 3, crossword)]
+    setup = {"kind": "crossword", "engine": "offline", "seed": 10}
+    out = tmp_path / "runs.csv"
+    write_csv(out, export_rows(setup, records))
+    with out.open(newline="") as handle:
+        reader = csv.DictReader(handle)
+        rows = list(reader)
+        assert reader.fieldnames is not None
+        assert "letter" in reader.fieldnames and "samples" not in reader.fieldnames
+    bot_row, crossword_row = rows  # in the order the methods first appear
+    assert json.loads(bot_row["config"]) == {"trees": 2} and bot_row["seed"] == "14"
+    assert json.loads(bot_row["solved_by_iteration"]) == [False, True]
+    assert bot_row["letter"] == bot_row["word"] == ""
+    assert float(crossword_row["letter"]) == 0.8 and float(crossword_row["word"]) == 0.4
+    assert crossword_row["answer"] == "" and float(crossword_row["cost"]) == 0.5
+    assert json.loads(crossword_row["solved_by_iteration"]) == []
