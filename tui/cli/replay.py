@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     import argparse
 
     from solver.domains.base import Domain
-    from solver.events import Event
+    from solver.events import Event, WordChecked
     from tui.cli.kinds import _SubParsers
 
 __all__ = ["add_parser", "rechecked", "run"]
@@ -149,7 +149,8 @@ def _domain(header: dict[str, Any], path: str) -> Domain[Any, Any]:
 
 
 def rechecked(events: Iterable[Event], domain: Domain[Any, Any]) -> Iterator[Event]:
-    """A trace's events with its finish checked again, exactly, by ``domain``.
+    """A trace's events with its finish, its arithmetic claims and its crossword word checks
+    checked again, exactly, by ``domain``.
 
     A trace is outside text: its ``solved`` is a claim that anyone can edit, so a replay shows
     the verdict of the domain's own check (for the Game of 24, ``puzzles.game24``; never
@@ -157,7 +158,13 @@ def rechecked(events: Iterable[Event], domain: Domain[Any, Any]) -> Iterator[Eve
     """
     import dataclasses
 
-    from solver.events import ClaimVerified, ErrorRaised, RunFinished, SolutionFound
+    from solver.events import (
+        ClaimVerified,
+        ErrorRaised,
+        RunFinished,
+        SolutionFound,
+        WordChecked,
+    )
 
     for event in events:
         if isinstance(event, ClaimVerified):
@@ -170,6 +177,12 @@ def rechecked(events: Iterable[Event], domain: Domain[Any, Any]) -> Iterator[Eve
                     t=event.t,
                 )
             yield again
+            continue
+        if isinstance(event, WordChecked):
+            word, mismatch = _word_again(event, domain)
+            if mismatch:
+                yield ErrorRaised("trace", mismatch, t=event.t)
+            yield word
             continue
         if isinstance(event, SolutionFound) and not (check := domain.check(event.answer)).ok:
             yield ErrorRaised(
@@ -208,3 +221,47 @@ def _claim_again(event: Any) -> Any:
     return dataclasses.replace(
         event, status=str(claim.status), ok=claim.ok, exact=exact, reason=claim.reason
     )
+
+
+def _word_again(event: WordChecked, domain: Domain[Any, Any]) -> tuple[WordChecked, str]:
+    """A trace's crossword word check made again by the crossword's own check (the word
+    written on its slot as the trace says it stood), and what the trace got wrong, if
+    anything (``""``)."""
+    import dataclasses
+
+    from puzzles.crossword.model import CrosswordError
+    from solver.domains.crossword import CrosswordDomain, Fill
+
+    if not isinstance(domain, CrosswordDomain):
+        return event, "the trace checks a crossword word, but its puzzle is not a crossword"
+    shown = f"{event.clue}. {event.word} on {event.pattern or '(no slot)'}"
+    claimed = "fitting" if event.ok else "not fitting"
+    state = domain.start()
+    slot = domain.names.get(event.clue)
+    if slot is not None:
+        # The slot's letters before the word are all the check reads of the board.
+        pattern = event.pattern
+        if len(pattern) != slot.length or not all(c == "_" or c.isalpha() for c in pattern):
+            again = dataclasses.replace(event, ok=False, reason="the slot's letters are wrong")
+            return again, (
+                f"the trace marks {shown} as {claimed}; {event.clue} has {slot.length} squares, "
+                f"so {pattern!r} cannot be its letters"
+            )
+        try:
+            state = Fill(state.board.write_word(slot, pattern.upper()))
+        except CrosswordError as exc:
+            return dataclasses.replace(event, ok=False, reason=str(exc)), (
+                f"the trace marks {shown} as {claimed}; its slot cannot be written: {exc}"
+            )
+    check = domain.write(state, event.clue, event.word).claim
+    if check.ok == event.ok:
+        return event, ""
+    if event.ok is False and "_" not in event.pattern:
+        # A full slot: the word may have been refused as already filled, which the check
+        # cannot see without the words written before it.
+        return event, ""
+    again = dataclasses.replace(
+        event, ok=check.ok, reason=check.reason, crossing=check.crossing, pattern=check.pattern
+    )
+    found = "it fits" if check.ok else f"it does not: {check.reason}"
+    return again, f"the trace marks {shown} as {claimed}; checked again exactly, {found}"
