@@ -413,6 +413,10 @@ def _print_table(
             f"{r.mean('wall_time'):.2f}s",
             spec.paper.get(kind.name, "-"),
         )
+    if not console.is_terminal:
+        # A pipe or a file has no width to fit: print the table whole, never cut to "…".
+        natural = console.measure(table, options=console.options.update_width(10_000))
+        console.width = max(console.width, natural.maximum)
     console.print(table)
     # Where each figure comes from, methods from the same table together.
     sources: dict[str, list[str]] = {}
