@@ -36,6 +36,7 @@ from solver.events import ExperienceAdded
 from solver.methods.base import Method, Outcome, RunContext
 from solver.methods.spec import MethodSpec
 from solver.model.base import rough_tokens
+from solver.sqlite_files import connect, immediate
 
 __all__ = [
     "DEFAULT_BUDGET",
@@ -378,15 +379,8 @@ class ExperienceLibrary:
         with self._lock:
             db = self._connection()
             try:
-                db.execute("BEGIN IMMEDIATE")
-                try:
+                with immediate(db):
                     yield db
-                    db.execute("COMMIT")
-                except BaseException:
-                    if db.in_transaction:
-                        with contextlib.suppress(sqlite3.Error):
-                            db.execute("ROLLBACK")
-                    raise
             except sqlite3.Error as err:
                 raise self._error(action, err) from err
 
@@ -405,18 +399,11 @@ class ExperienceLibrary:
         if self._db is not None:
             return self._db
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            db = connect(self.path, BUSY_TIMEOUT_MS)  # self._lock serialises its use
         except OSError as err:
             raise LibraryError(
                 self.name, f"cannot create its folder: {err.strerror or err}"
             ) from err
-        try:
-            db = sqlite3.connect(
-                self.path,
-                timeout=BUSY_TIMEOUT_MS / 1000,
-                isolation_level=None,
-                check_same_thread=False,  # self._lock serialises its use
-            )
         except sqlite3.Error as err:
             raise self._error("open it", err) from err
         try:
@@ -451,18 +438,11 @@ class ExperienceLibrary:
             db.execute("PRAGMA journal_mode = WAL")
             db.execute("PRAGMA synchronous = FULL")
             if version < LAYOUT:
-                db.execute("BEGIN IMMEDIATE")
-                try:
+                with immediate(db):
                     now: int = db.execute("PRAGMA user_version").fetchone()[0]
                     for step in MIGRATIONS[now:]:
                         step(db)
                     db.execute(f"PRAGMA user_version = {LAYOUT}")
-                    db.execute("COMMIT")
-                except BaseException:
-                    if db.in_transaction:
-                        with contextlib.suppress(sqlite3.Error):
-                            db.execute("ROLLBACK")
-                    raise
         except sqlite3.Error as err:
             raise self._error(action, err) from err
 

@@ -34,6 +34,7 @@ from types import TracebackType
 from typing import Any, ClassVar, Final
 
 from solver.settings import data_dir
+from solver.sqlite_files import connect, immediate, roll_back
 
 __all__ = [
     "FILE_NAME",
@@ -677,16 +678,16 @@ class ResultStore:
     def _roll_back(self, db: sqlite3.Connection) -> None:
         """Undo the open transaction; if even that fails, drop the connection, whose state is
         then unknown, so the next call starts clean."""
-        try:
-            if db.in_transaction:
-                db.execute("ROLLBACK")
-        except sqlite3.Error:
-            if self._db is db:
-                self._db = None
-            if self._writer is db:
-                self._writer = None
-            with contextlib.suppress(sqlite3.Error):
-                db.close()
+        if not roll_back(db):
+            self._drop(db)
+
+    def _drop(self, db: sqlite3.Connection) -> None:
+        if self._db is db:
+            self._db = None
+        if self._writer is db:
+            self._writer = None
+        with contextlib.suppress(sqlite3.Error):
+            db.close()
 
     def _write_queued(self, batch: Sequence[_Queued], wait: float) -> int:
         """Insert ``batch`` in one transaction; returns how many rows were written.
@@ -783,12 +784,9 @@ class ResultStore:
                 return db
             if self._writer is None:
                 try:
-                    writer = sqlite3.connect(
-                        self.name,
-                        timeout=BUSY_TIMEOUT_MS / 1000,
-                        isolation_level=None,
-                        check_same_thread=False,  # self._write_lock serialises its use
-                    )
+                    writer = connect(self._path, BUSY_TIMEOUT_MS)  # under self._write_lock
+                except OSError as err:  # its folder went away since the file was opened
+                    raise StoreError(self.name, f"cannot open it for writing: {err}") from err
                 except sqlite3.Error as err:
                     raise self._error("open it for writing", err) from err
                 try:
@@ -802,21 +800,12 @@ class ResultStore:
 
     def _connect(self) -> sqlite3.Connection:
         """Open, check and migrate the file; raises :class:`StoreError` and leaves nothing open."""
-        if self._path is not None:
-            try:
-                self._path.parent.mkdir(parents=True, exist_ok=True)
-            except OSError as err:
-                raise StoreError(
-                    self.name, f"cannot create its folder: {err.strerror or err}"
-                ) from err
         try:
-            # isolation_level=None: no implicit transactions; _transaction() says where they are.
-            db = sqlite3.connect(
-                self.name,
-                timeout=BUSY_TIMEOUT_MS / 1000,
-                isolation_level=None,
-                check_same_thread=False,  # self._lock serialises use across threads
-            )
+            # No implicit transactions: _transaction() says where they are. self._lock
+            # serialises use across threads.
+            db = connect(self._path, BUSY_TIMEOUT_MS)
+        except OSError as err:
+            raise StoreError(self.name, f"cannot create its folder: {err.strerror or err}") from err
         except sqlite3.Error as err:
             raise self._error("open it", err) from err
         try:
@@ -871,18 +860,13 @@ class ResultStore:
         latest = len(self.migrations)
         if _user_version(db) == latest:
             return
-        db.execute("BEGIN IMMEDIATE")
-        try:
+        with immediate(db, lambda: self._drop(db)):
             # Look again under the write lock: another store may have migrated meanwhile.
             version = self._check_layout(db)
             for step in self.migrations[version:]:
                 step(db)
             # PRAGMA user_version is transactional: it commits with the steps, or not at all.
             db.execute(f"PRAGMA user_version = {latest}")
-            db.execute("COMMIT")
-        except BaseException:
-            self._roll_back(db)
-            raise
 
     def _check_schema(self, db: sqlite3.Connection) -> None:
         found = {row[1] for row in db.execute("PRAGMA table_info(results)")}
