@@ -95,3 +95,13 @@ def test_the_step_budget_reaches_the_prompt() -> None:
         run(model, steps=steps)
         prompts.append(model.calls[0].messages)
     assert prompts[0] != prompts[1]
+
+
+def test_invalid_actions_in_a_row_end_the_episode_and_each_shows_in_the_next_prompt() -> None:
+    model = ScriptedModel([" I am not sure what to do."])
+    fin, events = run(model, steps=10, invalid_limit=2)
+    assert pinned(events)[-1] == ("EpisodeEnded", 2, "invalid", "2 invalid actions in a row")
+    assert fin.answer is None and fin.reason == "invalid actions" and fin.calls == 2
+    # Step 1 wrote no action: the next prompt says so, with what went wrong.
+    second = model.calls[1].messages[-1].content
+    assert "(none)" in second and NO_ACTION in second
