@@ -43,7 +43,7 @@ def pinned(events: list[Event]) -> list[tuple[Any, ...]]:
             if isinstance(e, TurnAnswered):
                 values.pop("prompt_tokens")  # grows with the transcript: pinned elsewhere
             if isinstance(e, ParseFailed):
-                values = {"purpose": values["purpose"]}
+                values = {"purpose": values["purpose"], "reason": values["reason"]}
             out.append((type(e).__name__, *values.values()))
     return out
 
@@ -60,12 +60,12 @@ def test_an_aiot_dialogue_event_by_event() -> None:
     reply = f"I tried {WRONG}."
     assert pinned(events) == [
         ("IterationStarted", 1, 5, "turn 1"),
-        ("ParseFailed", "iot_guide"),  # an empty guidance is no guidance
+        ("ParseFailed", "iot_guide", "no JSON object with guidance and stop"),  # empty: none
         ("TurnGuided", 1, 5, fallback, False, "discuss", 1),
         ("TurnAnswered", 1, reply, WRONG, False, "", False, "equals 67, not 24", True, 2),
         ("IterationStarted", 2, 5, "turn 2"),
         ("TurnGuided", 2, 5, "Use 8 / 8 = 1.", False, "discuss", 3),
-        ("ParseFailed", "iot_answer"),
+        ("ParseFailed", "iot_answer", "no JSON object with an answer"),
         ("TurnAnswered", 2, "no json here", None, False, "", False, "no answer", True, 4),
         ("IterationStarted", 3, 5, "turn 3"),
         ("TurnGuided", 3, 5, "Use 8 / 8 = 1.", False, "discuss", 5),
@@ -88,7 +88,11 @@ def test_an_aiot_dialogue_event_by_event() -> None:
     # the guidance it gave (its fallback included); its answerer also sees this turn's guidance.
     third_guide = model.calls[4].messages[-1].content
     assert fallback in third_guide and reply in third_guide and "no json here" in third_guide
-    assert "Use 8 / 8 = 1." in model.calls[5].messages[-1].content
+    third_answer = model.calls[5].messages[-1].content
+    assert reply in third_answer and "no json here" in third_answer
+    # Each answerer is given its own turn's guidance (turn 1's: the fallback), free to conclude.
+    assert fallback in model.calls[1].messages[-1].content
+    assert not any("Do not give a final answer yet" in c.messages[-1].content for c in model.calls)
 
 
 def test_an_answer_carries_over_a_turn_without_one_and_the_cap_says_so() -> None:
@@ -139,6 +143,12 @@ def test_a_giot_dialogue_event_by_event() -> None:
         ("iot_answer", True, sampling, 3),
     ]
     assert closing in model.calls[-1].messages[-1].content
+
+
+def test_giots_closing_answer_replaces_the_discussions() -> None:
+    model = ScriptedModel(dialogue([guide()], [answer(WRONG), answer(RIGHT)]))
+    fin, _ = run(IoT(GIoTConfig(turns=1)), model)
+    assert fin.answer == RIGHT and fin.solved
 
 
 def test_giot_keeps_the_last_answer_when_the_closing_reply_has_none() -> None:
