@@ -105,3 +105,18 @@ def test_invalid_actions_in_a_row_end_the_episode_and_each_shows_in_the_next_pro
     # Step 1 wrote no action: the next prompt says so, with what went wrong.
     second = model.calls[1].messages[-1].content
     assert "(none)" in second and NO_ACTION in second
+
+
+def test_a_valid_action_resets_the_invalid_count_and_observations_are_timed() -> None:
+    model = ScriptedModel(
+        [
+            " Hmm.",
+            " Singly: 30 * 11 = 330.\nAction 2: calculate[30 * 11 - 3 * 109]",
+            " Hmm.",
+            " Saving 3.\nAction 4: finish[$3]",
+        ]
+    )
+    fin, events = run(model, steps=6, invalid_limit=2)
+    assert fin.reason == "finish" and fin.solved  # invalid, valid, invalid: never two in a row
+    (tool,) = [e for e in events if isinstance(e, ToolObserved) and e.tool == "calculate"]
+    assert isinstance(tool.elapsed, float) and tool.elapsed >= 0
