@@ -8,9 +8,10 @@
 
 What is mutated and which tests run is set in pyproject.toml under ``[tool.mutmut]``. mutmut
 copies the project into ``mutants/`` (git-ignored) and remembers results there, so a second
-run only checks what changed. It is not part of CI: on two cores the whole set takes about an
-hour. The score is the share of checked mutants that the tests detect (killed, timed out, or
-refused by the type check); a surviving mutant is a change to the code that no test notices.
+run only checks what changed. It is not part of CI: on two cores the whole set takes hours
+(name the files you changed). The score is the share of checked mutants that the tests detect
+(killed, timed out, or refused by the type check); a surviving mutant is a change to the code
+that no test notices.
 """
 
 from __future__ import annotations
