@@ -358,3 +358,9 @@ def test_the_bench_title_counts_the_kinds_own_puzzles(
 ) -> None:
     code, out, _ = run(capsys, "bench", *argv, "--method", "io", "--no-plot")
     assert code == 0 and f" · {count} · " in out
+
+
+def test_an_option_the_kind_cannot_take_is_a_usage_error(capsys) -> None:  # type: ignore[no-untyped-def]
+    code, out, _ = run(capsys, "solve", "crossword", "1", "--method", "bot", "--experience",
+                       "cumulative")  # fmt: skip
+    assert code == 2 and "condense" in out

@@ -38,9 +38,13 @@ __all__ = [
     "run_stoppable",
 ]
 
-CONFIG_ERRORS = frozenset({"unreachable", "unknown_model", "auth", "bad_request", "bad_url"})
-"""Model errors that mean the server cannot be used as configured: usage errors (exit 2). Any
-other error that ends a run means the server failed (exit 3)."""
+CONFIG_ERRORS = frozenset(
+    {"unreachable", "unknown_model", "auth", "bad_request", "bad_url", "unsupported"}
+)
+"""Errors that mean the run cannot go as configured — the server (unreachable, key refused,
+...) or the method's options on this kind (``unsupported``: a role an option needs, found only
+when the run starts) — usage errors (exit 2). Any other error that ends a run means the server
+failed (exit 3)."""
 DEFAULT_METHOD = "bot"
 
 
