@@ -59,19 +59,24 @@ def puz_bytes(
     clues: Sequence[str],
     *,
     title: str = "Bench",
+    author: str = "ponder",
+    copyright: str = "",
+    notes: str = "",
     version: bytes = b"1.3\x00",
     encoding: str = "latin-1",
-    scrambled: tuple[int, bytes] | None = None,
+    scrambled: tuple[int, bytes | None] | None = None,
 ) -> bytes:
     """An Across Lite .puz file for a solution grid (``#`` or ``.`` blocks) and its clues in
-    numbering order, with correct checksums; ``scrambled`` is (tag, scrambled grid)."""
+    numbering order, with correct checksums; ``scrambled`` is (tag, scrambled grid or None to
+    keep the grid as it is)."""
     width, height = len(rows[0]), len(rows)
     sol = "".join(rows).replace("#", ".").encode("ascii")
     fill = bytes(ord(".") if ch == ord(".") else ord("-") for ch in sol)
-    if scrambled is not None:
+    if scrambled is not None and scrambled[1] is not None:
         sol = scrambled[1]
-    texts = [s.encode(encoding) for s in (title, "ponder", "")]
+    texts = [s.encode(encoding) for s in (title, author, copyright)]
     clue_bytes = [c.encode(encoding) for c in clues]
+    note_bytes = notes.encode(encoding)
     cib = struct.pack("<BBHHH", width, height, len(clues), 1, scrambled[0] if scrambled else 0)
     c_cib = _cksum(cib)
 
@@ -81,6 +86,8 @@ def puz_bytes(
                 value = _cksum(field + b"\x00", value)
         for clue in clue_bytes:
             value = _cksum(clue, value)
+        if note_bytes:
+            value = _cksum(note_bytes + b"\x00", value)
         return value
 
     overall = text_sum(_cksum(fill, _cksum(sol, c_cib)))
@@ -99,7 +106,8 @@ def puz_bytes(
         + b"\x00" * 12
         + cib
     )
-    strings = b"".join(s + b"\x00" for s in [*texts, *clue_bytes, b""])
+    assert len(header) == 0x34  # the format's fixed header
+    strings = b"".join(s + b"\x00" for s in [*texts, *clue_bytes, note_bytes])
     return header + sol + fill + strings
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import struct
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bench.crossword_readers import puz_bytes
 from puzzles.crossword import (
     MAX_FILE_BYTES,
     Crossword,
@@ -250,68 +250,20 @@ def test_ipuz_round_trip(tmp_path: Path) -> None:
 # --- .puz -----------------------------------------------------------------------------------
 
 
-def cksum(data: bytes, value: int = 0) -> int:
-    """Across Lite's checksum, written out here from the format description."""
-    for byte in data:
-        if value & 1:
-            value = (value >> 1) + 0x8000
-        else:
-            value >>= 1
-        value = (value + byte) & 0xFFFF
-    return value
-
-
 def build_puz(
     solution: list[str],
     clues: list[str],
     *,
     title: str = "Title",
-    author: str = "Author",
-    copyright: str = "(c) nobody",
-    notes: str = "",
     scrambled: int = 0,
-    encoding: str = "latin-1",
-    version: bytes = b"1.3\x00",
+    **options: Any,
 ) -> bytes:
-    """A .puz file: header, solution ('.' for blocks), empty fill, strings, checksums."""
-    width, height = len(solution[0]), len(solution)
-    sol = "".join(solution).encode("ascii")
-    fill = bytes(ord(".") if ch == ord(".") else ord("-") for ch in sol)
-    enc = [s.encode(encoding) for s in (title, author, copyright)]
-    clue_bytes = [c.encode(encoding) for c in clues]
-    note_bytes = notes.encode(encoding)
-    cib = struct.pack("<BBHHH", width, height, len(clues), 1, scrambled)
-    c_cib = cksum(cib)
-
-    def text_sum(value: int) -> int:
-        for field in enc:
-            if field:
-                value = cksum(field + b"\x00", value)
-        for clue in clue_bytes:
-            value = cksum(clue, value)
-        if note_bytes:
-            value = cksum(note_bytes + b"\x00", value)
-        return value
-
-    overall = text_sum(cksum(fill, cksum(sol, c_cib)))
-    parts = [c_cib, cksum(sol), cksum(fill), text_sum(0)]
-    low = bytes(k ^ (p & 0xFF) for k, p in zip(b"ICHE", parts, strict=True))
-    high = bytes(k ^ (p >> 8) for k, p in zip(b"ATED", parts, strict=True))
-    header = (
-        struct.pack("<H", overall)
-        + b"ACROSS&DOWN\x00"
-        + struct.pack("<H", c_cib)
-        + low
-        + high
-        + version
-        + b"\x00\x00"
-        + b"\x00\x00"
-        + b"\x00" * 12
-        + cib
-    )
-    assert len(header) == 0x34
-    strings = b"".join(s + b"\x00" for s in [*enc, *clue_bytes, note_bytes])
-    return header + sol + fill + strings
+    """A .puz file: header, solution ('.' for blocks), empty fill, strings, checksums (the
+    writer the reader comparison in bench/ uses, written from the format description)."""
+    options.setdefault("author", "Author")
+    options.setdefault("copyright", "(c) nobody")
+    tag = (scrambled, None) if scrambled else None
+    return puz_bytes(solution, clues, title=title, scrambled=tag, **options)
 
 
 # Numbering order: 1A, 1D, 2D, 3D, 4A, 5D, 6A (across before down for a shared number).
