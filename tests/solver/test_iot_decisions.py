@@ -155,3 +155,34 @@ def test_giot_keeps_the_last_answer_when_the_closing_reply_has_none() -> None:
     model = ScriptedModel(dialogue([guide()], [answer(RIGHT), answer(None)]))
     fin, _ = run(IoT(GIoTConfig(turns=1)), model)
     assert fin.answer == RIGHT and fin.solved
+
+
+class CutFirstAnswer(ScriptedModel):
+    """Reports the answerer's first reply as cut off at the token limit, however whole it looks."""
+
+    answers = 0
+
+    async def generate(self, call: Any, on_token: Any = None) -> Any:
+        gen = await super().generate(call, on_token)
+        if call.purpose == "iot_answer":
+            self.answers += 1
+            if self.answers == 1:
+                return dataclasses.replace(gen, finish_reasons=("length",))
+        return gen
+
+
+def test_a_cut_off_answer_keeps_its_words_but_gives_no_answer_and_ends_nothing() -> None:
+    # The cut reply's finished first line reads as a whole, final, right answer (its
+    # unfinished last line is dropped); it must count for none of that.
+    whole_line = answer(RIGHT, final=True, doubt="some") + "\nThen I would che"
+    model = CutFirstAnswer(dialogue([guide()], [whole_line, answer(WRONG)]))
+    fin, events = run(IoT(AIoTConfig(iterations=2)), model)
+    answered = [p for p in pinned(events) if p[0] == "TurnAnswered"]
+    assert answered[0] == (
+        "TurnAnswered", 1, f"I tried {RIGHT}.", None, False, "some", False, "no answer", False, 2
+    )  # fmt: skip
+    assert not any(isinstance(e, ParseFailed) for e in events)  # cut, not unreadable
+    # Turn 2 happened (the cut final did not end the dialogue) and its answer is the run's.
+    assert answered[1][1:4] == (2, f"I tried {WRONG}.", WRONG)
+    assert pinned(events)[-1] == ("DialogueStopped", 2, "cap", "the cap of 2 turns was reached")
+    assert fin.answer == WRONG and not fin.solved
