@@ -9,6 +9,8 @@ import asyncio
 import dataclasses
 from typing import Any
 
+from solver.domains.base import ToolResult
+from solver.domains.wordproblem import WordProblemDomain
 from solver.events import (
     ClaimVerified,
     EpisodeEnded,
@@ -19,7 +21,7 @@ from solver.events import (
     ToolObserved,
 )
 from solver.methods import solve
-from solver.methods.react import ReAct, ReActConfig
+from solver.methods.react import ReAct, ReActConfig, run_tool
 from solver.model import Sampling, ScriptedModel
 from tests.solver.test_react import DOMAIN
 
@@ -104,7 +106,7 @@ def test_invalid_actions_in_a_row_end_the_episode_and_each_shows_in_the_next_pro
     assert fin.answer is None and fin.reason == "invalid actions" and fin.calls == 2
     # Step 1 wrote no action: the next prompt says so, with what went wrong.
     second = model.calls[1].messages[-1].content
-    assert "(none)" in second and NO_ACTION in second
+    assert "\nAction 1: (none)\n" in second and NO_ACTION in second
 
 
 def test_a_valid_action_resets_the_invalid_count_and_observations_are_timed() -> None:
@@ -120,3 +122,54 @@ def test_a_valid_action_resets_the_invalid_count_and_observations_are_timed() ->
     assert fin.reason == "finish" and fin.solved  # invalid, valid, invalid: never two in a row
     (tool,) = [e for e in events if isinstance(e, ToolObserved) and e.tool == "calculate"]
     assert isinstance(tool.elapsed, float) and tool.elapsed >= 0
+
+
+class Recording:
+    """Wraps a tool: records the time limit of each run and reports a fixed time taken."""
+
+    def __init__(self, tool: Any) -> None:
+        self.tool, self.name, self.description = tool, tool.name, tool.description
+        self.limits: list[float | None] = []
+
+    def __call__(self, argument: str) -> str:
+        return self.run(argument).observation
+
+    def run(self, argument: str, limit: float | None = None) -> ToolResult:
+        self.limits.append(limit)
+        result: ToolResult = self.tool.run(argument, limit)
+        return dataclasses.replace(result, elapsed=0.125)
+
+
+def recording_domain() -> tuple[WordProblemDomain, Recording]:
+    domain = WordProblemDomain(DOMAIN.problem)
+    calc = Recording(domain.tools[0])
+    domain._tools = (calc, *domain.tools[1:])
+    return domain, calc
+
+
+def test_each_tool_call_runs_under_the_configured_limit_and_reports_its_own_time() -> None:
+    domain, calc = recording_domain()
+    model = ScriptedModel([" Work it out.\nAction 1: calculate[30 * 11 - 3 * 109]"])
+    fin, events = asyncio.run(solve(ReAct(ReActConfig(steps=2, tool_limit=1.5)), domain, model))
+    assert calc.limits == [1.5, 1.5]
+    observed = [e for e in events if isinstance(e, ToolObserved)]
+    assert [(e.tool, e.value, e.elapsed) for e in observed] == [("calculate", "3", 0.125)] * 2
+    # No finish within the budget: the cap ends the episode at its last step.
+    assert pinned(events)[-1] == ("EpisodeEnded", 2, "cap", "no finish within 2 steps")
+    assert fin.answer is None and fin.reason == "step cap"
+
+
+def test_run_tool_passes_its_limit_and_knows_only_the_domains_tools() -> None:
+    domain, calc = recording_domain()
+    result = asyncio.run(run_tool(domain, "calculate", "2 + 2", 2.5))
+    assert result is not None and result.value == "4" and calc.limits == [2.5]
+    assert asyncio.run(run_tool(domain, "search", "anything", 2.5)) is None
+    assert calc.limits == [2.5]
+
+
+def test_a_finish_without_a_readable_answer_ends_the_episode_with_an_empty_finish() -> None:
+    model = ScriptedModel([" I give up.\nAction 1: finish[]"])
+    fin, events = run(model, steps=3)
+    (ended,) = [e for e in events if isinstance(e, EpisodeEnded)]
+    assert (ended.step, ended.by, ended.reason) == (1, "finish", "finish[]: no answer")
+    assert fin.answer is None and fin.reason == "finish" and not fin.solved
