@@ -156,3 +156,41 @@ def test_a_streaming_run_reports_the_text_so_far_at_most_twenty_times_a_second()
     assert all(reply.startswith(e.text) for e in streamed)
     lengths = [len(e.text) for e in streamed]
     assert lengths == sorted(lengths) and streamed[0].purpose == "io"
+
+
+class Bursting:
+    """Streams three long chunks, each after a pause longer than the report interval."""
+
+    name = "burst"
+    chunks = ("a" * 1500, "b" * 1500, "c" * 10)
+
+    async def generate(self, call: Any, on_token: Any = None) -> Any:
+        from solver.model import Generation, Usage
+
+        for chunk in self.chunks:
+            await asyncio_sleep(0.06)
+            if on_token is not None:
+                on_token(0, chunk)
+        return Generation(("".join(self.chunks),), Usage(1, 1), 0.0)
+
+    async def aclose(self) -> None:
+        return None
+
+
+def test_each_stream_report_names_its_call_and_sample_and_holds_the_last_2000_characters() -> None:
+    import asyncio
+
+    from solver.events import ModelCalled, TokensStreamed
+    from solver.methods import run_method
+
+    async def collect() -> list[Any]:
+        domain = Game24Domain(Hand.parse("4 7 8 8"))
+        return [e async for e in run_method(make_method("io"), domain, Bursting(), stream=True)]
+
+    events = asyncio.run(collect())
+    (called,) = [e for e in events if isinstance(e, ModelCalled)]
+    streamed = [e for e in events if isinstance(e, TokensStreamed)]
+    so_far = ["a" * 1500, "a" * 500 + "b" * 1500, "a" * 490 + "b" * 1500 + "c" * 10]
+    assert [(e.call_id, e.purpose, e.index, e.text) for e in streamed] == [
+        (called.call_id, "io", 0, text) for text in so_far
+    ]
