@@ -1,0 +1,104 @@
+"""The method catalogue pinned as people meet it: which methods, in which order, and each
+option's type, default, bounds, choices and whether the app's method dialog shows it. The
+command line's flags, the app's dialog and bench are all generated from this table, so a change
+to any entry must be deliberate (and show here)."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import pytest
+
+from solver.methods import METHODS, find_spec
+
+CATALOGUE: dict[str, list[tuple[Any, ...]]] = {
+    "bot": [
+        ("iterations", "int", 10, 1, 10000, (), True),
+        ("trees", "int", 15, 1, 10000, (), True),
+        ("leaf_stops", "int", 4, 1, 10000, (), False),
+        ("homogeneous", "bool", False, None, None, (), False),
+        ("confident_leaf", "bool", False, None, None, (), False),
+        ("aggregation", "str", "best_first", None, None, ("best_first", "greedy"), True),
+        ("similarity", "str", "exact", None, None, ("exact", "model"), False),
+        (
+            "experience",
+            "str",
+            "additive",
+            None,
+            None,
+            ("additive", "cumulative", "chains", "none"),
+            False,
+        ),
+        ("examples", "bool", False, None, None, (), False),
+        ("paper", "bool", False, None, None, (), False),
+        ("stop_early", "bool", False, None, None, (), False),
+    ],
+    "aiot": [
+        ("iterations", "int", 10, 1, 1000, (), True),
+        ("temperature", "float", 1.0, 0, 2, (), False),
+    ],
+    "giot": [
+        ("turns", "int", 5, 1, 1000, (), True),
+        ("temperature", "float", 1.0, 0, 2, (), False),
+    ],
+    "react": [
+        ("steps", "int", 7, 1, 200, (), True),
+        ("invalid_limit", "int", 3, 1, 50, (), False),
+        ("tool_limit", "float", 5.0, 0.05, 600, (), False),
+    ],
+    "tot": [
+        ("breadth", "int", 5, 1, 10000, (), True),
+        ("value_samples", "int", 3, 1, 10000, (), False),
+        ("temperature", "float", 0.7, 0, 2, (), False),
+        ("paper", "bool", False, None, None, (), False),
+        ("stop_early", "bool", False, None, None, (), False),
+    ],
+    "tot-dfs": [
+        ("step_limit", "int", 100, 1, 100000, (), False),
+        ("samples", "int", 8, 1, 100, (), False),
+        ("max_per_state", "int", 3, 1, 100, (), False),
+        ("temperature", "float", 0.7, 0, 2, (), False),
+        ("stop_early", "bool", False, None, None, (), False),
+    ],
+    "deli": [
+        ("turns", "int", 3, 1, 50, (), True),
+        ("tool_steps", "int", 6, 1, 50, (), False),
+        ("tool_limit", "float", 5.0, 0.05, 600, (), False),
+    ],
+    "cot-sc": [
+        ("samples", "int", 100, 1, 10000, (), True),
+        ("temperature", "float", 0.7, 0, 2, (), False),
+    ],
+    "cot": [
+        ("temperature", "float", 0.7, 0, 2, (), False),
+        ("samples", "int", 1, 1, 10000, (), False),
+    ],
+    "io": [
+        ("temperature", "float", 0.7, 0, 2, (), False),
+        ("samples", "int", 1, 1, 10000, (), False),
+    ],
+}
+
+
+def test_the_methods_in_the_order_people_see_them() -> None:
+    assert list(METHODS) == list(CATALOGUE)
+    assert all(find_spec(name).name == name for name in CATALOGUE)
+
+
+@pytest.mark.parametrize("name", list(CATALOGUE))
+def test_each_methods_options_as_declared(name: str) -> None:
+    spec = METHODS[name]
+    got = [
+        (o.name, o.type.__name__, o.default, o.option.low, o.option.high, o.option.choices)
+        for o in spec.options()
+    ]
+    assert got == [row[:6] for row in CATALOGUE[name]]
+    # Shown in the app's dialog: exactly True or False, never merely truthy.
+    assert [o.option.app for o in spec.options()] == [row[6] for row in CATALOGUE[name]]
+    for o in spec.options():
+        assert isinstance(o.help, str) and len(o.help) > 10 and o.flag.startswith("--")
+    # The config's own defaults are the declared ones: a config made with no arguments.
+    made = spec.config()
+    assert [getattr(made, o.name) for o in spec.options()] == [row[2] for row in CATALOGUE[name]]
+    assert all(f.metadata is not None for f in dataclasses.fields(spec.config))
