@@ -80,7 +80,7 @@ class DELI:
         )
         solution = gen.text
         nl_answer = None if gen.cut(0) else domain.parse_answer(solution)
-        self._stage(domain, ctx, 0, "language", solution, nl_answer, None, call_id)
+        self._stage(domain, ctx, 0, "language", solution, nl_answer, None, call_id, gen.cut(0))
         tool_answer: str | None = None
         previous_trace: str | None = None
         previous_tool: str | None = None
@@ -101,14 +101,17 @@ class DELI:
             )
             revised = gen.text
             new_answer = None if gen.cut(0) else domain.parse_answer(revised)
-            self._stage(domain, ctx, turn, "language", revised, new_answer, nl_answer, call_id)
+            self._stage(
+                domain, ctx, turn, "language", revised, new_answer, nl_answer, call_id, gen.cut(0)
+            )
             if _same(domain, new_answer, tool_answer):
                 ctx.emit(
                     DeliberationEnded(turn, "agree", "the tool and prose answers agree", "tool")
                 )
                 return Outcome(tool_answer, "answers agree")
             if trace == previous_trace and revised == solution:
-                ctx.emit(DeliberationEnded(turn, "converged", "neither stage changed", "tool"))
+                source = "tool" if tool_answer is not None else "language"
+                ctx.emit(DeliberationEnded(turn, "converged", "neither stage changed", source))
                 return Outcome(tool_answer if tool_answer is not None else new_answer, "converged")
             previous_trace, previous_tool = trace, tool_answer
             solution, nl_answer = revised, new_answer
@@ -134,6 +137,7 @@ class DELI:
         steps: list[tuple[str, str, str]] = []
         invalid = 0
         answer: str | None = None
+        number = step_base
         for k in range(1, cfg.tool_steps + 1):
             call = Call(
                 "deli_tool",
@@ -181,7 +185,7 @@ class DELI:
         trace = format_trajectory(steps, "Output")
         if answer is not None:
             trace += f"\nFinal Answer: {answer}"
-        return trace, answer, step_base + len(steps) + 1
+        return trace, answer, number
 
     def _stage(
         self,
@@ -193,11 +197,12 @@ class DELI:
         answer: str | None,
         previous: str | None,
         call_id: int | None,
+        cut: str | None = None,
     ) -> None:
         if stage == "language":  # a tool stage's claims were checked call by call
             for claim in domain.claims(text):
                 ctx.verified(f"deli-{stage}{turn}", claim)
-        if stage == "language" and answer is None:
+        if stage == "language" and answer is None and not cut:  # a cut reply is no misreading
             ctx.parse_failed("deli_revise" if turn else "deli_init", text, "no 'Answer:' line")
         verdict = domain.check(answer)
         ctx.emit(
