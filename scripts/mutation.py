@@ -5,19 +5,22 @@
     .venv/bin/python scripts/mutation.py solver/methods/tot.py solver/model/*
     .venv/bin/python scripts/mutation.py --report             # the last results only
     .venv/bin/python scripts/mutation.py --survivors solver/methods/tot.py
+    .venv/bin/python scripts/mutation.py --sample 60 solver/methods/bot.py   # an estimate
 
 What is mutated and which tests run is set in pyproject.toml under ``[tool.mutmut]``. mutmut
 copies the project into ``mutants/`` (git-ignored) and remembers results there, so a second
 run only checks what changed. It is not part of CI: on two cores the whole set takes hours
-(name the files you changed). The score is the share of checked mutants that the tests detect
-(killed, timed out, or refused by the type check); a surviving mutant is a change to the code
-that no test notices.
+(name the files you changed), or ``--sample N`` tests N mutants of each file drawn at random
+(the same N for the same ``--seed``) for an estimate in minutes. The score is the share of
+checked mutants that the tests detect (killed, timed out, or refused by the type check); a
+surviving mutant is a change to the code that no test notices.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import random
 import subprocess
 import sys
 from collections import Counter
@@ -52,8 +55,12 @@ def _results() -> dict[str, dict[str, int | None]]:
     return out
 
 
-def report(only: list[str]) -> int:
+def report(only: list[str], drawn: list[str] | None = None) -> int:
+    """The score per file; with ``drawn``, over those mutants only (a sample's estimate)."""
     results = _results()
+    if drawn is not None:
+        keep = set(drawn)
+        results = {s: {k: v for k, v in c.items() if k in keep} for s, c in results.items()}
     if not results:
         print("no mutation results yet: run this script without --report first")
         return 1
@@ -97,12 +104,26 @@ def survivors(source: str) -> int:
     return 0
 
 
+def sample(files: list[str], size: int, seed: int) -> list[str]:
+    """``size`` mutant names of each file, drawn at random (the same for the same seed)."""
+    results = _results()
+    names: list[str] = []
+    for source in files:
+        known = sorted(results.get(source, {}))
+        if not known:
+            raise SystemExit(f"no mutants of {source} yet: run this script on it once first")
+        names += random.Random(f"{seed}:{source}").sample(known, min(size, len(known)))
+    return names
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("files", nargs="*", help="source files to mutate (default: all set up)")
     parser.add_argument("--report", action="store_true", help="print the last results only")
     parser.add_argument("--survivors", metavar="FILE", help="list a file's undetected mutants")
     parser.add_argument("--jobs", type=int, default=2, help="mutants tested at once (2)")
+    parser.add_argument("--sample", type=int, metavar="N", help="test N random mutants per file")
+    parser.add_argument("--seed", type=int, default=0, help="the draw of --sample (0)")
     args = parser.parse_args(argv)
     if args.survivors:
         return survivors(args.survivors)
@@ -110,12 +131,14 @@ def main(argv: list[str] | None = None) -> int:
         # mutmut names a mutant MODULE.x_FUNCTION__mutmut_N or MODULE.xǁCLASSǁMETHOD__...;
         # naming both forms keeps a package's __init__ from matching its submodules too.
         patterns = [f"{_module(f)}.{kind}*" for f in args.files for kind in ("x_", "xǁ")]
+        if args.sample:
+            patterns = sample(args.files, args.sample, args.seed)
         command = [str(Path(sys.executable).parent / "mutmut"), "run", "--max-children",
                    str(args.jobs), *patterns]  # fmt: skip
         done = subprocess.run(command, cwd=ROOT, stdout=subprocess.DEVNULL)
         if done.returncode != 0:
             print(f"mutmut exited {done.returncode}", file=sys.stderr)
-    return report(args.files)
+    return report(args.files, sample(args.files, args.sample, args.seed) if args.sample else None)
 
 
 if __name__ == "__main__":
