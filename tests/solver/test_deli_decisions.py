@@ -344,7 +344,7 @@ def test_each_call_is_one_sample_at_top_p_one() -> None:
         assert call.sampling.max_tokens == default.max_tokens
 
 
-def test_a_cut_reply_is_not_reported_as_unreadable_but_a_reply_without_an_answer_is() -> None:
+def test_a_cut_reply_is_not_reported_as_unreadable() -> None:
     cut = "Saving: 3\nAnswer: 3\nSo the sav"
     for replies, index in (
         ([INIT, "Final Answer: 3", cut], 3),
@@ -352,10 +352,14 @@ def test_a_cut_reply_is_not_reported_as_unreadable_but_a_reply_without_an_answer
     ):
         _, events = run(CutCall(replies, cut=index), turns=1)
         assert not [p for p in pinned(events) if p[0] == "ParseFailed"]
-    model = CutCall([INIT, "Final Answer: 3", "Saving: 3"], cut=0)
+
+
+def test_a_reply_without_an_answer_line_is_reported_under_its_role() -> None:
+    model = ScriptedModel(["Saving: 13", "Final Answer: 3", "Saving: 3"])
     _, events = run(model, turns=1)
     assert [p for p in pinned(events) if p[0] == "ParseFailed"] == [
-        ("ParseFailed", "deli_revise", "Saving: 3", "no 'Answer:' line")
+        ("ParseFailed", "deli_init", "Saving: 13", "no 'Answer:' line"),
+        ("ParseFailed", "deli_revise", "Saving: 3", "no 'Answer:' line"),
     ]
 
 
