@@ -10,6 +10,8 @@ import asyncio
 import dataclasses
 from typing import Any
 
+from solver.domains.base import ToolResult
+from solver.domains.wordproblem import WordProblemDomain
 from solver.events import (
     ClaimVerified,
     DeliberationEnded,
@@ -382,3 +384,43 @@ def test_steps_run_on_across_turns_without_a_gap() -> None:
     model = by_purpose(deli_init=[INIT], deli_tool=[act], deli_revise=["Answer: 12", "Answer: 14"])
     _, events = run(model, turns=2, tool_steps=2)
     assert [e.step for e in events if isinstance(e, ToolCalled)] == [1, 2, 3, 4]
+
+
+class Timed:
+    """Wraps a tool: records the time limit of each run and reports a fixed time taken."""
+
+    def __init__(self, tool: Any) -> None:
+        self.tool, self.name, self.description = tool, tool.name, tool.description
+        self.limits: list[float | None] = []
+
+    def __call__(self, argument: str) -> str:
+        return self.run(argument).observation
+
+    def run(self, argument: str, limit: float | None = None) -> ToolResult:
+        self.limits.append(limit)
+        result: ToolResult = self.tool.run(argument, limit)
+        return dataclasses.replace(result, elapsed=0.125)
+
+
+def test_each_tool_call_runs_under_the_configured_limit_and_reports_its_own_time() -> None:
+    domain = WordProblemDomain(DOMAIN.problem)
+    calc = Timed(domain.tools[0])
+    domain._tools = (calc, *domain.tools[1:])
+    model = ScriptedModel(
+        [INIT, " Packs.\nAction 1: calculate[3 * 109]", "Final Answer: 3", "Answer: 3"]
+    )
+    _, events = asyncio.run(solve(DELI(DELIConfig(turns=1, tool_limit=1.5)), domain, model))
+    assert calc.limits == [1.5]
+    observed = [(e.step, e.tool, e.value, e.elapsed) for e in events if isinstance(e, ToolObserved)]
+    assert observed == [(1, "calculate", "327", 0.125)]
+
+
+def test_what_the_parser_forgave_is_reported_with_the_action() -> None:
+    own_output = " Packs cost 327.\nOutput 1: 327"
+    two = " Both.\nAction 1: calculate[3 * 109]\nAction 2: calculate[30 * 11]"
+    model = ScriptedModel([INIT, own_output, two, "Final Answer: 3", "Answer: 3"])
+    _, events = run(model, turns=1)
+    assert [(e.step, e.tool, e.notes) for e in events if isinstance(e, ToolCalled)] == [
+        (1, "", ("the model wrote its own observation; it was dropped",)),
+        (2, "calculate", ("the model wrote several actions; only the first was taken",)),
+    ]
