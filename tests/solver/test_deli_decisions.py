@@ -103,10 +103,11 @@ def test_a_deli_run_event_by_event_and_call_by_call() -> None:
         ]
     )
     fin, events = run(model, turns=3, tool_steps=3, temperature=0.4, max_tokens=250)
-    trace1 = (
+    steps1 = (
         "Thought 1: Packs first: 3 * 109 = 317.\nAction 1: calculate[3 * 109]\nOutput 1: 327\n"
-        f"Thought 2: I cannot tell.\nAction 2: (none)\nOutput 2: {NO_ACTION}\nFinal Answer: $3"
+        f"Thought 2: I cannot tell.\nAction 2: (none)\nOutput 2: {NO_ACTION}"
     )
+    trace1 = f"{steps1}\nFinal Answer: $3"
     trace2 = (
         "Thought 1: All at once.\n"
         "Action 1: solve[a = 30 * 11, b = 3 * 109, c = a - b; a, b, c]\n"
@@ -173,8 +174,7 @@ def test_a_deli_run_event_by_event_and_call_by_call() -> None:
     # A tool call is given the current solution as its trial and the steps so far.
     trial = "Trial: Singly: 30 * 11 = 330 Packs: 3 * 109 = 317 Saving: 330 - 317 = 13 Answer: 13"
     assert prompts[1].endswith(f"{trial}\nThought 1:")
-    assert prompts[3].endswith(f"{trial}\n{trace1.removesuffix(chr(10) + 'Final Answer: $3')}"
-                               "\nThought 3:")  # fmt: skip
+    assert prompts[3].endswith(f"{trial}\n{steps1}\nThought 3:")
     assert prompts[5].endswith("Trial: Singly: 30 * 11 = 330 Saving: 13 Answer: 13\nThought 1:")
     # The revision is given the solution, the tool trace and the tool's answer.
     assert f"Given Solution:\n{INIT}\nVerification:\n{trace1}\nVerified answer: $3\n" in prompts[4]
