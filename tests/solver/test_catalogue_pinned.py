@@ -6,6 +6,8 @@ to any entry must be deliberate (and show here)."""
 from __future__ import annotations
 
 import dataclasses
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -102,3 +104,22 @@ def test_each_methods_options_as_declared(name: str) -> None:
     made = spec.config()
     assert [getattr(made, o.name) for o in spec.options()] == [row[2] for row in CATALOGUE[name]]
     assert all(f.metadata is not None for f in dataclasses.fields(spec.config))
+
+
+def test_two_methods_with_one_name_are_refused_with_the_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import solver.methods as package
+
+    (tmp_path / "copycat.py").write_text(
+        "from solver.methods.react import SPEC as _REACT\n"
+        "import dataclasses\n"
+        "SPEC = dataclasses.replace(_REACT, label='Copycat')\n",
+        encoding="utf-8",
+    )
+    monkeypatch.setattr(package, "__path__", [*package.__path__, str(tmp_path)])
+    try:
+        with pytest.raises(RuntimeError, match=r"^two methods are called 'react'$"):
+            package._collect()
+    finally:
+        sys.modules.pop("solver.methods.copycat", None)
