@@ -161,7 +161,7 @@ class _Search:
                 await self.dfs(after, child, depth + 1)
                 ctx.emit(
                     Backtracked(
-                        child, node, self.reason if self.visited >= cfg.step_limit else "tried"
+                        child, node, "step limit" if self.visited >= cfg.step_limit else "tried"
                     )
                 )
             if tried >= cfg.max_per_state:
