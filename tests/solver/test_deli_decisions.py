@@ -25,6 +25,7 @@ from solver.events import (
 from solver.methods import solve
 from solver.methods.deli import DELI, DELIConfig
 from solver.model import Call, Sampling, ScriptedModel
+from tests.solver.pinning import pinned as pinned_as_tuples
 from tests.solver.test_deli import DOMAIN, INIT, REVISED, by_purpose
 
 PINNED = (
@@ -46,16 +47,7 @@ def run(model: ScriptedModel, **config: Any) -> tuple[Any, list[Event]]:
 
 def pinned(events: list[Event]) -> list[tuple[Any, ...]]:
     """The events that tell the deliberation, as plain tuples without their times."""
-    out = []
-    for e in events:
-        if isinstance(e, PINNED):
-            values = dataclasses.asdict(e)
-            values.pop("t")
-            values.pop("elapsed", None)
-            if isinstance(e, ClaimVerified):
-                values = {k: values[k] for k in ("node_id", "expression", "ok")}
-            out.append((type(e).__name__, *values.values()))
-    return out
+    return pinned_as_tuples(events, PINNED)
 
 
 def stages(events: list[Event]) -> list[tuple[Any, ...]]:

@@ -23,6 +23,7 @@ from solver.events import (
 from solver.methods import solve
 from solver.methods.react import ReAct, ReActConfig, run_tool
 from solver.model import Sampling, ScriptedModel
+from tests.solver.pinning import pinned as pinned_as_tuples
 from tests.solver.test_react import DOMAIN
 
 PINNED = (IterationStarted, ToolCalled, ToolObserved, EpisodeEnded, ParseFailed, ClaimVerified)
@@ -37,16 +38,7 @@ def run(model: ScriptedModel, **config: Any) -> tuple[Any, list[Event]]:
 
 
 def pinned(events: list[Event]) -> list[tuple[Any, ...]]:
-    out = []
-    for e in events:
-        if isinstance(e, PINNED):
-            values = dataclasses.asdict(e)
-            values.pop("t")
-            values.pop("elapsed", None)
-            if isinstance(e, ClaimVerified):
-                values = {k: values[k] for k in ("node_id", "expression", "ok")}
-            out.append((type(e).__name__, *values.values()))
-    return out
+    return pinned_as_tuples(events, PINNED)
 
 
 def test_a_react_episode_event_by_event_and_call_by_call() -> None:
