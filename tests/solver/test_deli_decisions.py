@@ -10,7 +10,6 @@ import asyncio
 import dataclasses
 from typing import Any
 
-from solver.domains.base import ToolResult
 from solver.domains.wordproblem import WordProblemDomain
 from solver.events import (
     ClaimVerified,
@@ -25,6 +24,7 @@ from solver.events import (
 from solver.methods import solve
 from solver.methods.deli import DELI, DELIConfig
 from solver.model import Call, Sampling, ScriptedModel
+from tests.solver.pinning import Recording
 from tests.solver.pinning import pinned as pinned_as_tuples
 from tests.solver.test_deli import DOMAIN, INIT, REVISED, by_purpose
 
@@ -378,25 +378,9 @@ def test_steps_run_on_across_turns_without_a_gap() -> None:
     assert [e.step for e in events if isinstance(e, ToolCalled)] == [1, 2, 3, 4]
 
 
-class Timed:
-    """Wraps a tool: records the time limit of each run and reports a fixed time taken."""
-
-    def __init__(self, tool: Any) -> None:
-        self.tool, self.name, self.description = tool, tool.name, tool.description
-        self.limits: list[float | None] = []
-
-    def __call__(self, argument: str) -> str:
-        return self.run(argument).observation
-
-    def run(self, argument: str, limit: float | None = None) -> ToolResult:
-        self.limits.append(limit)
-        result: ToolResult = self.tool.run(argument, limit)
-        return dataclasses.replace(result, elapsed=0.125)
-
-
 def test_each_tool_call_runs_under_the_configured_limit_and_reports_its_own_time() -> None:
     domain = WordProblemDomain(DOMAIN.problem)
-    calc = Timed(domain.tools[0])
+    calc = Recording(domain.tools[0])
     domain._tools = (calc, *domain.tools[1:])
     model = ScriptedModel(
         [INIT, " Packs.\nAction 1: calculate[3 * 109]", "Final Answer: 3", "Answer: 3"]

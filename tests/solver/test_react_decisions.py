@@ -6,10 +6,8 @@ observation; each claim under its step; how the episode ended)."""
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 from typing import Any
 
-from solver.domains.base import ToolResult
 from solver.domains.wordproblem import WordProblemDomain
 from solver.events import (
     ClaimVerified,
@@ -23,6 +21,7 @@ from solver.events import (
 from solver.methods import solve
 from solver.methods.react import ReAct, ReActConfig, run_tool
 from solver.model import Sampling, ScriptedModel
+from tests.solver.pinning import Recording
 from tests.solver.pinning import pinned as pinned_as_tuples
 from tests.solver.test_react import DOMAIN
 
@@ -114,22 +113,6 @@ def test_a_valid_action_resets_the_invalid_count_and_observations_are_timed() ->
     assert fin.reason == "finish" and fin.solved  # invalid, valid, invalid: never two in a row
     (tool,) = [e for e in events if isinstance(e, ToolObserved) and e.tool == "calculate"]
     assert isinstance(tool.elapsed, float) and tool.elapsed >= 0
-
-
-class Recording:
-    """Wraps a tool: records the time limit of each run and reports a fixed time taken."""
-
-    def __init__(self, tool: Any) -> None:
-        self.tool, self.name, self.description = tool, tool.name, tool.description
-        self.limits: list[float | None] = []
-
-    def __call__(self, argument: str) -> str:
-        return self.run(argument).observation
-
-    def run(self, argument: str, limit: float | None = None) -> ToolResult:
-        self.limits.append(limit)
-        result: ToolResult = self.tool.run(argument, limit)
-        return dataclasses.replace(result, elapsed=0.125)
 
 
 def recording_domain() -> tuple[WordProblemDomain, Recording]:
