@@ -846,6 +846,33 @@ def test_the_cause_of_a_connection_error_in_words() -> None:
     assert _cause_text(caused(RuntimeError("outer"), OSError("z" * 160))) == "z" * 160
 
 
+def test_client_errors_no_stream_of_ours_raises_are_still_sorted_in_words() -> None:
+    # The raw event stream meets a broken connection as httpx's own error and never validates
+    # a reply, so these two come only from the client itself; they are sorted directly.
+    model = OpenAIModel(base_url="http://127.0.0.1:9/v1", api_key=KEY, model="m")
+    http = openai_model._http_library()  # httpx, or httpx2 in newer clients
+    request = http.Request("POST", "http://127.0.0.1:9/v1/chat/completions")
+    cut = model._classify(openai.APIConnectionError(request=request), responded=True)
+    assert (cut.kind, cut.detail, cut.retryable) == (
+        "bad_response",
+        "the connection dropped mid-reply",
+        True,
+    )
+    invalid = openai.APIResponseValidationError(
+        response=http.Response(200, request=request), body=None
+    )
+    odd = model._classify(invalid, responded=True)
+    assert (odd.kind, odd.detail, odd.retryable) == (
+        "bad_response",
+        "the reply did not match the API",
+        True,
+    )
+    assert str(model._model_error(odd, attempts=2)) == (
+        "The model server at http://127.0.0.1:9/v1 sent a broken reply: "
+        "the reply did not match the API (gave up after 2 tries)."
+    )
+
+
 @pytest.mark.parametrize(
     "body",
     [b"[1, 2]", b'{"data": 5}', b'{"error": {"message": "boom"}}', b"plain text"],
