@@ -1510,6 +1510,30 @@ async def test_gather_waits_for_the_siblings_it_cancels_and_closes_unstarted_wor
     assert [inspect.getcoroutinestate(w) for w in work] == ["CORO_CLOSED", "CORO_CLOSED"]
 
 
+async def test_a_cancel_while_gather_winds_its_siblings_down_still_reports_the_failure() -> None:
+    ctx = RunContext(ScriptedModel([]), lambda e: None)
+    release = asyncio.Event()
+
+    async def stubborn() -> None:
+        try:
+            await asyncio.sleep(5)
+        except asyncio.CancelledError:
+            await release.wait()  # slow to wind down: gather is still waiting for it
+            raise
+
+    async def fail() -> None:
+        await asyncio.sleep(0)
+        raise ValueError("the model failed")
+
+    outer = asyncio.ensure_future(ctx.gather(stubborn(), fail()))
+    await asyncio.sleep(0.01)  # fail() has failed; gather waits for stubborn() to stop
+    outer.cancel()
+    await asyncio.sleep(0)
+    release.set()
+    with pytest.raises(ValueError, match="the model failed"):
+        await outer
+
+
 def test_parse_failures_are_counted_and_a_stop_carries_its_answer() -> None:
     ctx = RunContext(ScriptedModel([]), lambda e: None)
     ctx.parse_failed("a", "x", "y")
