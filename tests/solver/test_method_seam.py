@@ -109,10 +109,12 @@ class Trickling:
 
     def __init__(self, reply: str) -> None:
         self.reply = reply
+        self.calls: list[Any] = []
 
     async def generate(self, call: Any, on_token: Any = None) -> Any:
         from solver.model import Generation, Usage
 
+        self.calls.append(call)
         for ch in self.reply:
             await asyncio_sleep(0.005)
             if on_token is not None:
@@ -139,11 +141,13 @@ def test_a_streaming_run_reports_the_text_so_far_at_most_twenty_times_a_second()
     reply = "4 * 6 = 24 (left: 24)\nAnswer: (8 - 7 + 8 / 8 * 0 + 3) * 6 = 24" + " " * 40
     domain = Game24Domain(Hand.parse("4 7 8 8"))
 
+    model = Trickling(reply)
+
     async def collect(stream: bool) -> tuple[list[TokensStreamed], float]:
         start = time.perf_counter()
         out = [
             e
-            async for e in run_method(make_method("io"), domain, Trickling(reply), stream=stream)
+            async for e in run_method(make_method("io"), domain, model, stream=stream)
             if isinstance(e, TokensStreamed)
         ]
         return out, time.perf_counter() - start
@@ -151,6 +155,9 @@ def test_a_streaming_run_reports_the_text_so_far_at_most_twenty_times_a_second()
     quiet, _ = asyncio.run(collect(False))
     assert quiet == []
     streamed, elapsed = asyncio.run(collect(True))
+    # Streaming or not, the model is sent the method's own call.
+    assert [c.purpose for c in model.calls] == ["io", "io"]
+    assert model.calls[0].prompt == model.calls[1].prompt and "4 7 8 8" in model.calls[1].prompt
     assert len(streamed) >= 3
     assert len(streamed) <= elapsed * 20 + 2  # about 20 a second at most
     assert all(reply.startswith(e.text) for e in streamed)
