@@ -19,6 +19,7 @@ from solver.events import (
     Event,
     ParseFailed,
     RunFinished,
+    RunStarted,
     TurnAnswered,
     TurnGuided,
 )
@@ -146,10 +147,18 @@ def test_the_whole_transcript_travels_in_every_call_and_prompts_grow() -> None:
 def test_the_guide_may_be_another_model() -> None:
     answerer = ScriptedModel(dialogue([guide()], [answer(WRONG)]))
     guide_model = ScriptedModel(dialogue([guide()], [answer(WRONG)]), name="guide")
-    fin, _ = run(IoT(AIoTConfig(iterations=2)), answerer, guide_model=guide_model)
+    fin, events = run(IoT(AIoTConfig(iterations=2)), answerer, guide_model=guide_model)
     assert {c.purpose for c in guide_model.calls} == {"iot_guide"}
     assert {c.purpose for c in answerer.calls} == {"iot_answer"}
     assert fin.calls == 4
+    # The run's record names the guide beside the method's own options; alone, it has none.
+    (started,) = of(events, RunStarted)
+    assert started.config["guide_model"] == "guide"
+    assert started.config == {**IoT(AIoTConfig(iterations=2)).config_dict(), "guide_model": "guide"}
+    _, alone = run(
+        IoT(AIoTConfig(iterations=2)), ScriptedModel(dialogue([guide()], [answer(WRONG)]))
+    )
+    assert "guide_model" not in of(alone, RunStarted)[0].config
 
 
 def test_an_unfinished_reply_gives_no_answer_and_cannot_end_the_dialogue() -> None:

@@ -154,6 +154,13 @@ def test_a_streaming_run_reports_the_text_so_far_at_most_twenty_times_a_second()
 
     quiet, _ = asyncio.run(collect(False))
     assert quiet == []
+
+    async def unasked() -> list[Any]:
+        return [e async for e in run_method(make_method("io"), domain, Trickling(reply))]
+
+    assert not any(
+        isinstance(e, TokensStreamed) for e in asyncio.run(unasked())
+    )  # off unless asked
     streamed, elapsed = asyncio.run(collect(True))
     # Streaming or not, the model is sent the method's own call.
     assert [c.purpose for c in model.calls] == ["io", "io"]
