@@ -1087,6 +1087,7 @@ async def test_a_failed_call_counts_makes_the_cost_unknown_and_ends_the_run() ->
     ]
     assert (fin.calls, fin.cost, fin.reason, fin.answer, fin.rounds) == (2, None, "error", None, 1)
     assert fin.prompt_tokens == 10
+    assert (fin.votes, fin.samples, fin.samples_solved) == (0, 0, 0)  # no vote, no samples
 
 
 @pytest.mark.parametrize(
@@ -1108,7 +1109,8 @@ async def test_a_bug_in_a_method_ends_the_run_with_an_internal_error(
     assert [(e.kind, e.message, e.fatal) for e in of(events, ErrorRaised)] == [
         (kind, message, True)
     ]
-    assert fin.reason == "error" and fin.answer is None and fin.votes == 0
+    assert fin.reason == "error" and fin.answer is None
+    assert (fin.votes, fin.samples, fin.samples_solved) == (0, 0, 0)
 
 
 async def test_a_run_past_its_deadline_is_stopped_with_a_deadline_error() -> None:
