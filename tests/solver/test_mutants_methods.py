@@ -1048,6 +1048,20 @@ async def test_an_unpriced_request_makes_the_cost_unknown_for_good() -> None:
     assert fin.answer is None and fin.verdict == "no answer" and fin.reason == "done"
 
 
+async def test_a_context_made_without_options_records_prompts_and_does_not_stream() -> None:
+    events: list[Event] = []
+
+    class Streaming(BilledModel):
+        async def generate(self, call: Call, on_token: Any = None) -> Generation:
+            assert on_token is None  # nothing asked for the reply as it streams
+            return await super().generate(call, on_token)
+
+    ctx = RunContext(Streaming([(0.1, 1, ())]), events.append)
+    await ctx.call(a_call())
+    (called,) = of(events, ModelCalled)
+    assert called.prompt == a_call().prompt and called.prompt
+
+
 async def test_prompts_are_left_out_of_the_events_when_not_recorded() -> None:
     async def body(domain: Game24Domain, ctx: RunContext) -> Outcome:
         await ctx.call(a_call())
