@@ -157,6 +157,27 @@ async def test_io_and_cot_show_the_chain_as_one_branch(cls: type[IO], purpose: s
     assert fin.calls == 1
 
 
+async def test_io_with_k_samples_says_so_and_sends_the_puzzle_state() -> None:
+    domain = Game24Domain(Hand.parse(HAND))
+    model = ScriptedModel([CHAIN, "Answer: 8 * 8"])
+    fin, events = await solve(IO(IOConfig(samples=3)), domain, model)
+    assert [e.label for e in of(events, IterationStarted)] == ["3 samples"]
+    (call,) = model.calls
+    assert call.sampling.n == 3 and call.context == domain.context(domain.start())
+    assert (fin.answer, fin.samples, fin.samples_solved) == ("(7 - 8 / 8) * 4", 3, 2)
+
+
+async def test_io_answers_nothing_when_the_server_sends_no_sample() -> None:
+    class Silent(ScriptedModel):
+        async def generate(self, call: Call, on_token: Any = None) -> Generation:
+            self.calls.append(call)
+            return Generation((), Usage(5, 0), 0.01, finish_reasons=())
+
+    fin, _ = await solve(IO(), Game24Domain(Hand.parse(HAND)), Silent([]))
+    assert fin.answer is None and fin.verdict == "no answer" and fin.reason == "done"
+    assert (fin.samples, fin.samples_solved) == (1, 0)
+
+
 async def test_io_config_is_kept_and_defaults_when_absent() -> None:
     assert IO().config == IOConfig() and CoT().config == CoTConfig()
     assert IO(IOConfig(temperature=0.1)).config.temperature == 0.1
