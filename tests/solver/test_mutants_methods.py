@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import random
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from fractions import Fraction
@@ -176,6 +177,14 @@ async def test_io_answers_nothing_when_the_server_sends_no_sample() -> None:
     fin, _ = await solve(IO(), Game24Domain(Hand.parse(HAND)), Silent([]))
     assert fin.answer is None and fin.verdict == "no answer" and fin.reason == "done"
     assert (fin.samples, fin.samples_solved) == (1, 0)
+
+
+async def test_event_times_and_the_wall_time_count_from_the_start_of_the_run() -> None:
+    before = time.perf_counter()
+    fin, events = await solve(IO(), Game24Domain(Hand.parse(HAND)), ScriptedModel([CHAIN]))
+    took = time.perf_counter() - before
+    assert all(0 <= e.t <= took + 0.001 for e in events)  # stamps are rounded to 0.1 ms
+    assert 0 <= fin.wall_time <= took + 0.001 and fin.t >= fin.wall_time
 
 
 async def test_io_config_is_kept_and_defaults_when_absent() -> None:
