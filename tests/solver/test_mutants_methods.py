@@ -45,7 +45,15 @@ from solver.events import (
 )
 from solver.methods import METHODS, make_method, run_method, solve
 from solver.methods.base import Outcome, RunContext, StopRun
-from solver.methods.baselines import IO, CoT, CoTConfig, CoTSC, CoTSCConfig, IOConfig
+from solver.methods.baselines import (
+    IO,
+    CoT,
+    CoTConfig,
+    CoTSC,
+    CoTSCConfig,
+    IOConfig,
+    sample_calls,
+)
 from solver.methods.bot import BoT, BoTConfig, Node
 from solver.methods.iot import IoT
 from solver.methods.tot import ToT, ToTConfig, _Beam
@@ -183,8 +191,23 @@ async def test_event_times_and_the_wall_time_count_from_the_start_of_the_run() -
     before = time.perf_counter()
     fin, events = await solve(IO(), Game24Domain(Hand.parse(HAND)), ScriptedModel([CHAIN]))
     took = time.perf_counter() - before
-    assert all(0 <= e.t <= took + 0.001 for e in events)  # stamps are rounded to 0.1 ms
+    assert all(0 <= e.t <= took + 0.001 for e in events)
+    assert all(e.t == round(e.t, 4) for e in events)  # stamped to a tenth of a millisecond
     assert 0 <= fin.wall_time <= took + 0.001 and fin.t >= fin.wall_time
+
+
+def test_samples_are_split_into_batches_each_told_where_its_samples_start() -> None:
+    asked = (Message("user", "ask"),)
+
+    def split(samples: int, batch: int) -> list[tuple[int, int]]:
+        calls = sample_calls("io", asked, Sampling(0.7), samples, batch, {"left": "1 2"})
+        assert all(c.messages == asked and c.context == {"left": "1 2"} for c in calls)
+        return [(c.sample_offset, c.sampling.n) for c in calls]
+
+    assert split(5, 2) == [(0, 2), (2, 2), (4, 1)]
+    assert split(3, 1) == [(0, 1), (1, 1), (2, 1)]
+    assert split(2, 0) == [(0, 1), (1, 1)]  # a batch below one still draws one at a time
+    assert split(3, 20) == [(0, 3)]
 
 
 async def test_io_config_is_kept_and_defaults_when_absent() -> None:
