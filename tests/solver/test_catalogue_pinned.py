@@ -123,3 +123,22 @@ def test_two_methods_with_one_name_are_refused_with_the_name(
             package._collect()
     finally:
         sys.modules.pop("solver.methods.copycat", None)
+
+
+def test_each_kind_of_option_is_checked_with_its_own_message() -> None:
+    bot = METHODS["bot"]
+    made = bot.make(aggregation="greedy", similarity="model", stop_early=True, iterations="3")
+    assert (made.config.aggregation, made.config.similarity) == ("greedy", "model")
+    assert (made.config.stop_early, made.config.iterations) == (True, 3)
+    refusals = {
+        "aggregation": ("worst", "aggregation must be one of best_first, greedy"),
+        "stop_early": ("yes", "stop_early is on or off"),
+        "iterations": ("many", "iterations must be a whole number"),
+    }
+    for name, (value, message) in refusals.items():
+        with pytest.raises(ValueError) as info:
+            bot.make(**{name: value})
+        assert str(info.value) == message
+    with pytest.raises(ValueError) as warm:
+        METHODS["io"].make(temperature="warm")
+    assert str(warm.value) == "temperature must be a number"
