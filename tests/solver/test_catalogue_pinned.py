@@ -134,6 +134,7 @@ def test_each_kind_of_option_is_checked_with_its_own_message() -> None:
         "aggregation": ("worst", "aggregation must be one of best_first, greedy"),
         "stop_early": ("yes", "stop_early is on or off"),
         "iterations": ("many", "iterations must be a whole number"),
+        "trees": (10**6, "trees must be between 1 and 10000"),
     }
     for name, (value, message) in refusals.items():
         with pytest.raises(ValueError) as info:
