@@ -156,6 +156,7 @@ def _field_types(config: type) -> dict[str, type]:
     names = {"int": int, "float": float, "bool": bool, "str": str}
     out: dict[str, type] = {}
     for f in dataclasses.fields(config):
-        t = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", "")
+        # Written annotations are text; a real one is a class, or a union read as its text.
+        t = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", str(f.type))
         out[f.name] = names.get(str(t).split("|")[0].strip(), str)
     return out

@@ -143,3 +143,28 @@ def test_each_kind_of_option_is_checked_with_its_own_message() -> None:
     with pytest.raises(ValueError) as warm:
         METHODS["io"].make(temperature="warm")
     assert str(warm.value) == "temperature must be a number"
+
+
+def test_option_types_are_read_from_written_and_from_real_annotations() -> None:
+    from solver.methods.spec import _field_types
+
+    @dataclasses.dataclass
+    class Written:  # annotations kept as text (this module postpones them)
+        n: int
+        x: float | None
+        word: str
+        other: list[int]
+
+    real = dataclasses.make_dataclass(
+        "Real",
+        [("n", int), ("x", float), ("on", bool), ("word", str), ("other", list), ("k", int | None)],
+    )
+    assert _field_types(Written) == {"n": int, "x": float, "word": str, "other": str}
+    assert _field_types(real) == {
+        "n": int,
+        "x": float,
+        "on": bool,
+        "word": str,
+        "other": str,
+        "k": int,
+    }
