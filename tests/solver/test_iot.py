@@ -286,3 +286,28 @@ def test_iot_over_http_survives_a_misbehaving_server(faults: list[str]) -> None:
     else:  # retried until whole
         assert fin.solved and fin.answer == RIGHT and model.retries >= 1
     assert of(events, DialogueStopped)
+
+
+def test_the_offline_engine_discusses_then_closes_with_a_final_answer_it_keeps_if_right() -> None:
+    # GIoT's discussion turns ask for no final answer and its closing call for a definitive
+    # one; the engine reads that from the prompt, and a right answer it reached is kept.
+    kept = 0
+    for hand in ("4 7 8 8", "1 5 5 5", "3 3 8 8", "2 7 8 9"):
+        for seed in range(4):
+            _, events = asyncio.run(
+                solve(
+                    IoT(GIoTConfig(turns=3)),
+                    Game24Domain(Hand.parse(hand)),
+                    OfflineModel(seed=seed),
+                    seed=seed,
+                )
+            )
+            answered = of(events, TurnAnswered)
+            assert [t.turn for t in answered] == [1, 2, 3, 4]
+            assert [t.final for t in answered] == [False, False, False, True], (hand, seed)
+            # It doubts exactly the answers it could not make reach the target.
+            assert all((t.uncertainty == "") == t.ok for t in answered), (hand, seed)
+            if answered[2].ok:
+                assert answered[3].ok and answered[3].answer == answered[2].answer
+                kept += 1
+    assert kept >= 2  # the draw includes hands solved during the discussion
