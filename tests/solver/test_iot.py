@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -311,3 +312,37 @@ def test_the_offline_engine_discusses_then_closes_with_a_final_answer_it_keeps_i
                 assert answered[3].ok and answered[3].answer == answered[2].answer
                 kept += 1
     assert kept >= 2  # the draw includes hands solved during the discussion
+
+
+def test_the_offline_guide_opens_with_the_puzzle_and_judges_each_answer_as_the_check_does() -> None:
+    hints = judged = 0
+    for numbers, target in (("4 7 8 8", 24), ("2 7 8 9", 24), ("1 2 3 4", 10), ("3 3 8 8", 24)):
+        hand = Hand.parse(numbers, target=target)
+        for seed in range(3):
+            _, events = asyncio.run(
+                solve(
+                    IoT(AIoTConfig(iterations=4)),
+                    Game24Domain(hand),
+                    OfflineModel(seed=seed),
+                    seed=seed,
+                )
+            )
+            guided = of(events, TurnGuided)
+            opening = guided[0].guidance
+            assert opening.startswith(
+                f"You have {numbers} and need {target}, each number exactly once. "
+            )
+            factors = re.search(r"a factor of \d+ such as ([\d, ]+), then", opening)
+            if factors:
+                hints += 1
+                assert all(target % int(f) == 0 for f in factors.group(1).split(", "))
+            # Each later turn's guidance reads the previous answer as the exact check did.
+            for answer, guide in zip(of(events, TurnAnswered), guided[1:], strict=False):
+                if answer.ok:
+                    assert guide.guidance.startswith(("Your answer uses each number once", "Check"))
+                elif answer.verdict.startswith("equals "):
+                    value = answer.verdict.removeprefix("equals ").split(",")[0]
+                    said = f"Your expression comes to {value}, not {target}."
+                    assert guide.guidance.startswith(said) or guide.stop, guide.guidance
+                    judged += 1
+    assert hints >= 1 and judged >= 5
