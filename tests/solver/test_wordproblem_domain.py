@@ -21,7 +21,7 @@ from puzzles.wordproblem import (
 from solver.domains.base import Domain, RolesMissing
 from solver.domains.game24 import Game24Domain
 from solver.domains.wordproblem import SHOTS, WordProblemDomain, Work, parse_answer
-from solver.events import ClaimVerified, ErrorRaised, RunFinished
+from solver.events import ClaimVerified, ErrorRaised, ParseFailed, RunFinished
 from solver.methods import METHODS, make_method, solve
 from solver.model import Call, Generation, ScriptedModel, TokenCallback
 from solver.model.offline import OfflineModel
@@ -184,6 +184,8 @@ def test_every_method_runs_on_word_problems_offline_reading_only_the_prompt(name
         seen, events = run(name, domain, OfflineModel(seed=3))
         blind, _ = run(name, domain, ContextBlind(OfflineModel(seed=3)))
         assert seen.reason != "error", [e for e in events if isinstance(e, ErrorRaised)]
+        # It writes in the form each prompt asks for: nothing it says goes unread.
+        assert not [e for e in events if isinstance(e, ParseFailed)], (name, problem)
         assert (seen.answer, seen.calls, seen.solved) == (blind.answer, blind.calls, blind.solved)
         assert seen.calls >= 1
         if name in ("cot", "cot-sc", "bot", "deli") and problem is PROBLEM:
