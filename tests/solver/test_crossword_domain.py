@@ -4,7 +4,9 @@ show the solution, and bad input that never raises."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+from collections import Counter
 from typing import Any
 
 import pytest
@@ -19,6 +21,8 @@ from solver.domains.crossword import (
     parse_value,
 )
 from solver.events import WordChecked, event_from_json, event_to_json
+from solver.model import Call, Sampling
+from solver.model.offline import OfflineModel
 
 SEED = 5  # ACRES / TROLL / TABOO / INEPT / CEDES
 
@@ -214,3 +218,32 @@ def test_a_word_check_is_a_claim() -> None:
     check = WordCheck("h1", "ACRES", "A____", "fits", "fits A____")
     assert (check.lhs, check.rhs, check.ok) == ("h1. ACRES", "A____", True)
     assert check.exact_text == "A____"
+
+
+def test_the_offline_player_drops_a_word_its_experience_rejects(domain: CrosswordDomain) -> None:
+    # BoT writes the verdict after the step's error report ("Step 1: Error report: ...
+    # Recommendation or Reject: reject"); the engine must read it there, from the prompt.
+    async def first_words(experience: str) -> Counter[str]:
+        out: Counter[str] = Counter()
+        for i in range(40):
+            prompt = domain.prompt("step", experience=experience, chain=[])
+            call = Call("bot_step", prompt, Sampling(0.7, 1.0, 1, 500), {}, sample_offset=i)
+            gen = await OfflineModel(seed=i).generate(call)
+            out[gen.text.split(",")[0]] += 1
+        return out
+
+    plain = asyncio.run(first_words(""))
+    favourite, times = plain.most_common(1)[0]
+    assert times >= 10, plain
+    feedback = (
+        "Analysis Report: the word does not fit its crossings.\n"
+        "Step 1: wrong. Advice: try another word. Recommendation or Reject: Reject\n"
+        "Confidence score: 0.3"
+    )
+    rejected = domain.parse_feedback(feedback, 1).entry(1, [favourite])
+    assert "Error report" in rejected  # the form the engine has to read
+    after = asyncio.run(first_words(rejected))
+    assert after[favourite] == 0 and sum(after.values()) == 40, after
+    recommended = feedback.replace("Reject\n", "Recommend\n")
+    kept = asyncio.run(first_words(domain.parse_feedback(recommended, 1).entry(1, [favourite])))
+    assert kept.most_common(1)[0][0] == favourite, kept  # a recommended word stays first

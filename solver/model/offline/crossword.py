@@ -37,7 +37,10 @@ _CLUE_LINE = re.compile(rf"^(?P<name>{_NAME})\. (?P<clue>.*) \((?P<len>\d{{1,3}}
 _STATUS_LINE = re.compile(rf"^(?P<name>{_NAME})\. (?P<clue>.*): (?P<pat>[A-Z_#](?: [A-Z_#])*)$")
 _CHAIN_STEP = re.compile(rf"^Step\s+(\d+):\s*({_NAME})\.\s*([A-Za-z]+)", re.MULTILINE)
 _VERDICT = re.compile(
-    r"^Step\s+(\d+):\s*Advice:.*?Recommendation or Reject:\s*([A-Za-z-]+)", re.MULTILINE
+    # BoT writes each step's verdict after its error report: "Step 1: Error report: ...
+    # Advice: ... Recommendation or Reject: reject".
+    r"^Step\s+(\d+)\s*:.*?Recommendation or Reject\s*:\s*([A-Za-z-]+)",
+    re.MULTILINE | re.IGNORECASE,
 )
 _ENTRY = re.compile(r"^\d+\.\s*Reasoning chain and comments\s*$", re.MULTILINE)
 _MENTION = re.compile(rf"\b({_NAME})\b")
