@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+from collections import Counter
 from typing import Any
 
 import pytest
@@ -23,7 +24,7 @@ from solver.domains.game24 import Game24Domain
 from solver.domains.wordproblem import SHOTS, WordProblemDomain, Work, parse_answer
 from solver.events import ClaimVerified, ErrorRaised, ParseFailed, RunFinished
 from solver.methods import METHODS, make_method, solve
-from solver.model import Call, Generation, ScriptedModel, TokenCallback
+from solver.model import Call, Generation, Sampling, ScriptedModel, TokenCallback
 from solver.model.offline import OfflineModel
 
 PROBLEM = problem_by_id("bulk_saving/691459251")  # answer 3
@@ -207,3 +208,30 @@ def test_the_offline_player_never_reads_the_answer_or_the_checker(
     for name in ("cot", "react", "deli"):
         fin, _ = run(name, domain, OfflineModel(seed=1))
         assert fin.reason != "error"
+
+
+def test_the_offline_player_starts_afresh_beside_its_experience_and_drops_a_rejected_step() -> None:
+    # The experience quotes an earlier chain between "---" lines, as the steps so far are
+    # written: the engine must take its position from the steps so far, not from the quote.
+    async def first_steps(experience: str) -> Counter[str]:
+        out: Counter[str] = Counter()
+        for i in range(30):
+            prompt = DOMAIN.prompt("step", experience=experience, chain=[])
+            call = Call("bot_step", prompt, Sampling(0.7, 1.0, 1, 500), {}, sample_offset=i)
+            gen = await OfflineModel(seed=i).generate(call)
+            out[gen.text.split(",")[0]] += 1
+        return out
+
+    plain = asyncio.run(first_steps(""))
+    favourite, times = plain.most_common(1)[0]
+    assert favourite.startswith("Step 1: ") and times >= 5, plain
+    step = favourite.removeprefix("Step 1: ")
+    feedback = (
+        "Analysis Report: the chain goes wrong.\n"
+        f"Step 1: The computation is wrong. Error report: {step} is not what is asked. "
+        "Advice: recompute. Recommendation or Reject: Reject.\n"
+        "Confidence score: 0.3"
+    )
+    after = asyncio.run(first_steps(DOMAIN.parse_feedback(feedback, 1).entry(1, [step])))
+    assert all(s.startswith("Step 1: ") for s in after), after
+    assert after[favourite] == 0, after

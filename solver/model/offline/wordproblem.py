@@ -388,12 +388,15 @@ class WordProblemPlayer:
     # ---------------------------------------------------------------- BoT
 
     def _bot_step(self, question: str, text: str, rng: random.Random, temp: float) -> str:
+        experience = _block(text, "#####\n", "\n#####")
+        # The experience quotes earlier chains between the same "---" lines: the steps so far
+        # are the block that comes after it.
+        rest = text.split(f"{experience}\n#####", 1)[-1] if experience else text
         chain = [
             line
-            for line in _block(text, "---\n", "\n---").splitlines()
+            for line in _block(rest, "---\n", "\n---").splitlines()
             if line.strip() and line.strip() != "---"
         ]
-        experience = _block(text, "#####\n", "\n#####")
         rejected = set()
         careful = "actually" in experience
         for line in experience.splitlines():
