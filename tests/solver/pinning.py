@@ -4,6 +4,7 @@ limits."""
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from typing import Any
 
 from solver.domains.base import ToolResult
@@ -39,3 +40,19 @@ class Recording:
         self.limits.append(limit)
         result: ToolResult = self.tool.run(argument, limit)
         return dataclasses.replace(result, elapsed=0.125)
+
+
+async def first_bot_steps(domain: Any, experience: str, seeds: int) -> Counter[str]:
+    """The first step the offline engine proposes from an empty chain beside ``experience``,
+    over ``seeds`` seeds (and as many sample indices), each counted by its text before the
+    score."""
+    from solver.model import Call, Sampling
+    from solver.model.offline import OfflineModel
+
+    out: Counter[str] = Counter()
+    for i in range(seeds):
+        prompt = domain.prompt("step", experience=experience, chain=[])
+        call = Call("bot_step", prompt, Sampling(0.7, 1.0, 1, 500), {}, sample_offset=i)
+        gen = await OfflineModel(seed=i).generate(call)
+        out[gen.text.split(",")[0]] += 1
+    return out

@@ -21,8 +21,7 @@ from solver.domains.crossword import (
     parse_value,
 )
 from solver.events import WordChecked, event_from_json, event_to_json
-from solver.model import Call, Sampling
-from solver.model.offline import OfflineModel
+from tests.solver.pinning import first_bot_steps
 
 SEED = 5  # ACRES / TROLL / TABOO / INEPT / CEDES
 
@@ -224,13 +223,7 @@ def test_the_offline_player_drops_a_word_its_experience_rejects(domain: Crosswor
     # BoT writes the verdict after the step's error report ("Step 1: Error report: ...
     # Recommendation or Reject: reject"); the engine must read it there, from the prompt.
     async def first_words(experience: str) -> Counter[str]:
-        out: Counter[str] = Counter()
-        for i in range(40):
-            prompt = domain.prompt("step", experience=experience, chain=[])
-            call = Call("bot_step", prompt, Sampling(0.7, 1.0, 1, 500), {}, sample_offset=i)
-            gen = await OfflineModel(seed=i).generate(call)
-            out[gen.text.split(",")[0]] += 1
-        return out
+        return await first_bot_steps(domain, experience, 40)
 
     plain = asyncio.run(first_words(""))
     favourite, times = plain.most_common(1)[0]

@@ -24,8 +24,9 @@ from solver.domains.game24 import Game24Domain
 from solver.domains.wordproblem import SHOTS, WordProblemDomain, Work, parse_answer
 from solver.events import ClaimVerified, ErrorRaised, ParseFailed, RunFinished
 from solver.methods import METHODS, make_method, solve
-from solver.model import Call, Generation, Sampling, ScriptedModel, TokenCallback
+from solver.model import Call, Generation, ScriptedModel, TokenCallback
 from solver.model.offline import OfflineModel
+from tests.solver.pinning import first_bot_steps
 
 PROBLEM = problem_by_id("bulk_saving/691459251")  # answer 3
 DOMAIN = WordProblemDomain(PROBLEM)
@@ -214,13 +215,7 @@ def test_the_offline_player_starts_afresh_beside_its_experience_and_drops_a_reje
     # The experience quotes an earlier chain between "---" lines, as the steps so far are
     # written: the engine must take its position from the steps so far, not from the quote.
     async def first_steps(experience: str) -> Counter[str]:
-        out: Counter[str] = Counter()
-        for i in range(30):
-            prompt = DOMAIN.prompt("step", experience=experience, chain=[])
-            call = Call("bot_step", prompt, Sampling(0.7, 1.0, 1, 500), {}, sample_offset=i)
-            gen = await OfflineModel(seed=i).generate(call)
-            out[gen.text.split(",")[0]] += 1
-        return out
+        return await first_bot_steps(DOMAIN, experience, 30)
 
     plain = asyncio.run(first_steps(""))
     favourite, times = plain.most_common(1)[0]
