@@ -767,6 +767,9 @@ def parse_condensed(text: str) -> str | None:
     return body[:_CONDENSED_CAP] or None
 
 
+_OWN_LABEL = re.compile(r"^\s*Step\s*\d+\s*:\s*", re.IGNORECASE)
+
+
 @dataclass(frozen=True, slots=True)
 class Feedback:
     """BoT's analysis of a chain: report, per-step advice and verdicts, confidence."""
@@ -783,7 +786,10 @@ class Feedback:
         """This feedback as one experience entry for the next prompt: the chain, the report,
         per step its error report, advice and verdict (BoT's "problems" and "advice"), and
         the confidence."""
-        steps = "\n".join(f"Step {i}: {s}" for i, s in enumerate(chain, 1))
+        # A step that already opens with its "Step i:" (word problems) is not labelled twice.
+        steps = "\n".join(
+            f"Step {i}: {_OWN_LABEL.sub('', s, count=1)}" for i, s in enumerate(chain, 1)
+        )
         lines = [
             f"{index}. Reasoning chain and comments",
             "---",
@@ -794,7 +800,10 @@ class Feedback:
         for i, advice in enumerate(self.advice, 1):
             verdict = self.verdicts[i - 1] if i - 1 < len(self.verdicts) else ""
             report = self.analysis[i - 1] if i - 1 < len(self.analysis) else ""
-            problem = f"Error report: {report}. " if report else ""
+            # The analysis is the error report, unless it names one itself ("Sound. Error
+            # report: none", as word problems ask for).
+            label = "" if "error report" in report.lower() else "Error report: "
+            problem = f"{label}{report}. " if report else ""
             lines.append(
                 f"Step {i}: {problem}Advice: {advice}. Recommendation or Reject: {verdict or '-'}"
             )

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 from puzzles.crossword import Grid, Slot, clue_index
 from solver.model.base import Call, ModelError
+from solver.model.offline.experience import BLOCK, verdicts
 
 __all__ = ["CrosswordPlayer"]
 
@@ -36,13 +37,7 @@ _NAME = r"(?:[hv]\d{1,2}|\d{1,3}[AD])"
 _CLUE_LINE = re.compile(rf"^(?P<name>{_NAME})\. (?P<clue>.*) \((?P<len>\d{{1,3}})\)$")
 _STATUS_LINE = re.compile(rf"^(?P<name>{_NAME})\. (?P<clue>.*): (?P<pat>[A-Z_#](?: [A-Z_#])*)$")
 _CHAIN_STEP = re.compile(rf"^Step\s+(\d+):\s*({_NAME})\.\s*([A-Za-z]+)", re.MULTILINE)
-_VERDICT = re.compile(
-    # BoT writes each step's verdict after its error report: "Step 1: Error report: ...
-    # Advice: ... Recommendation or Reject: reject".
-    r"^Step\s+(\d+)\s*:.*?Recommendation or Reject\s*:\s*([A-Za-z-]+)",
-    re.MULTILINE | re.IGNORECASE,
-)
-_ENTRY = re.compile(r"^\d+\.\s*Reasoning chain and comments\s*$", re.MULTILINE)
+_STEP_WORD = re.compile(rf"({_NAME})\.\s*([A-Za-z]+)")
 _MENTION = re.compile(rf"\b({_NAME})\b")
 _LEVELS = ("low", "medium", "high", "certain")
 _SCORES = {"low": 0.3, "medium": 0.5, "high": 0.7, "certain": 0.9}
@@ -194,18 +189,13 @@ def _read_puzzle(text: str) -> _Puzzle | None:
 
 def _experience(text: str) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
     """(rejected, recommended) words of BoT's experience block."""
-    m = re.search(r"^#####[ \t]*\n(.*)^#####[ \t]*$", text, re.MULTILINE | re.DOTALL)
     rejected: set[tuple[str, str]] = set()
     liked: set[tuple[str, str]] = set()
-    if not m:
-        return rejected, liked
-    for entry in _ENTRY.split(m.group(1))[1:]:
-        steps = {int(i): (n, w.upper()) for i, n, w in _CHAIN_STEP.findall(entry)}
-        for i, verdict in _VERDICT.findall(entry):
-            step = steps.get(int(i))
-            if step is None:
-                continue
-            (rejected if "reject" in verdict.lower() else liked).add(step)
+    for said in verdicts(text):
+        m = _STEP_WORD.match(said.step)
+        if m:
+            step = (m.group(1), m.group(2).upper())
+            (rejected if said.verdict == "reject" else liked).add(step)
     return rejected, liked
 
 
@@ -368,7 +358,7 @@ class CrosswordPlayer:
         return f"{word} for '{p.clues.get(name, '')}'.\nEvaluation score: {score}"
 
     def _analyse(self, p: _Puzzle, text: str, rng: random.Random) -> str:
-        block = re.search(r"^---[ \t]*\n(.*?)^---[ \t]*$", text, re.MULTILINE | re.DOTALL)
+        block = BLOCK.search(text)
         steps = _CHAIN_STEP.findall(block.group(1)) if block else []
         lines: list[str] = []
         problems: list[str] = []

@@ -50,6 +50,7 @@ from puzzles.arith import (
 )
 from solver.model.base import Call, Generation, ModelError, TokenCallback
 from solver.model.offline import iot24
+from solver.model.offline.experience import BLOCK, ENTRY, EXPERIENCE, STEP_LINE, VERDICT
 from solver.model.offline.sampling import sample_replies
 
 __all__ = ["OfflineModel"]
@@ -103,14 +104,7 @@ _INPUT = re.compile(r"^Input:[ \t]*(.*?)[ \t]*$", re.MULTILINE)
 _NUMBERS_ARE = re.compile(r"^The numbers are:[ \t]*(.*?)\.?[ \t]*$", re.MULTILINE)
 _ANSWER = re.compile(r"^Answer:[ \t]*(.*?)[ \t]*$", re.MULTILINE)
 _STEPS_HEAD = re.compile(r"^Steps:[ \t]*$", re.MULTILINE)
-_EXPERIENCE = re.compile(r"^#####[ \t]*\n(.*)^#####[ \t]*$", re.MULTILINE | re.DOTALL)
-_BLOCK = re.compile(r"^---[ \t]*\n(.*?)^---[ \t]*$", re.MULTILINE | re.DOTALL)
 _NEXT_STEP = re.compile(r"^The next step to evaluate:[ \t]*\n(.*?)[ \t]*$", re.MULTILINE)
-_ENTRY = re.compile(r"^\d+\.\s*Reasoning chain.*$", re.MULTILINE)
-_STEP_LINE = re.compile(r"^Step\s+(\d+)\s*:\s*(.*?)[ \t]*$", re.MULTILINE)
-_VERDICT = re.compile(
-    r"^Step\s+(\d+)\s*:.*?Recommendation or Reject\s*:\s*([A-Za-z-]+)", re.MULTILINE | re.IGNORECASE
-)
 _NUMBER = r"\(?-?[\d.]+(?:/[\d.]+)?\)?"
 _BOT_FIELDS = re.compile(
     rf"Two numbers selected:\s*(?P<a>{_NUMBER})\s*,?\s+(?P<b>{_NUMBER})\s*,\s*"
@@ -213,7 +207,7 @@ class _Lesson:
 def _entries(text: str) -> tuple[str, list[str]]:
     """BoT's experience text cut at its entry headings (``1. Reasoning chain and comments``,
     ``2. Reasoning chains of this iteration, ...``): what comes first, and the entries."""
-    heads = [m.start() for m in _ENTRY.finditer(text)]
+    heads = [m.start() for m in ENTRY.finditer(text)]
     if not heads:
         return text, []
     chunks = [text[s:e] for s, e in zip(heads, [*heads[1:], len(text)], strict=True)]
@@ -232,14 +226,14 @@ def _read_lessons(
         chunks = [head]
     lessons = []
     for chunk in chunks:
-        blocks = list(_BLOCK.finditer(chunk))
+        blocks = list(BLOCK.finditer(chunk))
         for n, block in enumerate(blocks):
-            steps = tuple(_read_step(m.group(2)) for m in _STEP_LINE.finditer(block.group(1)))
+            steps = tuple(_read_step(m.group(2)) for m in STEP_LINE.finditer(block.group(1)))
             if not steps:
                 continue
             verdicts = [""] * len(steps)
             stop = blocks[n + 1].start() if n + 1 < len(blocks) else len(chunk)
-            for m in _VERDICT.finditer(chunk, block.end(), stop):
+            for m in VERDICT.finditer(chunk, block.end(), stop):
                 idx = int(m.group(1)) - 1 if len(m.group(1)) < 4 else -1
                 word = m.group(2).lower()
                 if 0 <= idx < len(steps):
@@ -248,7 +242,7 @@ def _read_lessons(
                     elif word.startswith("recommend"):
                         verdicts[idx] = "recommend"
             if not any(verdicts) and hand is not None and target is not None:
-                lines = [m.group(2) for m in _STEP_LINE.finditer(block.group(1))]
+                lines = [m.group(2) for m in STEP_LINE.finditer(block.group(1))]
                 if _replay(hand, lines) == (target,):
                     verdicts = ["recommend"] * len(steps)
             lessons.append(_Lesson(steps, tuple(verdicts)))
@@ -287,7 +281,7 @@ def _condense(experience: str, hand: _Nums, target: Fraction) -> str:
     rest = [head]
     for chunk in chunks:
         lessons = _read_lessons(chunk, hand, target)
-        block = _BLOCK.search(chunk)
+        block = BLOCK.search(chunk)
         if len(lessons) == 1 and lessons[0].endorsed and block is not None:
             steps = block.group(1).strip()
             if steps not in seen_chains:
@@ -306,7 +300,7 @@ def _condense(experience: str, hand: _Nums, target: Fraction) -> str:
     out = ["Advice and error reports so far:" if advice else "No advice so far."]
     out.extend(f"- {line}" for line in advice)
     for i, steps in enumerate(kept, 1):
-        count = len([m for m in _STEP_LINE.finditer(steps)])
+        count = len([m for m in STEP_LINE.finditer(steps)])
         out += [f"{i}. Reasoning chain and comments (correct in full)", "---", steps, "---"]
         out.extend(
             f"Step {k}: Advice: keep this step. Recommendation or Reject: Recommend."
@@ -526,10 +520,10 @@ def _read_bot(text: str, what: str) -> _BotPrompt:
         raise _not_24(what)
     experience = ""
     rest = text
-    exp = _EXPERIENCE.search(text)
+    exp = EXPERIENCE.search(text)
     if exp is not None:
         experience, rest = exp.group(1), text[exp.end() :]
-    block = _BLOCK.search(rest)
+    block = BLOCK.search(rest)
     if block is None:
         raise _not_24(what)
     chain = tuple(line.strip() for line in block.group(1).splitlines() if line.strip())
@@ -671,7 +665,7 @@ class OfflineModel:
         lessons = _read_lessons(bot.experience, bot.hand, bot.target)
         avoid = _read_avoid(bot.experience)
         # BoT+CoT's worked examples stand before the experience (never read as experience).
-        exp = _EXPERIENCE.search(text)
+        exp = EXPERIENCE.search(text)
         habits = _read_habits(text[: exp.start()] if exp else text, bot.target)
         return lambda rng, temp, top_p: self._bot_step(
             bot, lessons, avoid, rng, temp, top_p, habits
@@ -689,13 +683,13 @@ class OfflineModel:
     def _read_bot_feedback(self, purpose: str, text: str) -> _Reply:
         bot = _read_bot(text, purpose)
         self._aim(bot.target)
-        chain = tuple(m.group(2) for m in _STEP_LINE.finditer("\n".join(bot.chain)))
+        chain = tuple(m.group(2) for m in STEP_LINE.finditer("\n".join(bot.chain)))
         return lambda rng, temp, top_p: self._feedback(bot.hand, chain, rng)
 
     def _read_bot_condense(self, purpose: str, text: str) -> _Reply:
         hand_m, target = _NUMBERS_ARE.search(text), _target(text)
         hand = _numbers(hand_m.group(1)) if hand_m else None
-        exp = _EXPERIENCE.search(text)
+        exp = EXPERIENCE.search(text)
         if hand is None or target is None or exp is None:
             raise _not_24(purpose)
         reply = _condense(exp.group(1), hand, target)

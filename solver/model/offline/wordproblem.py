@@ -28,6 +28,7 @@ from fractions import Fraction
 
 from puzzles.arith import ArithError, combine, extract_claims, format_number, parse_number
 from solver.model.base import Call
+from solver.model.offline.experience import EXPERIENCE, verdicts
 
 __all__ = ["MARKER", "WordProblemPlayer"]
 
@@ -388,21 +389,16 @@ class WordProblemPlayer:
     # ---------------------------------------------------------------- BoT
 
     def _bot_step(self, question: str, text: str, rng: random.Random, temp: float) -> str:
-        experience = _block(text, "#####\n", "\n#####")
+        experience = EXPERIENCE.search(text)
         # The experience quotes earlier chains between the same "---" lines: the steps so far
         # are the block that comes after it.
-        rest = text.split(f"{experience}\n#####", 1)[-1] if experience else text
+        rest = text[experience.end() :] if experience else text
         chain = [
             line
             for line in _block(rest, "---\n", "\n---").splitlines()
             if line.strip() and line.strip() != "---"
         ]
-        rejected = set()
-        careful = "actually" in experience
-        for line in experience.splitlines():
-            if "reject" in line.lower():
-                for claim in extract_claims(line):
-                    rejected.add(" ".join(claim.lhs.split()))
+        rejected, careful = _lessons(text)
         done = len(chain)
         steps = _slip(plan(question, rng, temp, rejected), rng, 0.0 if careful else self.slip)
         score = rng.choice((0.7, 0.9, 0.9, 1.0) if temp < 0.8 else (0.5, 0.7, 0.9))
@@ -584,6 +580,28 @@ class WordProblemPlayer:
             own = re.findall(r"^Answer:\s*(.*)$", given, re.MULTILINE)
             answer = own[-1].strip() if own else "0"
         return "\n".join([*lines, "The verification recomputed every step.", f"Answer: {answer}"])
+
+
+def _lessons(text: str) -> tuple[set[str], bool]:
+    """What BoT's experience teaches the player: the computations its analyses rejected, and
+    whether to compute carefully. A rejection whose report shows the step's arithmetic wrong
+    (``✗ 180 - 18 = 160 (actually 162)``) asks for the same computation done right, so it
+    makes the player careful and is not avoided; any other rejection drops the computation.
+    A wrong computation the experience mentions anywhere (a condensed experience has no
+    entries) also makes it careful."""
+    avoid: set[str] = set()
+    found = EXPERIENCE.search(text)
+    careful = found is not None and "actually" in found.group(1)
+    for said in verdicts(text):
+        if said.verdict != "reject":
+            continue
+        if "actually" in said.line or any(not c.ok for c in extract_claims(said.line)):
+            careful = True
+            continue
+        claims = extract_claims(said.step)
+        if claims:
+            avoid.add(" ".join(claims[0].lhs.split()))
+    return avoid, careful
 
 
 def _value_of(text: str) -> str | None:
