@@ -476,6 +476,7 @@ class CrosswordPlayer:
             changes.append("filled the grid from my best guess for each clue")
         else:
             trusted = {n: p.pattern(n) for n in p.slots if n not in named}
+            before = {n: p.pattern(n) for n in named}
             for name in named:
                 old = p.pattern(name)
                 pattern = "".join(
@@ -486,9 +487,13 @@ class CrosswordPlayer:
                 )
                 cands = [c for c in _candidates(p.clues.get(name, ""), pattern) if c[0] != old]
                 if cands:
-                    word = cands[_pick(len(cands), rng, t)][0]
-                    p.write(name, word)
-                    changes.append(f"changed {name} from {old} to {word}")
+                    p.write(name, cands[_pick(len(cands), rng, t)][0])
+            # What changed in the end (a later word may write back a letter an earlier took).
+            changes = [
+                f"changed {n} from {was} to {p.pattern(n)}"
+                for n, was in before.items()
+                if p.pattern(n) != was
+            ]
         doubts = self._doubts(p, {n: p.pattern(n) for n in p.slots})
         if close:
             final = True

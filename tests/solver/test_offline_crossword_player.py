@@ -1,0 +1,156 @@
+"""The offline engine's crossword player, by what it does with what a prompt says.
+
+The mini is generated seed 5 (rows ACRES / TROLL / TABOO / INEPT / CEDES). Each test sends the
+prompt a method sends and reads the reply as the method does; where the player draws at
+random, a test asks for a rule that holds on every seed or a clear majority.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from collections import Counter
+
+import pytest
+
+from puzzles.crossword import generate
+from solver.domains.crossword import CrosswordDomain
+from solver.model import Call, Message, Sampling
+from solver.model.offline import OfflineModel
+from solver.model.offline.crossword import (
+    CrosswordPlayer,
+    _candidates,
+    _confidence,
+    _known,
+    _pick,
+    _read_puzzle,
+)
+
+ROWS = ["ACRES", "TROLL", "TABOO", "INEPT", "CEDES"]
+
+
+@pytest.fixture(scope="module")
+def domain() -> CrosswordDomain:
+    return CrosswordDomain(generate(5))
+
+
+def reply(
+    purpose: str,
+    prompt: tuple[Message, ...],
+    seed: int,
+    temperature: float = 0.7,
+    top_p: float = 1.0,
+) -> str:
+    call = Call(purpose, prompt, Sampling(temperature, top_p, 1, 600), {}, sample_offset=seed)
+    return asyncio.run(OfflineModel(seed=seed).generate(call)).text
+
+
+# ---------------------------------------------------------------- sampling and confidence
+
+
+def test_a_warm_draw_between_two_words_sometimes_takes_the_second() -> None:
+    rng = random.Random(1)
+    warm = Counter(_pick(2, rng, 1.0) for _ in range(200))
+    assert warm[0] > warm[1] > 20, warm  # the first is likelier, the second is drawn too
+    assert {_pick(1, rng, 1.0) for _ in range(50)} == {0}
+    assert {_pick(5, rng, 0.0) for _ in range(50)} == {0}  # cold: always the best
+    assert {_pick(5, rng, 1.0, top_p=0.1) for _ in range(50)} == {0}  # a tight nucleus
+
+
+@pytest.mark.parametrize(
+    ("scores", "index", "said"),
+    [
+        ((12.5, 5.0), 0, "certain"),  # far ahead of the next, and a strong match
+        ((12.0, 5.0), 0, "high"),  # far ahead, not strong enough for certain
+        ((1.0, 0.95), 0, "medium"),  # barely ahead of a weak second
+        ((1.0, 0.0), 0, "high"),  # the only word that matches at all
+        ((10.0, 8.0), 1, "medium"),  # a close second
+        ((10.0, 5.0), 1, "low"),  # a distant second
+        ((10.0, 0.0), 1, "low"),  # no match at all
+    ],
+)
+def test_its_confidence_follows_the_margin_over_the_next_word(
+    scores: tuple[float, float], index: int, said: str
+) -> None:
+    cands = [("FIRST", scores[0]), ("OTHER", scores[1])]
+    rng = random.Random(3)
+    levels = Counter(_confidence(cands, index, rng) for _ in range(100))
+    assert levels.most_common(1)[0][0] == said and levels[said] >= 70, levels
+
+
+# ---------------------------------------------------------------- filling the grid
+
+
+def test_the_better_scored_word_wins_a_shared_cell(domain: CrosswordDomain) -> None:
+    text = "\n".join(m.content for m in domain.prompt("cot"))
+    for h1, v1, cell in ((5.0, 1.0, "A"), (1.0, 5.0, "B")):
+        puzzle = _read_puzzle(text)
+        assert puzzle is not None
+        CrosswordPlayer()._resolve(puzzle, {"h1": ("AAAAA", h1), "v1": ("BBBBB", v1)})
+        assert puzzle.board[0][0] == cell, (h1, v1, puzzle.rows())
+
+
+def test_a_tight_nucleus_makes_every_step_the_same(domain: CrosswordDomain) -> None:
+    prompt = domain.prompt("step", experience="", chain=[])
+
+    def steps(top_p: float) -> set[str]:
+        return {reply("bot_step", prompt, s, 1.0, top_p).split(",")[0] for s in range(20)}
+
+    assert len(steps(0.1)) == 1
+    assert len(steps(1.0)) >= 3
+
+
+def test_every_evaluation_carries_a_score_the_method_reads(domain: CrosswordDomain) -> None:
+    clue = "Extensive landed property"
+    ranked = [w for w, _ in _candidates(clue, "_____")]
+    further = next(w for w in ranked[3:] if _known(w))  # a real word, not among the best
+    for word in ("ACRES", further, "QXZJK"):
+        prompt = domain.prompt("evaluate", chain=[], step=f"h1. {word}")
+        for seed in range(20):
+            text = reply("bot_evaluate", prompt, seed)
+            assert domain.parse_score(text) is not None, text
+
+
+def test_the_analysis_recommends_right_words_and_says_how_much_is_filled(
+    domain: CrosswordDomain,
+) -> None:
+    two = domain.prompt("analyze", chain=["h1. ACRES", "h2. TROLL"])
+    for seed in range(20):
+        text = reply("bot_feedback", two, seed)
+        assert "fills 2 of 10 clues" in text and "no conflict found" in text, text
+        feedback = domain.parse_feedback(text, 2)
+        assert feedback.verdicts == ("recommend", "recommend"), text
+    chain = [f"h{i}. {w}" for i, w in enumerate(ROWS, 1)]
+    whole = reply("bot_feedback", domain.prompt("analyze", chain=chain), 1)
+    assert "fills the whole grid" in whole, whole
+
+
+# ---------------------------------------------------------------- IoT
+
+
+def test_the_answerer_rewrites_only_the_cells_its_guide_questioned(
+    domain: CrosswordDomain,
+) -> None:
+    grid = "/".join(ROWS)
+    said = json.dumps({"explanation": "I filled it.", "answer": grid, "final": False})
+    turns = [domain.turn("Begin.", domain.parse_reply(said))]
+    guidance = "Rethink these: h2 and v1."
+    prompt = domain.prompt("respond", turns=turns, guidance=guidance, mode="free")
+    changed = 0
+    for seed in range(40):
+        said = json.loads(reply("iot_answer", prompt, seed, temperature=1.0))
+        rows, explanation = said["answer"].split("/"), said["explanation"]
+        # A cell in a word the guide did not name keeps its letter: only the cell where h2
+        # and v1 cross may change (h2 takes _ROLL, v1 A_TIC: DROLL, then ATTIC or ANTIC).
+        for r in range(5):
+            for c in range(5):
+                if (r, c) != (1, 0):
+                    assert rows[r][c] == ROWS[r][c], (seed, rows)
+        changed += rows != ROWS
+        # It says what changed in the end, not the word it wrote back over.
+        if rows == ROWS:
+            assert explanation == "I kept my grid.", explanation
+        else:
+            assert explanation.startswith(f"I changed h2 from TROLL to {rows[1]}"), explanation
+    assert changed >= 2, changed
