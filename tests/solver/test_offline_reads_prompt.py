@@ -12,6 +12,7 @@ import random
 import sys
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
+from fractions import Fraction
 from typing import Any
 
 import pytest
@@ -443,3 +444,28 @@ async def test_calls_in_flight_together_keep_their_own_targets() -> None:
     ten, twenty_four = await asyncio.gather(model.generate(call(10)), model.generate(call(24)))
     assert (ten.texts, twenty_four.texts) == (alone[10], alone[24])
     assert any("= 10" in text for text in ten.texts)
+
+
+async def test_tots_last_call_writes_the_expression_its_steps_build_and_what_it_makes() -> None:
+    domain = Game24Domain(Hand.parse("4 7 8 8"))
+    sampling = Sampling(0.7, 1.0, 1, 300)
+    for lines, value in (
+        (["8 / 8 = 1 (left: 1 4 7)", "7 - 1 = 6 (left: 4 6)", "4 * 6 = 24 (left: 24)"], "24"),
+        (["8 + 8 = 16 (left: 4 7 16)", "16 + 7 = 23 (left: 4 23)", "23 + 4 = 27 (left: 27)"], "27"),
+    ):
+        call = Call("answer", domain.prompt("cot", steps=lines), sampling, {})
+        text = (await OfflineModel(seed=1).generate(call)).text
+        expression, _, made = text.removeprefix("Answer: ").partition(" = ")
+        assert made == value, text
+        assert check_answer(Hand.parse("4 7 8 8"), expression).ok == (value == "24"), text
+
+
+def test_a_result_above_a_hundred_seldom_comes_to_mind() -> None:
+    engine = OfflineModel(seed=0)
+    rng = random.Random(0)
+
+    def weight(c: int) -> float:
+        return engine._step_weight((Fraction(c - 1), "+", Fraction(1), Fraction(c), ()), rng)
+
+    assert weight(101) == pytest.approx(weight(99) * 0.2)
+    assert weight(100) == pytest.approx(weight(99))
