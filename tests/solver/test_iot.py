@@ -26,7 +26,7 @@ from solver.events import (
 )
 from solver.methods import make_method, solve
 from solver.methods.iot import AIoTConfig, GIoTConfig, IoT
-from solver.model import Call, Generation, Model, ScriptedModel, TokenCallback
+from solver.model import Call, Generation, Message, Model, ScriptedModel, TokenCallback
 from solver.model.offline import OfflineModel
 from solver.model.openai import OpenAIModel
 from tests.fakeserver import FakeServer
@@ -373,3 +373,16 @@ def test_the_offline_guide_names_a_number_not_in_the_hand_and_misjudges_only_now
     stops = sum(stop for _, stop in right)
     assert 70 <= stops < 100, stops
     assert {t for t, stop in right if not stop} == {"Check your answer once more, step by step."}
+
+
+def test_the_offline_answerer_keeps_a_praised_answer_and_gives_none_without_numbers() -> None:
+    domain = Game24Domain(HAND)
+    turns = (domain.turn("Start.", parse_reply(answer(RIGHT))),)
+    praise = "Your answer uses each number once and makes the target."
+    call = Call("iot_answer", domain.prompt("respond", turns=turns, guidance=praise, mode="free"))
+    for seed in range(10):
+        said = parse_reply(asyncio.run(OfflineModel(seed=seed).generate(call)).text)
+        assert (said.answer, said.explanation) == (RIGHT, "I keep my answer."), said
+    lost = Call("iot_answer", (Message("user", "Reply with one JSON object: the answer."),))
+    said = parse_reply(asyncio.run(OfflineModel(seed=1).generate(lost)).text)
+    assert said.answer is None and said.explanation == "I cannot find the numbers.", said

@@ -16,7 +16,7 @@ import pytest
 
 from puzzles.crossword import generate
 from solver.domains.crossword import CrosswordDomain
-from solver.model import Call, Message, Sampling
+from solver.model import Call, Message, ModelError, Sampling
 from solver.model.offline import OfflineModel
 from solver.model.offline.crossword import (
     CrosswordPlayer,
@@ -154,3 +154,38 @@ def test_the_answerer_rewrites_only_the_cells_its_guide_questioned(
         else:
             assert explanation.startswith(f"I changed h2 from TROLL to {rows[1]}"), explanation
     assert changed >= 2, changed
+
+
+def test_its_stated_confidence_strays_one_level_either_way_now_and_then() -> None:
+    rng = random.Random(5)
+    close_second = Counter(
+        _confidence([("FIRST", 10.0), ("OTHER", 8.0)], 1, rng) for _ in range(300)
+    )
+    assert set(close_second) == {"low", "medium", "high"}, close_second
+    assert close_second["medium"] >= 200, close_second
+    no_match = Counter(_confidence([("FIRST", 10.0), ("OTHER", 0.0)], 1, rng) for _ in range(300))
+    assert set(no_match) == {"low", "medium"} and no_match["low"] >= 250, no_match
+
+
+def test_a_board_with_rows_of_different_lengths_is_not_read(domain: CrosswordDomain) -> None:
+    prompt = domain.prompt("cot")
+    text = prompt[-1].content.replace("Board:\n_ _ _ _ _\n", "Board:\n_ _ _ _\n", 1)
+    assert text != prompt[-1].content
+    call = Call("cot", (Message("user", text),), Sampling(0.7, 1.0, 1, 600), {})
+    with pytest.raises(ModelError) as info:
+        asyncio.run(OfflineModel(seed=1).generate(call))
+    assert info.value.kind == "bad_request" and "board" in str(info.value)
+
+
+def test_the_guide_quotes_the_clue_a_doubtful_word_does_not_answer(
+    domain: CrosswordDomain,
+) -> None:
+    # The right grid: v3 reads ROBED, a word the player does not rank for its clue.
+    said = json.dumps({"explanation": "I filled it.", "answer": "/".join(ROWS), "final": False})
+    turns = [domain.turn("Begin.", domain.parse_reply(said))]
+    prompt = domain.prompt("guide", turns=turns, turn=2, total=5)
+    texts = [domain.parse_guidance(reply("iot_guide", prompt, s)).text for s in range(10)]
+    doubted = [t for t in texts if t.startswith("Rethink")]
+    assert doubted, texts
+    for text in doubted:
+        assert "v3 reads ROBED, which does not look like an answer to 'Clad formally'" in text

@@ -360,6 +360,8 @@ PURPOSES = (
     "bot_step",
     "bot_evaluate",
     "bot_feedback",
+    "bot_condense",
+    "bot_similar",
 )
 NOT_24 = (
     "",
@@ -384,6 +386,7 @@ async def test_a_prompt_that_is_not_a_game_of_24_prompt_is_a_bad_request(purpose
         message = str(info.value)
         assert "Traceback" not in message and "\n" not in message
         assert "Game of 24" in message or "no answer" in message
+        assert purpose in message  # it says which prompt it could not read
 
 
 def real_prompts() -> list[tuple[str, str]]:
@@ -469,3 +472,40 @@ def test_a_result_above_a_hundred_seldom_comes_to_mind() -> None:
 
     assert weight(101) == pytest.approx(weight(99) * 0.2)
     assert weight(100) == pytest.approx(weight(99))
+
+
+async def test_a_similarity_prompt_needs_both_steps() -> None:
+    for text in ("Step A: 4 + 8 = 12\nSimilarity:", "Step B: 4 + 8 = 12\nSimilarity:"):
+        call = Call("bot_similar", (Message("user", text),), Sampling(0.7, 1.0, 1), {})
+        with pytest.raises(ModelError) as info:
+            await OfflineModel(seed=0).generate(call)
+        assert info.value.kind == "bad_request"
+
+
+async def test_a_state_no_try_solves_is_likely_while_in_range_and_impossible_when_not() -> None:
+    engine = OfflineModel(seed=0)
+
+    async def labels(numbers: str) -> Counter[str]:
+        prompt = (Message("user", g24.value_prompt(numbers)),)
+        call = Call("value", prompt, Sampling(0.7, 1.0, 1), {})
+        out: Counter[str] = Counter()
+        for seed in range(40):
+            engine.seed = seed
+            out[(await engine.generate(call)).text.splitlines()[-1]] += 1
+        return out
+
+    in_range = await labels("1 1 13")  # no way to 24, but nothing rules one out at a glance
+    assert in_range["likely"] >= 30, in_range
+    small = await labels("61 70 90")  # far too large
+    assert small["impossible"] >= 30, small
+    two = await labels("1 2")  # two numbers: every pair of operations is tried
+    assert two["impossible"] >= 30, two
+
+
+def test_a_fraction_makes_a_state_look_worse() -> None:
+    engine = OfflineModel(seed=0)
+    whole = (Fraction(5), Fraction(5), Fraction(13))  # no way to 24 from either
+    halves = (Fraction(5, 2), Fraction(5), Fraction(13))
+    for seed in range(5):
+        assert engine._promise(whole, random.Random(seed)) == pytest.approx(0.45)
+        assert engine._promise(halves, random.Random(seed)) == pytest.approx(0.25)

@@ -23,6 +23,7 @@ from solver.domains.wordproblem import WordProblemDomain
 from solver.methods import make_method, solve
 from solver.model import Call, Message, Sampling
 from solver.model.offline import OfflineModel
+from solver.model.offline.wordproblem import quantities
 from tests.solver.pinning import first_bot_steps
 
 
@@ -55,6 +56,18 @@ def test_a_percent_off_or_down_is_taken_away_and_a_percent_up_is_added() -> None
     # 15% of 200 is 30: 170 after the fall, 230 after the rise (a percent is a share of 100).
     assert off["170"] >= 20 and off["30"] <= 5, off
     assert up["230"] >= 20 and up["30"] <= 5, up
+
+
+def test_a_share_given_away_is_taken_away() -> None:
+    # Nothing in the last sentence says "left": "gives" is the cue.
+    got = cot_answers("Maya has 40 stickers and gives 1/4 of them to Ben. How many has Maya now?")
+    assert got["30"] >= 20 and got["10"] <= 5, got
+
+
+def test_it_reads_at_most_twelve_quantities() -> None:
+    question = " ".join(f"Box {n} holds {n + 1} pens." for n in range(1, 20))
+    found = quantities(question)
+    assert len(found) == 12 and [q.value for q in found[:2]] == [1, 2]
 
 
 def test_a_count_at_a_price_each_is_one_product() -> None:
@@ -204,6 +217,8 @@ def test_its_evaluation_follows_the_step() -> None:
     assert wrong["The arithmetic of this step is wrong.\nEvaluation score: 0.1"] >= 20, wrong
     sound = evaluations("Step 1: Then: 40 - 10 = 30")
     assert all(t.startswith("The step looks useful.\nEvaluation score: ") for t in sound), sound
+    scores = {t.rsplit(": ", 1)[1] for t in sound}
+    assert len(scores) > 1 and scores <= {"0.5", "0.7", "0.9"}, sound
 
 
 # ---------------------------------------------------------------- IoT
@@ -235,11 +250,12 @@ def test_the_answerer_says_so_when_it_finds_no_quantities() -> None:
 # ---------------------------------------------------------------- algebra with the tools
 
 
+@pytest.mark.parametrize("method", ["react", "deli"])
 @pytest.mark.parametrize("kind", ["evaluate", "linear"])
-def test_react_solves_algebra_with_the_exact_tool(kind: str) -> None:
+def test_the_tool_methods_solve_algebra_with_the_exact_tool(method: str, kind: str) -> None:
     for problem in generate_algebra(4, 3, kind=kind):
         domain = WordProblemDomain(problem)
-        fin, _ = asyncio.run(solve(make_method("react"), domain, OfflineModel(seed=1), seed=1))
+        fin, _ = asyncio.run(solve(make_method(method), domain, OfflineModel(seed=1), seed=1))
         assert fin.solved, (problem.prompt, fin.answer)
 
 
@@ -248,3 +264,14 @@ def test_react_gives_a_rewrite_back_as_it_was_asked() -> None:
     domain = WordProblemDomain(problem)
     fin, _ = asyncio.run(solve(make_method("react"), domain, OfflineModel(seed=1), seed=1))
     assert fin.answer == problem.prompt.split(":", 1)[1].strip(), (problem.prompt, fin)
+
+
+def test_delis_revision_takes_the_verified_answer() -> None:
+    domain = domain_of(QUESTION)
+    solution = "Then: 40 - 10 = 20\nAnswer: 20"
+    verification = "Action 1: calculate[40 - 10]\nOutput 1: 30\nFinal Answer: 30"
+    prompt = domain.prompt("revise", solution=solution, verification=verification, tool_answer="30")
+    revised = [reply("deli_revise", prompt, s) for s in range(20)]
+    assert all("The verification recomputed every step." in t for t in revised), revised
+    answers = Counter(domain.parse_answer(t) for t in revised)
+    assert answers["30"] >= 15, answers

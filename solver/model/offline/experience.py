@@ -26,11 +26,13 @@ ENTRY = re.compile(r"^\d+\.\s*Reasoning chain.*$", re.MULTILINE)
 """The heading each experience entry opens with."""
 
 VERDICT = re.compile(
-    r"^Step\s+(\d+)\s*:.*?Recommendation or Reject\s*:\s*([A-Za-z-]+)", re.MULTILINE | re.IGNORECASE
+    r"^Step\s+(\d{1,3})\s*:.*?Recommendation or Reject\s*:\s*([A-Za-z-]+)",
+    re.MULTILINE | re.IGNORECASE,
 )
-"""A step's verdict line: its index (group 1) and the verdict's word (group 2)."""
+"""A step's verdict line: its index (group 1, at most three digits: no chain is longer) and
+the verdict's word (group 2)."""
 
-STEP_LINE = re.compile(r"^Step\s+(\d+)\s*:\s*(.*?)[ \t]*$", re.MULTILINE)
+STEP_LINE = re.compile(r"^Step\s+(\d{1,3})\s*:\s*(.*?)[ \t]*$", re.MULTILINE)
 """A quoted chain's step line: its index (group 1) and the step (group 2)."""
 
 
@@ -54,9 +56,9 @@ def verdicts(text: str) -> Iterator[Verdict]:
         chain = BLOCK.search(entry)
         if not chain:
             continue
-        steps = {int(i): line for i, line in STEP_LINE.findall(chain.group(1)) if len(i) < 4}
+        steps = {int(i): line for i, line in STEP_LINE.findall(chain.group(1))}
         for m in VERDICT.finditer(entry, chain.end()):
-            step = steps.get(int(m.group(1))) if len(m.group(1)) < 4 else None
+            step = steps.get(int(m.group(1)))
             word = m.group(2).lower()
             if step is not None and word.startswith(("reject", "recommend")):
                 yield Verdict(step, "reject" if word.startswith("reject") else "recommend", m[0])

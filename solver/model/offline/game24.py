@@ -234,7 +234,7 @@ def _read_lessons(
             verdicts = [""] * len(steps)
             stop = blocks[n + 1].start() if n + 1 < len(blocks) else len(chunk)
             for m in VERDICT.finditer(chunk, block.end(), stop):
-                idx = int(m.group(1)) - 1 if len(m.group(1)) < 4 else -1
+                idx = int(m.group(1)) - 1
                 word = m.group(2).lower()
                 if 0 <= idx < len(steps):
                     if word.startswith("reject"):
