@@ -20,6 +20,7 @@ import pytest
 from puzzles.arith import extract_claims
 from puzzles.wordproblem import WordProblem, generate_algebra
 from solver.domains.wordproblem import WordProblemDomain
+from solver.events import ToolCalled
 from solver.methods import make_method, solve
 from solver.model import Call, Message, Sampling
 from solver.model.offline import OfflineModel
@@ -275,3 +276,15 @@ def test_delis_revision_takes_the_verified_answer() -> None:
     assert all("The verification recomputed every step." in t for t in revised), revised
     answers = Counter(domain.parse_answer(t) for t in revised)
     assert answers["30"] >= 15, answers
+
+
+def test_reacts_next_computation_builds_on_the_new_amount() -> None:
+    question = (
+        "A bike costs $200. Its price goes up by 15%. Sam buys 2 of these bikes at the new "
+        "price. How many dollars does Sam pay?"
+    )
+    domain = domain_of(question)
+    _, events = asyncio.run(solve(make_method("react"), domain, OfflineModel(seed=1), seed=1))
+    actions = [e.argument for e in events if isinstance(e, ToolCalled)]
+    # 15% of 200 is 30, the new price 230: whatever it does with the 2, it starts from 230.
+    assert actions[:2] == ["200 * (3/20)", "200 + 30"] and actions[2].startswith("230 "), actions
