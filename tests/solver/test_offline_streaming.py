@@ -1,12 +1,16 @@
-"""The offline engine streams each sample word by word, as a server would send its deltas."""
+"""The offline engine streams each sample word by word, as a server would send its deltas,
+and reports what a server reports with a reply: tokens, its name, the cost."""
 
 from __future__ import annotations
 
 from collections import defaultdict
 
 from puzzles.game24 import Hand
+from puzzles.wordproblem import problem_by_id
 from solver.domains.game24 import Game24Domain
+from solver.domains.wordproblem import WordProblemDomain
 from solver.model import Call, Sampling
+from solver.model.base import rough_tokens
 from solver.model.offline import OfflineModel
 
 
@@ -22,3 +26,12 @@ async def test_each_sample_streams_word_by_word_under_its_own_index() -> None:
     # Streamed or not, the same seed gives the same samples.
     again = await OfflineModel(seed=2).generate(call)
     assert again.texts == gen.texts
+
+
+async def test_every_player_counts_its_tokens_names_itself_and_costs_nothing() -> None:
+    domain = WordProblemDomain(problem_by_id("bulk_saving/691459251"))
+    call = Call("cot", domain.prompt("cot"), Sampling(0.7, 1.0, 3))
+    gen = await OfflineModel(seed=2).generate(call)
+    assert gen.usage.prompt_tokens == sum(rough_tokens(m.content) for m in call.messages) > 50
+    assert gen.usage.completion_tokens == sum(rough_tokens(t) for t in gen.texts) > 10
+    assert (gen.model, gen.cost) == ("offline", 0.0)
