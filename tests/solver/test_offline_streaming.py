@@ -28,10 +28,16 @@ async def test_each_sample_streams_word_by_word_under_its_own_index() -> None:
     assert again.texts == gen.texts
 
 
-async def test_every_player_counts_its_tokens_names_itself_and_costs_nothing() -> None:
+async def test_every_player_streams_counts_its_tokens_and_time_names_itself_and_costs_nothing() -> (
+    None
+):
     domain = WordProblemDomain(problem_by_id("bulk_saving/691459251"))
     call = Call("cot", domain.prompt("cot"), Sampling(0.7, 1.0, 3))
-    gen = await OfflineModel(seed=2).generate(call)
+    pieces: dict[int, list[str]] = defaultdict(list)
+    model = OfflineModel(seed=2, delay=0.02)
+    gen = await model.generate(call, lambda i, delta: pieces[i].append(delta))
+    assert {i: "".join(p).rstrip() for i, p in pieces.items()} == dict(enumerate(gen.texts))
+    assert 0.02 <= gen.latency < 5  # the thinking time it waited, counted from the call
     assert gen.usage.prompt_tokens == sum(rough_tokens(m.content) for m in call.messages) > 50
     assert gen.usage.completion_tokens == sum(rough_tokens(t) for t in gen.texts) > 10
     assert (gen.model, gen.cost) == ("offline", 0.0)
