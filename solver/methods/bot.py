@@ -185,11 +185,9 @@ class Node:
 @dataclass
 class _Tree:
     id: str
-    index: int
-    strategy: str
+    index: int  # 1-based, within its iteration
     temperature: float
     top_p: float
-    root: Node
     nodes: list[Node] = field(default_factory=list)
 
 
@@ -233,7 +231,7 @@ class BoT:
                     ctx.rng.choice(cfg.temperatures),
                     ctx.rng.choice(cfg.top_ps),
                 )
-                specs.append((f"i{it}.t{m}", *drawn))
+                specs.append((f"i{it}.t{m}", m, *drawn))
             # The ablation keeps experience out of the prompts (and out of what was asked).
             shown = cfg.experience != "none"
             exp_text = "\n#\n".join(experience) if shown else ""
@@ -306,7 +304,7 @@ class BoT:
                     feedback.verdicts if feedback else (),
                     # What the next prompts carry: nothing in the ablation.
                     entry if shown else "",
-                    _analysis(feedback) if feedback else (),
+                    feedback.analysis if feedback else (),
                 )
             )
             if ok and cfg.stop_early:
@@ -319,14 +317,13 @@ class BoT:
         self,
         domain: Domain[Any, Any],
         ctx: RunContext,
-        spec: tuple[str, str, float, float],
+        spec: tuple[str, int, str, float, float],
         exp_text: str,
         structured: list[dict[str, Any]],
     ) -> _Tree:
-        tree_id, strategy, temperature, top_p = spec
+        tree_id, index, strategy, temperature, top_p = spec
         root = Node(f"{tree_id}.root", None, domain.start(), 0)
-        index = int(tree_id.rsplit("t", 1)[-1])
-        tree = _Tree(tree_id, index, strategy, temperature, top_p, root)
+        tree = _Tree(tree_id, index, temperature, top_p)
         ctx.emit(TreeStarted(tree_id, strategy, temperature, top_p))
         if strategy == "layer":
             frontier = [root]
@@ -466,9 +463,10 @@ class BoT:
         if domain.is_goal(child.state) and child.valid:
             child.leaf = True
             answer = domain.answer_of(child.state) or ""
-            # A state the model claimed solves the hand only if its answer checks exactly.
-            verdict = domain.check(answer) if self._trusts() else None
-            if verdict is not None and not verdict.ok:
+            # A goal solves the hand only if its answer checks exactly: a state the model
+            # claimed can be wrong (paper mode); one built by checked steps always passes.
+            verdict = domain.check(answer)
+            if not verdict.ok:
                 ctx.emit(LeafReached(child.id, f"claims the target, but {verdict.reason}"))
                 return
             child.solved = True
@@ -635,7 +633,7 @@ class BoT:
             domain.prompt("analyze", chain=texts),
             Sampling(cfg.feedback_temperature, 1.0, 1, cfg.max_tokens),
             domain.context(
-                chain[-1].state if chain else domain.start(),
+                chain[-1].state,  # aggregation never gives an empty chain
                 chain=[n.line for n in chain],
                 valid=[n.valid for n in chain],
             ),
@@ -707,12 +705,6 @@ def _chains_entry(index: int, chains: list[list[Node]]) -> str:
         )
         lines.append("---")
     return "\n".join(lines)
-
-
-def _analysis(feedback: FeedbackLike) -> tuple[str, ...]:
-    """The per-step error reports of an analysis, when the domain's feedback has them."""
-    found = getattr(feedback, "analysis", ())
-    return tuple(str(a) for a in found) if isinstance(found, tuple) else ()
 
 
 def _chain_score(chain: list[Node]) -> float:

@@ -1526,6 +1526,52 @@ async def test_bot_leaf_wise_growth_follows_the_best_branch_and_stops_after_four
     assert len(of(events, LeafReached)) + len(of(events, SolutionFound)) == 4
 
 
+async def test_bot_leaf_wise_growth_counts_leaves_and_counts_a_barren_node_as_one_stop() -> None:
+    def two_ways(call: Call) -> Iterable[str] | str:
+        if call.purpose == "bot_step":  # the sum and the product of the first two numbers
+            a, b = numbers_of(call).split()[:2]
+            return [
+                f"{a} + {b} = {Fraction(a) + Fraction(b)}\nEvaluation score: 0.5",
+                f"{a} * {b} = {Fraction(a) * Fraction(b)}\nEvaluation score: 0.5",
+            ]
+        if call.purpose == "bot_evaluate":
+            return "Evaluation score: 0.5"
+        return FEEDBACK
+
+    # Three stops allowed: two calls down the best branch find no leaf, the third finds two
+    # (2 stops, go on), the fourth two more (4 stops, done): a stop is a leaf, not a call.
+    model = ScriptedModel(two_ways)
+    await solve(
+        BoT(BoTConfig(iterations=1, trees=1, growth=("leaf",), leaf_stops=3)),
+        Game24Domain(Hand.parse("1 1 1 1")),
+        model,
+    )
+    assert len([c for c in model.calls if c.purpose == "bot_step"]) == 4
+
+    def barren(call: Call) -> Iterable[str] | str:
+        if call.purpose == "bot_step":  # three first steps; below them the model has nothing
+            if numbers_of(call) == "1 1 1 1":
+                return [
+                    "1 + 1 = 2\nEvaluation score: 0.5",
+                    "1 * 1 = 1\nEvaluation score: 0.5",
+                    "1 - 1 = 0\nEvaluation score: 0.5",
+                ]
+            return "I cannot see a step from here."
+        if call.purpose == "bot_evaluate":
+            return "Evaluation score: 0.5"
+        return FEEDBACK
+
+    # Two stops allowed: each node that gives no step is one stop, so the root and two of its
+    # three children are asked, and the third child never is.
+    model = ScriptedModel(barren)
+    await solve(
+        BoT(BoTConfig(iterations=1, trees=1, children=3, growth=("leaf",), leaf_stops=2)),
+        Game24Domain(Hand.parse("1 1 1 1")),
+        model,
+    )
+    assert len([c for c in model.calls if c.purpose == "bot_step"]) == 3
+
+
 async def test_a_cut_reply_loses_only_its_own_unfinished_line() -> None:
     class TwoSamples(BilledModel):
         async def generate(self, call: Call, on_token: Any = None) -> Generation:

@@ -173,8 +173,9 @@ async def test_paper_mode_carries_a_wrong_step_into_its_childs_state() -> None:
     assert [e.edge_score for e in of(events, ThoughtScored)] == [0.7, 0.7]
     # ... and the claimed 24 is no solution: the exact check of its expression decides.
     assert not of(events, SolutionFound)
-    reasons = [e.reason for e in of(events, LeafReached)]
-    assert any(r.startswith("claims the target, but") for r in reasons)
+    # The false claim ends its own branch: the leaf is the node that claimed 24.
+    leaves = [(e.node_id, e.reason) for e in of(events, LeafReached)]
+    assert [n for n, r in leaves if r.startswith("claims the target, but")] == [second.node_id]
     assert not fin.solved
 
 
