@@ -11,7 +11,7 @@ import pytest
 import solver.library as library_module
 from puzzles.game24 import Hand
 from solver.domains.game24 import Game24Domain
-from solver.events import Event, ExperienceAdded, ModelCalled
+from solver.events import Event, ExperienceAdded, ExperienceCarried, ModelCalled
 from solver.library import (
     CorruptLibraryError,
     Entry,
@@ -190,10 +190,28 @@ def test_a_second_run_starts_with_what_the_first_stored(tmp_path: Path) -> None:
     assert stored[-1].entry == added[0].entry  # the text as the prompts carried it
     assert stored[-1].model == "offline" and stored[-1].method == "bot"
 
+    assert not [e for e in events if isinstance(e, ExperienceCarried)]
+
+    given = tuple(e.entry for e in lib.relevant("game24", "4 5 10 11 -> 24"))
     second = WithLibrary(bot(), lib)
     _, events = asyncio.run(solve(second, domain, OfflineModel(seed=1), seed=1))
-    assert second.given == len(lib.relevant("game24", "4 5 10 11 -> 24"))
+    assert second.given == len(given)
     assert added[0].entry in first_step_prompt(events)
+    # The pane is told, once and before the first call, what the run starts with.
+    carried = [e for e in events if isinstance(e, ExperienceCarried)]
+    assert [(c.entries, c.kept_out) for c in carried] == [(given, False)]
+    assert events.index(carried[0]) < min(
+        i for i, e in enumerate(events) if isinstance(e, ModelCalled)
+    )
+    # The ablation that keeps experience out of the prompts says so, and keeps it out.
+    given = tuple(e.entry for e in lib.relevant("game24", "4 5 10 11 -> 24"))
+    ablation = WithLibrary(
+        BoT(BoTConfig(iterations=1, trees=1, experience="none")), lib, write=False
+    )
+    _, events = asyncio.run(solve(ablation, domain, OfflineModel(seed=1), seed=1))
+    carried = [e for e in events if isinstance(e, ExperienceCarried)]
+    assert [(c.entries, c.kept_out) for c in carried] == [(given, True)]
+    assert added[0].entry not in first_step_prompt(events)
 
     # Reading only: the run starts with the entries and stores none.
     before = lib.count()
