@@ -17,12 +17,20 @@ from puzzles.game24 import Hand
 from puzzles.wordproblem.generator import problem_by_id
 from solver.domains.game24 import Game24Domain
 from solver.domains.wordproblem import WordProblemDomain
-from solver.events import ChainAggregated, ErrorRaised, Event, ExperienceAdded, ParseFailed
+from solver.events import (
+    ChainAggregated,
+    ErrorRaised,
+    Event,
+    ExperienceAdded,
+    ParseFailed,
+    SolutionFound,
+)
 from solver.methods import solve
 from solver.methods.base import RunContext
 from solver.methods.bot import BoT, BoTConfig
 from solver.model import Call, Sampling, ScriptedModel
 from solver.model.base import Generation, TokenCallback
+from solver.model.offline import OfflineModel
 from tests.solver.test_bot_variants import chain_replies
 from tests.solver.test_method_decisions import FEEDBACK, bot_text, step_key
 
@@ -88,7 +96,10 @@ async def test_the_chains_entry_numbers_every_chain_and_step_from_one_with_both_
     later = [c for c in model.calls if c.purpose == "bot_step"][4:]
     assert later and all(CHAINS_ENTRY in c.messages[-1].content for c in later)
     # The same chains again: the entry points back at the first one instead.
-    assert second.entry.startswith("2. The same reasoning chain and comments as entry 1")
+    assert second.entry == (
+        "2. The same reasoning chain and comments as entry 1 came back: follow that entry's "
+        "advice and try something else."
+    )
 
 
 # ------------------------------------------------------------------ cumulative: condensing
@@ -188,6 +199,84 @@ async def test_a_domain_without_the_variants_parser_is_told_which_before_any_cal
     ]
     assert domain.kind == "wordproblem"
     assert fin.reason == "error" and model.calls == []
+
+
+@pytest.mark.parametrize(
+    ("config", "role", "method"),
+    [
+        (BoTConfig(experience="cumulative"), "condense", "bot --experience cumulative"),
+        (BoTConfig(aggregation="greedy", similarity="model"), "similar", "bot --similarity model"),
+        (BoTConfig(examples=True), "examples", "bot --examples"),
+    ],
+)
+async def test_a_domain_without_the_variants_prompt_is_told_which_option_needs_it(
+    config: BoTConfig, role: str, method: str
+) -> None:
+    domain = WordProblemDomain(problem_by_id("bulk_saving/691459251"))
+    assert role not in domain.roles
+    model = ScriptedModel(["x"])
+    fin, events = await solve(BoT(config), domain, model)
+    assert [(e.kind, e.message) for e in of(events, ErrorRaised)] == [
+        (
+            "unsupported",
+            f"{method} cannot solve wordproblem puzzles yet: the wordproblem domain has no "
+            f"{role} prompt",
+        )
+    ]
+    assert fin.reason == "error" and model.calls == []
+
+
+async def test_greedy_aggregation_with_exact_similarity_needs_no_similarity_prompt() -> None:
+    domain = WordProblemDomain(problem_by_id("bulk_saving/691459251"))
+    assert "similar" not in domain.roles
+    config = BoTConfig(iterations=1, trees=2, aggregation="greedy", similarity="exact")
+    fin, events = await solve(BoT(config), domain, OfflineModel(seed=1), seed=1)
+    assert not of(events, ErrorRaised) and fin.reason == "done"
+    assert [e.strategy for e in of(events, ChainAggregated)] == ["greedy"]
+
+
+# Hand 1 2 3 4, two trees, neither of which reaches 24 (V_i, V_{i-1,i}):
+#   tree 1: 4 / 1 (0.9, 0.9), 2 * 3 (0.5, 0.5), 6 + 4 = 10 (0.1, 0.1)
+#   tree 2: 2 * 3 (0.4, 0.4), 6 * 4 = 24 with 1 left (0.5, 0.9), 24 - 1 = 23 (0.5, 0.5)
+# Greedy stitches 4 / 1, 2 * 3, then the best edge after a step like 2 * 3 (tree 2's first
+# step is: it shares 6 of 7 numbers and operators): tree 2's 6 * 4, which from tree 1's 4 6
+# makes 24 exactly.
+STITCHED_TREES = {
+    (1, 0): bot_text("1 2 3 4", "4", "/", "1", "4", "2 3", "2 3 4", 0.9),
+    (1, 1): bot_text("2 3 4", "2", "*", "3", "6", "4", "4 6", 0.5),
+    (1, 2): bot_text("4 6", "6", "+", "4", "10", "none", "10", 0.1),
+    (2, 0): bot_text("1 2 3 4", "2", "*", "3", "6", "1 4", "1 4 6", 0.4),
+    (2, 1): bot_text("1 4 6", "6", "*", "4", "24", "1", "1 24", 0.5),
+    (2, 2): bot_text("1 24", "24", "-", "1", "23", "none", "23", 0.5),
+}
+STITCHED_EDGES = {
+    "4 / 1 = 4": 0.9,
+    "2 * 3 = 6": 0.5,
+    "6 + 4 = 10": 0.1,
+    "6 * 4 = 24": 0.9,
+    "24 - 1 = 23": 0.5,
+}
+
+
+async def test_stop_early_ends_the_run_when_greedy_stitches_a_solution_no_tree_found() -> None:
+    def replies(call: Call) -> Iterable[str] | str:
+        if call.purpose == "bot_step":
+            return STITCHED_TREES[(call.sample_offset + 1, len(call.context["chain"]))]
+        if call.purpose == "bot_evaluate":
+            edge = STITCHED_EDGES.get(step_key(call.context["step"]), 0.4)
+            return f"Evaluation score: {edge:g}"
+        return FEEDBACK
+
+    config = BoTConfig(iterations=3, trees=2, children=1, aggregation="greedy", stop_early=True)
+    fin, events = await solve(
+        BoT(config), Game24Domain(Hand.parse("1 2 3 4")), ScriptedModel(replies)
+    )
+    assert not of(events, SolutionFound)  # no tree reached 24 itself
+    (aggregated,) = of(events, ChainAggregated)  # one iteration: the stitched chain solved it
+    assert [step_key(s) for s in aggregated.steps] == ["4 / 1 = 4", "2 * 3 = 6", "6 * 4 = 24"]
+    (added,) = of(events, ExperienceAdded)
+    assert added.chain_ok
+    assert fin.solved and fin.reason == "solved early"
 
 
 # ------------------------------------------------------------------ similarity model

@@ -159,12 +159,18 @@ async def test_paper_mode_carries_a_wrong_step_into_its_childs_state() -> None:
             return "Evaluation score: 0.7"
         return "Analysis Report: it reaches 24.\nConfidence score: 1.0"
 
+    model = ScriptedModel(replies)
     fin, events = await solve(
         BoT(BoTConfig(iterations=1, trees=1, children=1, paper=True)),
         Game24Domain(Hand.parse("2 3 4")),
-        ScriptedModel(replies),
+        model,
     )
     assert seen == ["2 3 4", "4 7"]  # the child grows from the model's own 4 7
+    # The analysis is shown the chain as the model wrote it, each step numbered by its depth.
+    (analysed,) = [c for c in model.calls if c.purpose == "bot_feedback"]
+    shown = analysed.messages[-1].content
+    assert "Step 1, Current set: 2 3 4, Two numbers selected: 2 3, Operation: *, " in shown
+    assert "Step 2, Current set: 4 7, Two numbers selected: 7 4, Operation: *, " in shown
     first, second = of(events, ThoughtAdded)
     assert (first.state, second.state, second.parent_id) == ("4 7", "24", first.node_id)
     marks = {(c.node_id, c.expression): c.mark for c in of(events, ClaimVerified)}
