@@ -92,6 +92,7 @@ async def test_the_chains_entry_numbers_every_chain_and_step_from_one_with_both_
     )
     first, second = of(events, ExperienceAdded)
     assert first.entry == CHAINS_ENTRY
+    assert first.report == "no analysis: the chains are the experience"
     # The next iteration's step prompts carry it word for word.
     later = [c for c in model.calls if c.purpose == "bot_step"][4:]
     assert later and all(CHAINS_ENTRY in c.messages[-1].content for c in later)

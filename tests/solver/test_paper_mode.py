@@ -169,8 +169,14 @@ async def test_paper_mode_carries_a_wrong_step_into_its_childs_state() -> None:
     # The analysis is shown the chain as the model wrote it, each step numbered by its depth.
     (analysed,) = [c for c in model.calls if c.purpose == "bot_feedback"]
     shown = analysed.messages[-1].content
-    assert "Step 1, Current set: 2 3 4, Two numbers selected: 2 3, Operation: *, " in shown
-    assert "Step 2, Current set: 4 7, Two numbers selected: 7 4, Operation: *, " in shown
+    assert (
+        "Step 1, Current set: 2 3 4, Two numbers selected: 2 3, Operation: *, New number "
+        "calculated: 7, Remaining numbers: 4, New set: 4 7\n" in shown
+    )
+    assert (
+        "Step 2, Current set: 4 7, Two numbers selected: 7 4, Operation: *, New number "
+        "calculated: 24, Remaining numbers: none, New set: 24\n" in shown
+    )
     first, second = of(events, ThoughtAdded)
     assert (first.state, second.state, second.parent_id) == ("4 7", "24", first.node_id)
     marks = {(c.node_id, c.expression): c.mark for c in of(events, ClaimVerified)}
