@@ -179,6 +179,8 @@ async def test_paper_mode_carries_a_wrong_step_into_its_childs_state() -> None:
     )
     first, second = of(events, ThoughtAdded)
     assert (first.state, second.state, second.parent_id) == ("4 7", "24", first.node_id)
+    # The tree pane shows each step as the model wrote it, wrong result and all.
+    assert (first.text, second.text) == ("2 * 3 = 7 (left: 4 7)", "7 * 4 = 24 (left: 24)")
     marks = {(c.node_id, c.expression): c.mark for c in of(events, ClaimVerified)}
     assert marks[(first.node_id, "2 * 3")] == "✗" and marks[(second.node_id, "7 * 4")] == "✗"
     # The steps were scored by the model (not cut by the verifier) ...
