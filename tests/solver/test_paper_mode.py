@@ -246,6 +246,28 @@ async def test_tot_values_proposals_that_fail_the_check_only_in_paper_mode(paper
     assert not fin.solved
 
 
+async def test_tot_in_paper_mode_asks_its_answer_from_the_steps_as_the_model_wrote_them() -> None:
+    def replies(call: Call) -> Iterable[str] | str:
+        if call.purpose == "propose":  # 2 * 3 is 6, not 7; 4 * 7 is 28, not 24
+            return {"2 3 4": "2 * 3 = 7 (left: 4 7)", "4 7": "4 * 7 = 24 (left: 24)"}[
+                numbers_of(call)
+            ]
+        if call.purpose == "value":
+            return "sure"
+        if call.purpose == "answer":
+            return "Answer: (2 * 3) * 4 = 24"
+        raise AssertionError(call.purpose)
+
+    model = ScriptedModel(replies)
+    await solve(
+        ToT(ToTConfig(breadth=1, value_samples=1, paper=True)),
+        Game24Domain(Hand.parse("2 3 4")),
+        model,
+    )
+    (answer,) = [c.messages[-1].content for c in model.calls if c.purpose == "answer"]
+    assert "2 * 3 = 7 (left: 4 7)\n4 * 7 = 24 (left: 24)" in answer
+
+
 async def test_tot_asks_no_answer_for_one_number_that_is_not_the_target() -> None:
     model = ScriptedModel(tot_replies)
     fin, events = await solve(
