@@ -242,7 +242,7 @@ async def test_tot_values_proposals_that_fail_the_check_only_in_paper_mode(paper
         assert "4 7" in valued and not pruned  # the model's own 4 7 is valued and grown
         assert "4 7" in [numbers_of(c) for c in model.calls if c.purpose == "propose"]
     else:
-        assert "4 7" not in valued and pruned[0].startswith("invalid step")
+        assert "4 7" not in valued and pruned == ["invalid step: ✗ 2 * 3 = 7 (actually 6)"]
     assert not fin.solved
 
 
