@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from collections import Counter
+from fractions import Fraction
 from typing import Any
 
 import pytest
@@ -19,9 +20,9 @@ from puzzles.wordproblem import (
     generate_algebra,
     problem_by_id,
 )
-from solver.domains.base import Domain, RolesMissing
+from solver.domains.base import Domain, Reply, RolesMissing
 from solver.domains.game24 import Game24Domain
-from solver.domains.wordproblem import SHOTS, WordProblemDomain, Work, parse_answer
+from solver.domains.wordproblem import SHOTS, WordProblemDomain, Work, parse_answer, parse_reply
 from solver.events import ClaimVerified, ErrorRaised, ParseFailed, RunFinished
 from solver.methods import METHODS, make_method, solve
 from solver.model import Call, Generation, ScriptedModel, TokenCallback
@@ -230,3 +231,38 @@ def test_the_offline_player_starts_afresh_beside_its_experience_and_drops_a_reje
     after = asyncio.run(first_steps(DOMAIN.parse_feedback(feedback, 1).entry(1, [step])))
     assert all(s.startswith("Step 1: ") for s in after), after
     assert after[favourite] == 0, after
+
+
+# ------------------------------------------------------------------ found by mutation samples
+
+
+def test_a_json_reply_with_an_answer_and_no_explanation_is_read_as_json() -> None:
+    reply = parse_reply('{"answer": "42", "final": true}')
+    assert (reply.answer, reply.final, reply.parsed) == ("42", True, True)
+
+
+def test_a_json_reply_with_no_answer_field_keeps_its_explanation() -> None:
+    reply = parse_reply('{"explanation": "6 * 7 = 42, not yet the total.", "final": false}')
+    assert reply == Reply("6 * 7 = 42, not yet the total.", None, "", False)
+
+
+def test_a_prose_reply_is_kept_to_4000_characters() -> None:
+    reply = parse_reply("word " * 2000)
+    assert len(reply.explanation) == 4000 and not reply.parsed
+
+
+@pytest.mark.parametrize(("quantities", "depth"), [(0, 3), (1, 3), (2, 3), (5, 6), (8, 9), (12, 9)])
+def test_the_depth_is_one_step_per_quantity_and_the_answer_within_bounds(
+    quantities: int, depth: int
+) -> None:
+    question = " ".join(f"Box {chr(65 + i)} holds {i + 3} apples." for i in range(quantities))
+    domain = WordProblemDomain(WordProblem(f"{question} How many apples?", Fraction(0), id="q"))
+    assert domain.depth() == depth
+
+
+def test_a_missing_role_names_the_method_the_kind_and_the_roles() -> None:
+    err = RolesMissing("tot", "crossword", ["propose", "value"])
+    assert (err.method, err.kind, err.missing) == ("tot", "crossword", ("propose", "value"))
+    assert str(err) == (
+        "tot cannot solve crossword puzzles yet: the crossword domain has no propose, value prompts"
+    )
