@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 
 import pytest
@@ -215,3 +216,10 @@ def test_iot_stop_turns_and_reasons_are_counted_per_run() -> None:
     assert list(result.stops()) == [1, 2, 10]
     assert result.stopped_by() == {"answerer": 2, "guide": 1, "cap": 1}
     assert result.to_json()["stops"] == {"1": 1, "2": 2, "10": 1}
+
+
+def test_a_result_read_back_from_json_keeps_every_field() -> None:
+    for original in FIVE:
+        back = PuzzleResult.from_json(json.loads(json.dumps(original.to_json())))
+        assert back == original
+    assert PuzzleResult.from_json(FIVE[0].to_json()).solved_by_iteration == (False, True, True)

@@ -72,6 +72,10 @@ def test_parse_value_and_score_labels() -> None:
     assert g24.parse_value("no label here") is None
     assert g24.parse_score("Evaluation score: **0.9**") == 0.9
     assert g24.parse_score("evaluation score = 7") == 0.7  # a 1-10 scale, rescaled
+    assert g24.parse_score("Evaluation score: 1.5") == 0.15  # above 1 is that scale too
+    assert g24.parse_score("Evaluation score: 1") == 1.0
+    assert g24.parse_score("Evaluation score: 85%") == 0.85
+    assert g24.parse_score("Evaluation score: 85") == 0.85  # above 10: a percentage
     assert g24.parse_score("score 0.3") is None
 
 
