@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from puzzles.game24 import Hand, apply, check_answer
 from solver.domains import game24 as g24
+from solver.domains.base import Reply
 
 
 def test_every_shot_in_the_prompts_is_correct() -> None:
@@ -175,3 +176,19 @@ def test_answers_that_cannot_be_read_whole_are_not_solved() -> None:
         assert answer == f"(7 - 8 / 8) * 4{tail.split(' =')[0]}"
         verdict = domain.check(answer)
         assert not verdict.ok and reason in verdict.reason, (answer, verdict)
+
+
+def test_each_json_name_a_guide_or_answerer_may_use_is_read() -> None:
+    # The guide's text under any of its names; the answerer's doubts under any of theirs.
+    for name in ("guidance", "self_thought", "prompt", "thought"):
+        guide = g24.parse_guidance(f'{{"{name}": "Try 4 * 6.", "stop": false}}')
+        assert (guide.text, guide.stop, guide.parsed) == ("Try 4 * 6.", False, True)
+    for name in ("uncertainty", "doubts", "unsure"):
+        reply = g24.parse_reply(f'{{"answer": "4 * 6", "{name}": "is 6 here?", "final": true}}')
+        assert (reply.answer, reply.uncertainty, reply.final) == ("4 * 6", "is 6 here?", True)
+
+
+def test_an_empty_reply_is_read_as_nothing_said() -> None:
+    assert g24.parse_reply("  \n") == Reply("", None, "", False, parsed=False)
+    feedback = g24.parse_feedback("  \n", 3)
+    assert (feedback.report, feedback.parsed, feedback.advice) == ("(no analysis)", False, ())
