@@ -554,11 +554,13 @@ class CrosswordDomain:
 
     def _head(self) -> str:
         g = self.grid
-        naming = (
-            "h1-h5 are the rows (across), v1-v5 the columns (down)"
-            if all(n[0] in "hv" for n in self.names)
-            else "clues are named by number and A (across) or D (down)"
-        )
+        if all(n[0] in "hv" for n in self.names):  # every row and column one entry: ToT's names
+            rows = sum(n[0] == "h" for n in self.names)
+            naming = (
+                f"h1-h{rows} are the rows (across), v1-v{len(self.names) - rows} the columns (down)"
+            )
+        else:
+            naming = "clues are named by number and A (across) or D (down)"
         blocks = "; # is a black square" if g.blocks else ""
         return (
             f"Solve a {g.height} x {g.width} mini crossword: write one letter in every open "

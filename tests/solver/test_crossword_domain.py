@@ -240,3 +240,19 @@ def test_the_offline_player_drops_a_word_its_experience_rejects(domain: Crosswor
     recommended = feedback.replace("Reject\n", "Recommend\n")
     kept = asyncio.run(first_words(domain.parse_feedback(recommended, 1).entry(1, [favourite])))
     assert kept.most_common(1)[0][0] == favourite, kept  # a recommended word stays first
+
+
+def test_the_prompt_names_the_clues_of_the_grid_it_shows() -> None:
+    def head(crossword: Crossword) -> str:
+        return CrosswordDomain(crossword).prompt("io")[-1].content.split("\n", 1)[0]
+
+    assert "(h1-h5 are the rows (across), v1-v5 the columns (down))." in head(generate(SEED))
+    # A 4 x 4 grid has four rows and four columns, not ToT's five.
+    small = head(generate(1, pattern=["...#", "....", "....", "#..."]))
+    assert "(h1-h4 are the rows (across), v1-v4 the columns (down); # is a black square)" in small
+    solution = ("CAT#DOG", "ARE#ONE", "BET#TEN")
+    grid = Grid.parse(solution)
+    numbered = Crossword.from_clues(solution, {s.label: f"clue {s.label}" for s in grid.slots})
+    assert "(clues are named by number and A (across) or D (down); # is a black square)" in head(
+        numbered
+    )
