@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from puzzles.crossword import Crossword, Grid, generate
-from solver.domains.base import Domain, Proposing
+from solver.domains.base import Domain, Proposing, Reply, RolesMissing
 from solver.domains.crossword import (
     IO_EXAMPLE_WORDS,
     ROLES,
@@ -256,3 +256,30 @@ def test_the_prompt_names_the_clues_of_the_grid_it_shows() -> None:
     assert "(clues are named by number and A (across) or D (down); # is a black square)" in head(
         numbered
     )
+
+
+def test_a_word_for_a_clue_the_grid_has_not_is_invalid_and_says_which_clues_it_has(
+    domain: CrosswordDomain,
+) -> None:
+    step = domain.write(domain.start(), "h9", "ACRES")
+    assert step.state is None and step.claim.status == "invalid"
+    assert (step.claim.name, step.claim.word) == ("h9", "ACRES")
+    assert step.claim.reason == (
+        "there is no clue h9 (the clues are h1, h2, h3, h4, h5, v1, v2, v3, v4, v5)"
+    )
+
+
+def test_a_row_that_ends_or_starts_with_x_keeps_its_x(domain: CrosswordDomain) -> None:
+    answer = domain.parse_answer("Output:\nRELAX\nXENON\nAXXXA\nBOXES\nEXTRA")
+    assert answer == "RELAX/XENON/AXXXA/BOXES/EXTRA"
+
+
+def test_a_json_reply_without_an_explanation_keeps_its_grid(domain: CrosswordDomain) -> None:
+    reply = domain.parse_reply('{"answer": "ACRES/TROLL/TABOO/INEPT/CEDES", "final": true}')
+    assert reply == Reply("", "ACRES/TROLL/TABOO/INEPT/CEDES", "", True)
+
+
+def test_a_prompt_for_a_role_the_domain_has_not_names_it(domain: CrosswordDomain) -> None:
+    with pytest.raises(RolesMissing) as info:
+        domain.prompt("condense", experience="")
+    assert info.value.missing == ("condense",) and "no condense prompt" in str(info.value)
