@@ -283,3 +283,14 @@ def test_a_prompt_for_a_role_the_domain_has_not_names_it(domain: CrosswordDomain
     with pytest.raises(RolesMissing) as info:
         domain.prompt("condense", experience="")
     assert info.value.missing == ("condense",) and "no condense prompt" in str(info.value)
+
+
+def test_the_grid_right_after_output_wins_over_rows_written_later(
+    domain: CrosswordDomain,
+) -> None:
+    text = (
+        "Output: ACRES/TROLL/TABOO/INEPT/CEDES\n"
+        "An earlier attempt, for the record:\n"
+        "SLOPE/TRUMP/ADORE/BLAME/CRANE"
+    )
+    assert domain.parse_answer(text) == "ACRES/TROLL/TABOO/INEPT/CEDES"
