@@ -266,3 +266,15 @@ def test_a_missing_role_names_the_method_the_kind_and_the_roles() -> None:
     assert str(err) == (
         "tot cannot solve crossword puzzles yet: the crossword domain has no propose, value prompts"
     )
+
+
+def test_a_bare_value_counts_for_the_one_unknown_of_an_equation() -> None:
+    problem = next(
+        p for p in generate_algebra(1, 60) if p.form.value == "values" and len(p.variables) == 1
+    )
+    domain = WordProblemDomain(problem)
+    (name,) = problem.variables
+    value = problem.answer_text.split("=")[-1].strip()
+    key = f"{name}={value}"
+    assert domain.answer_key(problem.answer_text) == domain.answer_key(value) == key
+    assert domain.answer_key(f"The answer is ({value})") == key
