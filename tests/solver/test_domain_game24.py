@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 
 from hypothesis import given, settings
@@ -192,3 +193,16 @@ def test_an_empty_reply_is_read_as_nothing_said() -> None:
     assert g24.parse_reply("  \n") == Reply("", None, "", False, parsed=False)
     feedback = g24.parse_feedback("  \n", 3)
     assert (feedback.report, feedback.parsed, feedback.advice) == ("(no analysis)", False, ())
+
+
+def test_examples_for_24_are_shown_only_to_a_hand_of_four_for_24() -> None:
+    assert g24.io_prompt(Hand.parse("4 7 8 8")).count("Input:") == len(g24.SHOTS) + 1
+    for other in (Hand.parse("4 7 8 8", target=30), Hand.parse("2 3 4")):
+        prompt = g24.io_prompt(other)
+        assert prompt.count("Input:") == 1 and prompt.endswith("Answer:")
+
+
+def test_the_worked_examples_are_numbered_from_one() -> None:
+    shown = g24.bot_examples()
+    numbers = [int(n) for n in re.findall(r"^Example (\d+), numbers", shown, re.MULTILINE)]
+    assert numbers == list(range(1, len(g24.BOT_EXAMPLES) + 1))
