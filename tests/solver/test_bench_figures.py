@@ -7,8 +7,11 @@ from collections.abc import Iterable
 
 import pytest
 
+from puzzles.crossword import generate as generate_crossword
 from puzzles.game24 import Hand
 from solver.bench import BenchResult, PuzzleResult, run_bench, run_one
+from solver.domains.crossword import CrosswordDomain
+from solver.methods.baselines import IO
 from solver.methods.bot import BoT, BoTConfig
 from solver.model import Call, Generation, ModelError, ScriptedModel, TokenCallback
 
@@ -223,3 +226,22 @@ def test_a_result_read_back_from_json_keeps_every_field() -> None:
         back = PuzzleResult.from_json(json.loads(json.dumps(original.to_json())))
         assert back == original
     assert PuzzleResult.from_json(FIVE[0].to_json()).solved_by_iteration == (False, True, True)
+
+
+async def test_a_crossword_bench_keeps_tots_letter_and_word_measures_per_run() -> None:
+    first, second = generate_crossword(5), generate_crossword(1)
+    assert first.solution == ("ACRES", "TROLL", "TABOO", "INEPT", "CEDES")
+    # Three rows right of the first (15 of 25 letters; 3 of 10 words: no column is whole),
+    # all of the second.
+    model = ScriptedModel(
+        [
+            "Output:\nACRES\nTROLL\nTABOO\nXXXXX\nXXXXX",
+            "Output:\n" + "\n".join(second.solution),
+        ]
+    )
+    (bench,) = await run_bench([IO()], [first, second], lambda: model, domain_for=CrosswordDomain)
+    assert [(p.letter, p.word, p.solved) for p in bench.puzzles] == [
+        (0.6, 0.3, False),
+        (1.0, 1.0, True),
+    ]
+    assert bench.measures() == {"letter": 0.8, "word": 0.65, "game": 0.5}
