@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from typing import Any
 
 import pytest
 
@@ -239,7 +240,8 @@ async def test_a_crossword_bench_keeps_tots_letter_and_word_measures_per_run() -
             "Output:\n" + "\n".join(second.solution),
         ]
     )
-    (bench,) = await run_bench([IO()], [first, second], lambda: model, domain_for=CrosswordDomain)
+    puzzles: list[Any] = [first, second]  # any kind's puzzles, with its domain
+    (bench,) = await run_bench([IO()], puzzles, lambda: model, domain_for=CrosswordDomain)
     assert [(p.letter, p.word, p.solved) for p in bench.puzzles] == [
         (0.6, 0.3, False),
         (1.0, 1.0, True),
