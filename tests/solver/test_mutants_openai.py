@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import dataclasses
 import json
 import math
 import socket
@@ -769,6 +770,24 @@ async def test_each_status_has_its_kind(
     retried = kind == "server"
     assert err.retryable is retried
     assert len(raw.chat_requests) == (2 if retried else 1)
+
+
+async def test_only_a_json_call_is_asked_again_without_json_mode(raw: RawServer) -> None:
+    refusal = error(400, {"error": {"message": "response_format is not supported here"}})
+    raw.chat.extend([refusal] * 3)
+    model = OpenAIModel(base_url=raw.url, model="m", api_key=KEY, max_retries=1, backoff_base=0)
+    try:
+        # A call that asked for no JSON mode has nothing to drop: the refusal is the error.
+        err = await fails(model)
+        assert (err.kind, len(raw.chat_requests)) == ("bad_request", 1)
+        assert not model.json_mode_refused
+        # A JSON call is asked once more without it, and the second refusal is the error.
+        err = await fails(model, dataclasses.replace(call(), json=True))
+        assert err.kind == "bad_request" and model.json_mode_refused
+        asked = [("response_format" in r) for r in raw.chat_requests[1:]]
+        assert asked == [True, False]
+    finally:
+        await model.aclose()
 
 
 @pytest.mark.parametrize(
