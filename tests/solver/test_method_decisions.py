@@ -51,6 +51,20 @@ def numbers_of(call: Call) -> str:
     return " ".join(str(n) for n in nums)
 
 
+def sum_and_product(call: Call) -> Iterable[str] | str:
+    """BoT replies: two steps from every node (the sum and the product of its first two
+    numbers), every step scored 0.5, and the same analysis of every chain."""
+    if call.purpose == "bot_step":
+        a, b = numbers_of(call).split()[:2]
+        return [
+            f"{a} + {b} = {Fraction(a) + Fraction(b)}\nEvaluation score: 0.5",
+            f"{a} * {b} = {Fraction(a) * Fraction(b)}\nEvaluation score: 0.5",
+        ]
+    if call.purpose == "bot_evaluate":
+        return "Evaluation score: 0.5"
+    return FEEDBACK
+
+
 def sort_left(numbers: str) -> str:
     return " ".join(sorted(numbers.split(), key=Fraction))
 

@@ -66,6 +66,7 @@ from tests.solver.test_method_decisions import (
     iterations_replies,
     numbers_of,
     step_key,
+    sum_and_product,
 )
 
 E = TypeVar("E", bound=Event)
@@ -1502,18 +1503,7 @@ async def test_bot_reads_at_most_eight_steps_of_a_reply() -> None:
 
 
 async def test_bot_leaf_wise_growth_follows_the_best_branch_and_stops_after_four_leaves() -> None:
-    def replies(call: Call) -> Iterable[str] | str:
-        if call.purpose == "bot_step":  # the sum and the product of the first two numbers
-            a, b = numbers_of(call).split()[:2]
-            return [
-                f"{a} + {b} = {Fraction(a) + Fraction(b)}\nEvaluation score: 0.5",
-                f"{a} * {b} = {Fraction(a) * Fraction(b)}\nEvaluation score: 0.5",
-            ]
-        if call.purpose == "bot_evaluate":
-            return "Evaluation score: 0.5"
-        return FEEDBACK
-
-    model = ScriptedModel(replies)
+    model = ScriptedModel(sum_and_product)
     _, events = await solve(
         BoT(BoTConfig(iterations=1, trees=1, growth=("leaf",))),
         Game24Domain(Hand.parse("1 1 1 1")),  # never 24: no early stop
@@ -1527,20 +1517,9 @@ async def test_bot_leaf_wise_growth_follows_the_best_branch_and_stops_after_four
 
 
 async def test_bot_leaf_wise_growth_counts_leaves_and_counts_a_barren_node_as_one_stop() -> None:
-    def two_ways(call: Call) -> Iterable[str] | str:
-        if call.purpose == "bot_step":  # the sum and the product of the first two numbers
-            a, b = numbers_of(call).split()[:2]
-            return [
-                f"{a} + {b} = {Fraction(a) + Fraction(b)}\nEvaluation score: 0.5",
-                f"{a} * {b} = {Fraction(a) * Fraction(b)}\nEvaluation score: 0.5",
-            ]
-        if call.purpose == "bot_evaluate":
-            return "Evaluation score: 0.5"
-        return FEEDBACK
-
     # Three stops allowed: two calls down the best branch find no leaf, the third finds two
     # (2 stops, go on), the fourth two more (4 stops, done): a stop is a leaf, not a call.
-    model = ScriptedModel(two_ways)
+    model = ScriptedModel(sum_and_product)
     await solve(
         BoT(BoTConfig(iterations=1, trees=1, growth=("leaf",), leaf_stops=3)),
         Game24Domain(Hand.parse("1 1 1 1")),

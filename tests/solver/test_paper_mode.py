@@ -30,7 +30,7 @@ from solver.methods.bot import BoT, BoTConfig
 from solver.methods.tot import ToT, ToTConfig
 from solver.model import Call, ScriptedModel
 from solver.model.offline import OfflineModel
-from tests.solver.test_method_decisions import bot_text, numbers_of
+from tests.solver.test_method_decisions import bot_text, numbers_of, sum_and_product
 
 E = TypeVar("E", bound=Event)
 
@@ -351,18 +351,7 @@ def test_feedback_parser_keeps_the_per_step_analysis() -> None:
 
 
 async def test_a_leaf_wise_tree_ends_at_its_first_solution() -> None:
-    def replies(call: Call) -> Iterable[str] | str:
-        if call.purpose == "bot_step":  # the sum and the product of the first two numbers
-            a, b = numbers_of(call).split()[:2]
-            return [
-                f"{a} + {b} = {Fraction(a) + Fraction(b)}\nEvaluation score: 0.5",
-                f"{a} * {b} = {Fraction(a) * Fraction(b)}\nEvaluation score: 0.5",
-            ]
-        if call.purpose == "bot_evaluate":
-            return "Evaluation score: 0.5"
-        return "Analysis Report: fine.\nConfidence score: 0.5"
-
-    model = ScriptedModel(replies)
+    model = ScriptedModel(sum_and_product)
     _, events = await solve(
         BoT(BoTConfig(iterations=1, trees=1, growth=("leaf",))),
         Game24Domain(Hand.parse("1 2 3 4")),
