@@ -32,7 +32,7 @@ from solver.model import Call, Sampling, ScriptedModel
 from solver.model.base import Generation, TokenCallback
 from solver.model.offline import OfflineModel
 from tests.solver.test_bot_variants import chain_replies
-from tests.solver.test_method_decisions import FEEDBACK, bot_text, step_key
+from tests.solver.test_method_decisions import FEEDBACK, bot_text, step_key, tree_replies
 
 E = TypeVar("E", bound=Event)
 Replies = Callable[[Call], Iterable[str] | str]
@@ -260,14 +260,7 @@ STITCHED_EDGES = {
 
 
 async def test_stop_early_ends_the_run_when_greedy_stitches_a_solution_no_tree_found() -> None:
-    def replies(call: Call) -> Iterable[str] | str:
-        if call.purpose == "bot_step":
-            return STITCHED_TREES[(call.sample_offset + 1, len(call.context["chain"]))]
-        if call.purpose == "bot_evaluate":
-            edge = STITCHED_EDGES.get(step_key(call.context["step"]), 0.4)
-            return f"Evaluation score: {edge:g}"
-        return FEEDBACK
-
+    replies = tree_replies(STITCHED_TREES, STITCHED_EDGES)
     config = BoTConfig(iterations=3, trees=2, children=1, aggregation="greedy", stop_early=True)
     fin, events = await solve(
         BoT(config), Game24Domain(Hand.parse("1 2 3 4")), ScriptedModel(replies)
@@ -315,14 +308,10 @@ def asked_pair(call: Call) -> tuple[str, str]:
 
 
 def deep_replies(call: Call) -> Iterable[str] | str:
-    if call.purpose == "bot_step":
-        return DEEP_TREES[(call.sample_offset + 1, len(call.context["chain"]))]
-    if call.purpose == "bot_evaluate":
-        return f"Evaluation score: {DEEP_EDGES[step_key(call.context['step'])]:g}"
     if call.purpose == "bot_similar":
         a, b = (step_key(s) for s in asked_pair(call))
         return "Similarity: 90%" if (a, b) == ("7 - 1 = 6", "8 * 3 = 24") else "Similarity: 10%"
-    return FEEDBACK
+    return tree_replies(DEEP_TREES, DEEP_EDGES)(call)
 
 
 async def test_greedy_with_the_model_stitches_all_three_steps_asking_each_pair_once() -> None:

@@ -340,6 +340,23 @@ GREEDY_EDGES = {
 }
 
 
+def tree_replies(
+    trees: dict[tuple[int, int], str], edges: dict[str, float]
+) -> Callable[[Call], Iterable[str] | str]:
+    """BoT replies from scripted trees of one child per node: ``trees[(tree, depth)]`` is the
+    step each tree proposes at each depth, ``edges[step]`` its evaluation score; every chain
+    gets the same analysis."""
+
+    def replies(call: Call) -> Iterable[str] | str:
+        if call.purpose == "bot_step":
+            return trees[(call.sample_offset + 1, len(call.context["chain"]))]
+        if call.purpose == "bot_evaluate":
+            return f"Evaluation score: {edges[step_key(call.context['step'])]:g}"
+        return FEEDBACK
+
+    return replies
+
+
 @pytest.mark.parametrize(
     ("aggregation", "steps", "trees", "score"),
     [
@@ -350,13 +367,7 @@ GREEDY_EDGES = {
 async def test_bot_aggregation_picks_by_the_papers_scores(
     aggregation: str, steps: list[str], trees: list[str], score: float
 ) -> None:
-    def replies(call: Call) -> Iterable[str] | str:
-        if call.purpose == "bot_step":
-            return GREEDY_TREES[(call.sample_offset + 1, len(call.context["chain"]))]
-        if call.purpose == "bot_evaluate":
-            return f"Evaluation score: {GREEDY_EDGES[step_key(call.context['step'])]:g}"
-        return FEEDBACK
-
+    replies = tree_replies(GREEDY_TREES, GREEDY_EDGES)
     _, events = await solve(
         BoT(BoTConfig(iterations=1, trees=3, depth=2, children=1, aggregation=aggregation)),
         Game24Domain(Hand.parse("4 7 8 8")),
