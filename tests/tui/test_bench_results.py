@@ -7,8 +7,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,11 +20,11 @@ from solver.bench_results import Record, ResultsError, ResultsFile, combine, rea
 from solver.model import Model
 from solver.model.base import Call, Generation, TokenCallback
 from tests.fakeserver import FakeServer
+from tests.tui.test_interrupt import start
 from tui.cli import main
 from tui.cli.plots import bench_plots
 from tui.exitcodes import ExitCode
 
-ROOT = Path(__file__).resolve().parents[2]
 HANDS = "1 2 3 4; 4 7 8 8; 1 1 4 6; 2 3 5 12; 3 3 8 8; 1 5 5 5"
 SIX = 6
 
@@ -199,13 +197,7 @@ def test_ctrl_c_keeps_every_finished_run_and_the_rerun_makes_the_rest(
     with FakeServer(latency=0.3) as server:
         argv = ["bench", "24", "--hands", hands, *model, "--base-url", server.url]
         env = {**os.environ, "OPENAI_API_KEY": "sk-test"}
-        process = subprocess.Popen(
-            [sys.executable, "-m", "tui.cli", *argv, "--results", str(results)],
-            cwd=ROOT,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
+        process = start(*argv, "--results", str(results), env=env)
         try:
             end = time.monotonic() + 60
             while time.monotonic() < end and (

@@ -24,13 +24,25 @@ BIG_BOT = ["--method", "bot", "--trees", "10000", "--iterations", "3"]
 EXIT_WITHIN = 3.0  # seconds; it takes well under one, but the machine may be busy
 
 
-def start(*argv: str) -> subprocess.Popen[bytes]:
+def _ctrl_c_as_in_a_terminal() -> None:
+    """In the child, before exec: SIGINT back to its default.
+
+    A job started in the background by a shell without job control (a CI script's ``cmd &``,
+    mutmut's runs) starts with SIGINT ignored, and its children inherit that: Python then
+    installs no KeyboardInterrupt handler and the test's Ctrl-C would do nothing.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def start(*argv: str, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+    """``ponder ARGV`` in a real process that takes Ctrl-C as a terminal would give it."""
     return subprocess.Popen(
         [sys.executable, "-m", "tui.cli", *argv],
         cwd=ROOT,
-        env=dict(os.environ),  # the isolated config and data dirs of this test
+        env=dict(os.environ) if env is None else env,  # the isolated config and data dirs
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        preexec_fn=_ctrl_c_as_in_a_terminal,
     )
 
 
