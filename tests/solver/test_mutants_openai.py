@@ -790,6 +790,20 @@ async def test_only_a_json_call_is_asked_again_without_json_mode(raw: RawServer)
         await model.aclose()
 
 
+async def test_a_json_calls_other_refusal_is_the_error_with_json_mode_kept(
+    raw: RawServer,
+) -> None:
+    # A 400 that says nothing of response_format is no sign the server lacks a JSON mode.
+    raw.chat.append(error(400, {"error": {"message": "the prompt is too long"}}))
+    model = OpenAIModel(base_url=raw.url, model="m", api_key=KEY, max_retries=1, backoff_base=0)
+    try:
+        err = await fails(model, dataclasses.replace(call(), json=True))
+    finally:
+        await model.aclose()
+    assert err.kind == "bad_request" and "the prompt is too long" in err.message
+    assert len(raw.chat_requests) == 1 and not model.json_mode_refused
+
+
 @pytest.mark.parametrize(
     ("body", "detail"),
     [
