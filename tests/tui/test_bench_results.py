@@ -22,7 +22,7 @@ from solver.model.base import Call, Generation, TokenCallback
 from tests.fakeserver import FakeServer
 from tests.tui.test_interrupt import start
 from tui.cli import main
-from tui.cli.plots import bench_plots
+from tui.cli.plots import MARKERS, bench_plots
 from tui.exitcodes import ExitCode
 
 HANDS = "1 2 3 4; 4 7 8 8; 1 1 4 6; 2 3 5 12; 3 3 8 8; 1 5 5 5"
@@ -417,6 +417,12 @@ def test_plots_fit_the_terminal(width: int) -> None:
     assert max(len(line) for line in text.splitlines()) <= min(max(width, 40), 100)
     assert "\x1b" not in text
     assert "bot 50% at 300.0 calls" in text and "cot 50% at 1.0 calls" in text
+    # Calls from 1 to 300 are spread on a log scale, said under the axis, and the range
+    # holds every point: each method's marker is drawn in the plot, not only in its legend.
+    second = text[text.index("success against calls") :]
+    assert "mean calls per hand (log scale)" in [line.strip() for line in second.splitlines()]
+    box = second[second.index("┌") : second.index("└")]
+    assert all(marker in box for marker in MARKERS[:3])
     # Only methods with rounds get a curve; without one there is only the second plot.
     only_flat = bench_plots(results[:2], width=width, color=False)
     assert "by iteration" not in only_flat and "success against calls" in only_flat

@@ -170,6 +170,17 @@ def test_bench_prints_a_table_and_json(capsys) -> None:  # type: ignore[no-untyp
     (result,) = data["results"]
     assert result["method"] == "bot" and result["puzzles"] == 2
     assert 0 <= result["success_rate"] <= 1 and len(result["cumulative_by_iteration"]) == 2
+    # The table gives the same curves in words: cumulative, and each iteration's chain alone.
+    code, out, _ = run(
+        capsys, "bench", "24", "--method", "bot", "--iterations", "2", "--trees", "2",
+        "--hands", "1 2 3 4; 4 7 8 8",
+    )  # fmt: skip
+    cumulative = " ".join(
+        f"{i}:{v:.0%}" for i, v in enumerate(result["cumulative_by_iteration"], 1)
+    )
+    alone = " ".join(f"{i}:{v:.0%}" for i, v in enumerate(result["success_by_iteration"], 1))
+    assert code == 0 and f"bot cumulative success by iteration: {cumulative}\n" in out
+    assert f"bot success of each iteration's chain: {alone}\n" in out
 
 
 def test_help_starts_without_heavy_imports() -> None:
@@ -197,6 +208,7 @@ def test_puzzles_lists_solves_and_picks(capsys) -> None:  # type: ignore[no-unty
     assert code == 0 and len(rows) == 1820
     assert sum(r["solvable"] for r in rows) == 1362
     assert all((r["difficulty"] is None) == (not r["solvable"]) for r in rows)
+    assert len({r["hand"] for r in rows}) == 1820 and rows[0]["hand"] == "1 1 1 1"
     code, out, _ = run(capsys, "puzzles", "24", "--solve", "4 7 8 8")
     assert code == 0 and all(line.endswith("= 24") for line in out.splitlines())
     code, out, _ = run(capsys, "puzzles", "24", "--solve", "1 1 1 1")

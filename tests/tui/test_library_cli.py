@@ -139,6 +139,16 @@ def test_library_list_and_clear(capsys: pytest.CaptureFixture[str], tmp_path: Pa
     code, out, _ = run(capsys, "library", "list", "--library-file", str(lib), "--full")
     assert code == 0 and f"{_entries(n)}" in out and "4 5 10 11 -> 24" in out
     assert "Reasoning chain and comments" in out
+    library = ExperienceLibrary(lib).open()
+    try:
+        stored = library.entries(None, 100)
+    finally:
+        library.close()
+    heads = [line for line in out.splitlines() if line.startswith("#")]
+    assert len(heads) == len(stored) == n
+    for e, head in zip(stored, heads, strict=True):
+        ok = "reaches the target" if e.chain_ok else "does not reach the target"
+        assert head.startswith(f"#{e.id} ") and f"iteration {e.iteration}: chain {ok}," in head
     code, out, _ = run(capsys, "library", "list", "--library-file", str(lib), "--kind", "crossword")
     assert code == 0 and "0 experience entries" in out
     code, out, _ = run(capsys, "library", "clear", "--library-file", str(lib))

@@ -62,6 +62,22 @@ def test_export_json_holds_every_thought_with_scores_and_marks(
     assert (code == 0) == data["solved"]
 
 
+def test_a_trace_without_its_start_event_is_named_by_its_header(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, bot_trace: Path
+) -> None:
+    lines = bot_trace.read_text().splitlines()
+    header = json.loads(lines[0])
+    header.update(method="bot", puzzle="4 7 8 8", kind="game24", model="from-the-header")
+    kept = [json.dumps(header)] + [line for line in lines[1:] if '"RunStarted"' not in line]
+    bot_trace.write_text("\n".join(kept) + "\n")
+    out = tmp_path / "tree.json"
+    code, _, err = run(capsys, "replay", str(bot_trace), "--export", str(out))
+    assert code in (0, 1) and "Traceback" not in err
+    data = json.loads(out.read_text())
+    named = (data["method"], data["puzzle"], data["kind"], data["model"])
+    assert named == ("bot", "4 7 8 8", "game24", "from-the-header")
+
+
 def test_export_dot_is_graphviz_text(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, bot_trace: Path
 ) -> None:

@@ -90,7 +90,9 @@ def test_a_clashing_word_marked_as_fitting_is_caught_on_replay(
     )
     assert flipped["reason"] in error["message"]  # the crossing it clashes with
     (word,) = [e for e in words(again) if e["node_id"] == flipped["node_id"]]
+    # The replay shows the exact check whole, its reason too, not the edited claim's.
     assert word["ok"] is False and word["crossing"] == flipped["crossing"]
+    assert word["reason"] == flipped["reason"]
 
 
 def test_a_slot_edited_to_clash_with_a_fitting_word_is_caught_on_replay(
@@ -128,8 +130,13 @@ def test_a_fitting_word_marked_as_clashing_is_caught_on_replay(
         return True
 
     edit(trace, mark_clashing)
-    (error,) = [e for e in replayed(capsys, trace) if e["type"] == "ErrorRaised"]
+    written = {e["node_id"]: e for e in words(events_of(trace.read_text()))}
+    again = replayed(capsys, trace)
+    (error,) = [e for e in again if e["type"] == "ErrorRaised"]
     assert "as not fitting; checked again exactly, it fits" in error["message"]
+    (word,) = [e for e in words(again) if written[e["node_id"]]["crossing"] == "v1: Q"]
+    assert word["ok"] is True and word["crossing"] == ""
+    assert word["reason"].startswith("fits ") and "edited" not in word["reason"]
 
 
 def test_a_slot_of_the_wrong_length_is_reported_not_a_traceback(

@@ -165,7 +165,8 @@ def test_serve_refuses_a_port_in_use(capsys: pytest.CaptureFixture[str]) -> None
         port = taken.getsockname()[1]
         code = main(["serve", "--port", str(port)])
     err = capsys.readouterr().err
-    assert code == 2 and "port is in use" in err and "Traceback" not in err
+    assert code == 2 and "Traceback" not in err
+    assert f"cannot listen on 127.0.0.1 port {port}: the port is in use" in err
 
 
 @pytest.mark.parametrize(
@@ -173,7 +174,7 @@ def test_serve_refuses_a_port_in_use(capsys: pytest.CaptureFixture[str]) -> None
     [
         (["--port", "70000"], "--port must be 1 to 65535"),
         (["--port", "0"], "--port must be 1 to 65535"),
-        (["--host", "no-such-host.invalid"], "cannot resolve"),
+        (["--host", "no-such-host.invalid"], "--host 'no-such-host.invalid': this machine cannot"),
         (["--public-url", "ftp://x"], "--public-url must start with"),
     ],
 )
@@ -182,17 +183,21 @@ def test_serve_refuses_bad_addresses(
 ) -> None:
     code = main(["serve", *argv])
     err = capsys.readouterr().err
-    assert code == 2 and message in err and "Traceback" not in err
+    assert code == 2 and f"ponder: {message}" in err and "Traceback" not in err
 
 
 def test_serve_warns_when_listening_beyond_this_machine(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     started: list[tuple[str, str, int]] = []
+    urls: list[str] = []
 
     class Server:
-        def __init__(self, command: str, *, host: str, port: int, **_: object) -> None:
+        def __init__(
+            self, command: str, *, host: str, port: int, public_url: str, **_: object
+        ) -> None:
             started.append((command, host, port))
+            urls.append(public_url)
 
         def serve(self) -> None:
             return None
@@ -207,5 +212,11 @@ def test_serve_warns_when_listening_beyond_this_machine(
     ((command, host, _),) = started
     assert host == "0.0.0.0" and command.startswith(sys.executable.replace(" ", "\\ ")[:5])
     assert command.endswith("-m tui.cli")
-    assert main(["serve", "--port", str(_free_port())]) == 0
+    # The page tells browsers where to connect: this machine unless --public-url says more.
+    assert urls == [f"http://0.0.0.0:{port}"] and f"connect to {urls[0]}; give" in err
+    port = _free_port()
+    assert main(["serve", "--port", str(port)]) == 0
     assert "anyone" not in capsys.readouterr().err
+    given = "https://puzzles.example.org"
+    assert main(["serve", "--port", str(port), "--public-url", given]) == 0
+    assert urls[1:] == [f"http://127.0.0.1:{port}", given]
