@@ -125,6 +125,22 @@ def test_unreachable_server_is_a_plain_error(capsys) -> None:  # type: ignore[no
     assert "error (unreachable)" in out and f"127.0.0.1:{port}" in out
 
 
+@pytest.mark.parametrize("concurrency", [1, 3])
+def test_concurrency_bounds_the_requests_in_flight(
+    capsys: pytest.CaptureFixture[str], concurrency: int
+) -> None:
+    # CoT-SC's samples from a server that answers one per request: asked for together, no
+    # more at a time than --concurrency says.
+    with FakeServer(reply=llm_replies.reply, ignore_n=True, latency=0.2) as server:
+        code, _, err = run(
+            capsys, "solve", "24", "4 7 8 8", "--method", "cot-sc", "--samples", "5",
+            "--base-url", server.url, "--model", "fake-model", "--no-cache",
+            "--concurrency", str(concurrency),
+        )  # fmt: skip
+        assert code in (0, 1), err
+        assert len(server.chat_requests) == 5 and server.max_in_flight == concurrency
+
+
 def test_solve_against_a_server(capsys) -> None:  # type: ignore[no-untyped-def]
     with FakeServer(reply=llm_replies.reply) as server:
         code, out, _ = run(

@@ -24,7 +24,7 @@ from solver.model.offline import OfflineModel
 from solver.settings import Settings
 from tui import app as app_module
 from tui.app import OFFLINE_THINK_SECONDS, PonderApp, Replay, make_app
-from tui.kinds import KINDS
+from tui.kinds import KINDS, UnknownKind, find_kind
 from tui.screens import dialogs, home, puzzle
 from tui.screens.dialogs import MethodDialog
 from tui.screens.game24 import Game24Commands, Game24Screen
@@ -115,6 +115,32 @@ async def test_open_puzzle_opens_the_kinds_screen(app: PonderApp) -> None:
         app.open_puzzle("24", "hard", seed=7)  # as people type it, too
         await pilot.pause()
         assert isinstance(app.screen, Game24Screen) and app.screen.hand == screen.hand
+
+
+@pytest.mark.parametrize(
+    ("said", "kind"),
+    [
+        ("24", "game24"),
+        ("Game_Of_24", "game24"),
+        ("game-of-24", "game24"),
+        (" MINI ", "crossword"),
+        ("Cross_Words", "crossword"),
+        ("word_problem", "wordproblem"),
+        ("GSM-8K", "wordproblem"),
+    ],
+)
+def test_a_kind_is_found_by_any_case_with_dashes_and_underscores_ignored(
+    said: str, kind: str
+) -> None:
+    assert find_kind(said) is KINDS[kind]
+
+
+def test_an_unknown_kind_names_the_kinds_there_are() -> None:
+    with pytest.raises(UnknownKind) as info:
+        find_kind("chess_24")
+    assert str(info.value) == (
+        "unknown puzzle kind 'chess_24'; use '24', 'crossword', 'wordproblem'"
+    )
 
 
 def test_a_replay_takes_its_kind_from_the_header_or_else_the_run() -> None:
