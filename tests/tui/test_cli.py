@@ -199,6 +199,19 @@ def test_bench_prints_a_table_and_json(capsys) -> None:  # type: ignore[no-untyp
     assert f"bot success of each iteration's chain: {alone}\n" in out
 
 
+def test_no_command_opens_the_app(monkeypatch: pytest.MonkeyPatch) -> None:
+    import tui.app
+
+    opened: list[object] = []
+
+    def run_app(replay: object = None) -> int:
+        opened.append(replay)
+        return 7
+
+    monkeypatch.setattr(tui.app, "run_app", run_app)
+    assert main([]) == 7 and opened == [None]
+
+
 def test_help_starts_without_heavy_imports() -> None:
     code = (
         "import sys, tui.cli as c\n"
