@@ -18,6 +18,7 @@ from solver.methods.spec import option
 from tests import llm_replies
 from tests.fakeserver import FakeServer
 from tui.cli import main
+from tui.kinds import find_kind
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -210,6 +211,20 @@ def test_no_command_opens_the_app(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(tui.app, "run_app", run_app)
     assert main([]) == 7 and opened == [None]
+
+
+@pytest.mark.parametrize("command", ["solve", "puzzles", "bench"])
+@pytest.mark.parametrize("kind", ["24", "crossword", "wordproblem"])
+def test_each_kinds_help_says_what_the_command_does_for_it(
+    capsys: pytest.CaptureFixture[str], command: str, kind: str
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main([command, kind, "--help"])
+    out = capsys.readouterr().out
+    assert exited.value.code == 0
+    # The paragraph between the usage and the options: the kind's own description.
+    description = " ".join(out.split("\n\n")[1].split())
+    assert find_kind(kind).label in description and not description.startswith("options")
 
 
 def test_help_starts_without_heavy_imports() -> None:
