@@ -427,7 +427,12 @@ def test_a_damaged_file_raises_a_corrupt_error_naming_it(db_path: Path, damage: 
     store = ResultStore(db_path)
     with pytest.raises(CorruptStoreError) as caught:
         store.record(result())
-    assert str(db_path) in str(caught.value)
+    assert str(caught.value).startswith(f"{db_path}: ")
+    if damage == "garbage":  # what failed, and on trying what
+        assert str(caught.value) == (
+            f"{db_path}: damaged or not a ponder results file (file is not a database; "
+            "on trying to open it)"
+        )
     assert caught.value.path == str(db_path)
     assert db_path.read_bytes() == before  # nothing was lost
 
@@ -435,11 +440,14 @@ def test_a_damaged_file_raises_a_corrupt_error_naming_it(db_path: Path, damage: 
 @pytest.mark.parametrize("damage", DAMAGES)
 def test_recovery_moves_a_damaged_file_aside_and_starts_afresh(db_path: Path, damage: str) -> None:
     before = DAMAGES[damage](db_path)
+    with pytest.raises(CorruptStoreError) as caught:
+        ResultStore(db_path).open()
     store, message = ResultStore.open_or_recover(db_path)
     try:
         (aside,) = db_path.parent.glob(f"{FILE_NAME}.corrupt-*")
         assert aside.read_bytes() == before
-        assert message is not None and str(db_path) in message and str(aside) in message
+        # The player is told what was wrong with the file, where it went, and what now.
+        assert message == f"{caught.value}. It was kept as {aside} and a fresh record was started."
         assert not store.in_memory and store.path == db_path
         assert store.stats().played == 0
         store.record(result())
@@ -632,7 +640,8 @@ def test_save_under_a_lock_held_elsewhere_keeps_the_result_and_reads_go_on(
         save_took = time.monotonic() - started
         (report,) = reports
         assert report.saved == 0 and report.waiting == 1 and report.error is not None
-        assert "locked" in str(report.error)
+        waited = round(SAVE_WAIT_S * 1000)
+        assert f"another program kept it locked for {waited} ms" in str(report.error)
         assert [r.puzzle for r in store.pending] == ["4 7 8 8"]
         lock.release()
     # Reads never waited for the writer; the save gave up after SAVE_WAIT_S, not 5 s.
@@ -685,6 +694,20 @@ def test_a_damaged_side_file_is_left_alone(db_path: Path, damage: str) -> None:
     with ResultStore(db_path) as store:
         assert store.pending == () and store.flush().saved == 0
     assert side.read_text() == damage
+
+
+def test_a_read_that_fails_is_a_store_error_saying_what_failed(
+    store: ResultStore, db_path: Path
+) -> None:
+    store.record(result(0))
+    side = sqlite3.connect(db_path)
+    side.execute("ALTER TABLE results RENAME TO elsewhere")  # another program's doing
+    side.commit()
+    side.close()
+    with pytest.raises(StoreError) as caught:
+        store.recent()
+    assert str(caught.value).startswith(f"{db_path}: cannot ")
+    assert "no such table: results" in str(caught.value)
 
 
 BAD_ROWS = {
