@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import hashlib
 import itertools
 import socket
 from collections.abc import AsyncIterator, Callable
@@ -385,6 +387,20 @@ async def test_cache_key_includes_sampling(
     await model.generate(call(temperature=0.9))
     await model.generate(call(temperature=0.2, stop=("x",)))
     assert len(fake_server.chat_requests) == 3
+
+
+def test_the_cache_key_format_is_kept_so_existing_caches_still_answer() -> None:
+    # A cache file outlives the ponder that wrote it: a key made another way would miss every
+    # reply already paid for. The key is the SHA-256 of this compact JSON (UTF-8, not escaped
+    # to ASCII), with "json" added only for a JSON-mode call, so older keys stay valid.
+    model = OpenAIModel(base_url="http://127.0.0.1:1/v1", model="m", api_key=KEY)
+    sampling = Sampling(temperature=0.7, top_p=0.9, max_tokens=50, stop=("\n\n",))
+    plain = Call("propose", (Message("user", "Café: 4 × 6?"),), sampling)
+    identity = '["http://127.0.0.1:1/v1","m",[["user","Café: 4 × 6?"]],0.7,0.9,50,["\\n\\n"],null,2'
+    for the_call, tail in ((plain, "]"), (dataclasses.replace(plain, json=True), ',"json"]')):
+        expected = hashlib.sha256((identity + tail).encode("utf-8")).hexdigest()
+        assert model._cache_key(the_call, 2) == expected
+    assert model._cache_key(plain, 0) != model._cache_key(plain, 2)
 
 
 async def test_cache_off_asks_every_time(
