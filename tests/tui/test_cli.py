@@ -132,7 +132,7 @@ def test_concurrency_bounds_the_requests_in_flight(
 ) -> None:
     # CoT-SC's samples from a server that answers one per request: asked for together, no
     # more at a time than --concurrency says.
-    with FakeServer(reply=llm_replies.reply, ignore_n=True, latency=0.2) as server:
+    with FakeServer(reply=llm_replies.reply, ignore_n=True, latency=0.4) as server:
         code, _, err = run(
             capsys, "solve", "24", "4 7 8 8", "--method", "cot-sc", "--samples", "5",
             "--base-url", server.url, "--model", "fake-model", "--no-cache",

@@ -24,25 +24,27 @@ BIG_BOT = ["--method", "bot", "--trees", "10000", "--iterations", "3"]
 EXIT_WITHIN = 3.0  # seconds; it takes well under one, but the machine may be busy
 
 
-def _ctrl_c_as_in_a_terminal() -> None:
-    """In the child, before exec: SIGINT back to its default.
-
-    A job started in the background by a shell without job control (a CI script's ``cmd &``,
-    mutmut's runs) starts with SIGINT ignored, and its children inherit that: Python then
-    installs no KeyboardInterrupt handler and the test's Ctrl-C would do nothing.
-    """
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+# ``python -m tui.cli`` with SIGINT back to its default first. A job started in the background
+# by a shell without job control (a CI script's ``cmd &``, mutmut's runs) starts with SIGINT
+# ignored, and its children inherit that: Python then installs no KeyboardInterrupt handler and
+# the test's Ctrl-C would do nothing. (Set in the child's own code, not in a preexec_fn, which
+# is unsafe while the test's server threads run.)
+PONDER_AS_IN_A_TERMINAL = (
+    "import signal, sys\n"
+    "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
+    "from tui.cli.main import main\n"
+    "raise SystemExit(main(sys.argv[1:]))\n"
+)
 
 
 def start(*argv: str, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
     """``ponder ARGV`` in a real process that takes Ctrl-C as a terminal would give it."""
     return subprocess.Popen(
-        [sys.executable, "-m", "tui.cli", *argv],
+        [sys.executable, "-c", PONDER_AS_IN_A_TERMINAL, *argv],
         cwd=ROOT,
         env=dict(os.environ) if env is None else env,  # the isolated config and data dirs
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        preexec_fn=_ctrl_c_as_in_a_terminal,
     )
 
 
