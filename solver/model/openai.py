@@ -673,7 +673,8 @@ class OpenAIModel:
         count = max(finished) + 1
         if set(range(count)) - set(finished):  # a gap in the choices: keep only the leading run
             count = min(set(range(count)) - set(finished))
-        texts = [self.redactor.scrub("".join(parts.get(i, ()))) for i in range(count)]
+        # Every finished choice has its parts: they are made on its first chunk.
+        texts = [self.redactor.scrub("".join(parts[i])) for i in range(count)]
         reasons = [finished[i] for i in range(count)]
 
         notes: list[str] = []

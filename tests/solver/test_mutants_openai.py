@@ -1288,6 +1288,19 @@ async def test_each_wrong_typed_chunk_word_for_word(
     assert len(fake_server.chat_requests) == 2
 
 
+async def test_a_choice_that_finishes_without_a_word_is_an_empty_text(raw: RawServer) -> None:
+    # Choice 1 sends only its finish: it said nothing, which is a reply, not a broken stream.
+    raw.chat.append(
+        stream(chunk(0, "twenty-four"), chunk(1, finish="stop"), chunk(0, finish="stop"))
+    )
+    model = OpenAIModel(base_url=raw.url, model="m", api_key=KEY, max_retries=0)
+    try:
+        generation = await model.generate(call(n=2))
+    finally:
+        await model.aclose()
+    assert generation.texts == ("twenty-four", "") and len(raw.chat_requests) == 1
+
+
 # -- token usage ---------------------------------------------------------------------------------
 
 
