@@ -797,9 +797,7 @@ class OfflineModel:
                 return m
         return moves[-1]
 
-    def _write(
-        self, a: Fraction, op: str, b: Fraction, c: Fraction, rng: random.Random, temp: float
-    ) -> str:
+    def _write(self, c: Fraction, rng: random.Random, temp: float) -> str:
         """The result as the engine writes it: usually exact, sometimes rounded or slipped."""
         if rng.random() < self.slip * (0.5 + temp):
             return format_number(c + rng.choice((-2, -1, 1, 2)))
@@ -846,7 +844,7 @@ class OfflineModel:
             cur = (*rest, c)
             lines.append(
                 f"{format_operand(a)} {op} {format_operand(b)} = "
-                f"{self._write(a, op, b, c, rng, temp)} (left: {_fmt(cur)})"
+                f"{self._write(c, rng, temp)} (left: {_fmt(cur)})"
             )
         expr = _expression(nums, path)
         body = "\n".join(lines) + "\n" if steps else ""
@@ -862,7 +860,7 @@ class OfflineModel:
             a, op, b, c, rest = moves[i]
             lines.append(
                 f"{format_operand(a)} {op} {format_operand(b)} = "
-                f"{self._write(a, op, b, c, rng, temp)} (left: {_fmt((*rest, c))})"
+                f"{self._write(c, rng, temp)} (left: {_fmt((*rest, c))})"
             )
         return "\n".join(lines)
 
@@ -965,7 +963,7 @@ class OfflineModel:
         return (
             f"Step {len(bot.chain) + 1}, Current set: {_fmt(nums)}, Two numbers selected: "
             f"{format_number(a)} {format_number(b)}, Operation: {op}, New number calculated: "
-            f"{self._write(a, op, b, c, rng, temp)}, Remaining numbers: {_fmt(rest) or 'none'}, "
+            f"{self._write(c, rng, temp)}, Remaining numbers: {_fmt(rest) or 'none'}, "
             f"New set: {_fmt(after)}, Evaluation score: {self._confidence(after, rng, temp)}"
         )
 

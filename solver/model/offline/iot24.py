@@ -164,7 +164,7 @@ def _respond(engine: OfflineModel, text: str, rng: random.Random, temp: float) -
 
     lines = []
     for a, op, b, c, _rest in path:
-        result = engine._write(a, op, b, c, rng, temp)
+        result = engine._write(c, rng, temp)
         lines.append(f"{format_operand(a)} {op} {format_operand(b)} = {result}")
     answer = _expression(nums, path)
     doubt = "" if ok else f"I am not sure this makes exactly {format_number(target)}."
