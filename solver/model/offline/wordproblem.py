@@ -492,7 +492,8 @@ class WordProblemPlayer:
         if not steps:
             return json.dumps({"explanation": "I see no quantities.", "answer": "0"})
         explanation = " ".join(s.line() + "." for s in steps)
-        final = "final" in text.lower() and rng.random() < 0.5
+        # Sure half the time, unless the prompt forbids a final answer (GIoT's discussion).
+        final = "Do not give a final answer yet" not in text and rng.random() < 0.5
         return json.dumps(
             {
                 "explanation": explanation,

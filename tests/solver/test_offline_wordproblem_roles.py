@@ -1,0 +1,307 @@
+"""The offline word-problem player in each method's role, by what it replies to a prompt.
+
+Each test builds the prompt a method sends (with the word-problem domain) and reads the reply
+as the method does: IO's one-line answer and how often it slips, the guesses it makes at
+algebra without a tool, ReAct's actions and when it finishes, DELI's tool calls and revision,
+and IoT's answerer. The player is seeded: where it draws at random the test asks for the share
+it is meant to have over many seeds, with room for chance.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from collections import Counter
+from fractions import Fraction
+
+import pytest
+
+from puzzles.wordproblem import WordProblem
+from solver.domains.wordproblem import WordProblemDomain
+from solver.model import Call, Message, Sampling
+from solver.model.offline import OfflineModel
+
+BOOKS = "Ann buys 7 books at $3 each. How many dollars does she pay?"
+NOTHING = "What is the answer to this?"
+SYSTEM = "Solve the system: x + y = 5; x - y = 1"
+
+
+def domain_of(question: str) -> WordProblemDomain:
+    return WordProblemDomain(WordProblem(question, Fraction(0), id="typed"))
+
+
+def reply(purpose: str, prompt: tuple[Message, ...], seed: int, stop: tuple[str, ...] = ()) -> str:
+    sampling = Sampling(0.7, 1.0, 1, 600, stop)
+    call = Call(purpose, prompt, sampling, {}, sample_offset=seed)
+    return asyncio.run(OfflineModel(seed=seed).generate(call)).text
+
+
+def answers(role: str, purpose: str, question: str, seeds: int) -> Counter[str | None]:
+    domain = domain_of(question)
+    prompt = domain.prompt(role)
+    return Counter(domain.parse_answer(reply(purpose, prompt, s)) for s in range(seeds))
+
+
+def act(question: str, steps: list[tuple[str, str, str]], seed: int) -> str:
+    """ReAct's next thought and action after ``steps`` (thought, action, observation)."""
+    prompt = domain_of(question).prompt("act", steps=tuple(steps), step=len(steps) + 1, limit=8)
+    return reply("react_act", prompt, seed)
+
+
+def finish_of(text: str) -> str:
+    found = re.search(r"\b[Ff]inish\[(.*)\]\s*$", text)
+    assert found, text
+    return found.group(1)
+
+
+# ---------------------------------------------------------------- IO and guesses
+
+
+def test_io_slips_in_its_head_about_twice_as_often_as_cot() -> None:
+    # 7 * 3 is the one computation; a slip writes 21 off by 1, 2 or 10.
+    slips = {"11", "19", "20", "22", "23", "31"}
+
+    def slipped(role: str, purpose: str) -> float:
+        got = answers(role, purpose, BOOKS, 600)
+        shown = sum(got[a] for a in slips)
+        return shown / (shown + got["21"])
+
+    io, cot = slipped("io", "io"), slipped("cot", "cot")
+    assert 0.11 <= io <= 0.2, io
+    assert 0.04 <= cot <= 0.12, cot
+
+
+@pytest.mark.parametrize(("role", "purpose"), [("io", "io"), ("cot", "cot")])
+def test_a_question_without_quantities_is_answered_zero(role: str, purpose: str) -> None:
+    assert answers(role, purpose, NOTHING, 5) == Counter({"0": 5})
+
+
+@pytest.mark.parametrize(
+    "question", ["Factor completely: x^2 + 16x + 64", "Expand: (5x + 4)(x - 5)"]
+)
+def test_without_a_tool_it_gives_an_expression_to_rewrite_back_unchanged(question: str) -> None:
+    body = question.split(": ", 1)[1]
+    for purpose in ("io", "cot"):
+        domain = domain_of(question)
+        texts = [reply(purpose, domain.prompt(purpose), s) for s in range(5)]
+        assert all(t.endswith(f"Answer: {body}") for t in texts), texts
+
+
+def test_without_a_tool_it_guesses_a_whole_number_for_each_unknown() -> None:
+    domain = domain_of(SYSTEM)
+    guesses = [reply("io", domain.prompt("io"), s) for s in range(200)]
+    values: Counter[int] = Counter()
+    for text in guesses:
+        found = re.fullmatch(r"Answer: x = (-?\d+), y = (-?\d+)", text)
+        assert found, text
+        values.update(int(v) for v in found.groups())
+    assert set(values) == set(range(-5, 10)), sorted(values)
+    # No letter after the colon: the unknown is x.
+    lone = domain_of("Solve for x: 12 = 12")
+    assert re.fullmatch(r"Answer: x = -?\d", reply("io", lone.prompt("io"), 1))
+
+
+# ---------------------------------------------------------------- ReAct
+
+
+def test_react_computes_first_then_finishes_with_what_its_tool_said() -> None:
+    first = act(BOOKS, [], 1)
+    assert first.endswith("Action 1: calculate[7 * 3]"), first
+    # It trusts the tool's exact value over its own plan, and reads the exact form of it.
+    told = [("Next I compute 7 * 3.", "calculate[7 * 3]", "22")]
+    assert {finish_of(act(BOOKS, told, s)) for s in range(10)} == {"22"}
+    told = [("Next I compute 7 * 3.", "calculate[7 * 3]", "982/3 (≈ 327.33)")]
+    assert {finish_of(act(BOOKS, told, s)) for s in range(10)} == {"982/3"}
+    # A tool error has no value: it answers its own computation.
+    told = [("Next I compute 7 * 3.", "calculate[7 * 3]", "Error: the tool is down")]
+    assert {finish_of(act(BOOKS, told, s)) for s in range(10)} == {"21"}
+    assert "Action 2:" in act(BOOKS, told, 1)
+
+
+def test_react_finishes_at_once_with_zero_when_it_sees_no_quantities() -> None:
+    assert {finish_of(act(NOTHING, [], s)) for s in range(10)} == {"0"}
+
+
+def test_react_writes_finish_mostly_in_lower_case() -> None:
+    told = [("Next I compute 7 * 3.", "calculate[7 * 3]", "21")]
+    words = Counter(
+        re.search(r"^(\w+)\[", act(BOOKS, told, s), re.MULTILINE).group(1)  # type: ignore[union-attr]
+        for s in range(300)
+    )
+    assert set(words) == {"finish", "Finish"} and 10 <= words["Finish"] <= 55, words
+
+
+def test_react_now_and_then_runs_on_past_its_action_with_an_observation_of_its_own() -> None:
+    # A chat model that ignores the stop sequence writes the observation itself (and gets it
+    # wrong); with the stop sequence a server cuts it off.
+    runs = [act(BOOKS, [], s) for s in range(400)]
+    own = [t for t in runs if "Observation" in t]
+    assert 5 <= len(own) <= 40, len(own)
+    assert all(t.endswith("Action 1: calculate[7 * 3]\nObservation 1: 22") for t in own), own
+    prompt = domain_of(BOOKS).prompt("act", steps=(), step=1, limit=8)
+    cut = [reply("react_act", prompt, s, stop=("\nObservation",)) for s in range(400)]
+    assert not [t for t in cut if "Observation" in t]
+
+
+def test_react_reads_the_algebra_tools_answer() -> None:
+    question = "Evaluate 2x + 1 when x = 3"
+    told = [("I write it as equations.", "solve[v = 2x + 1, x = 3; v, x]", "v = 7, x = 3")]
+    assert finish_of(act(question, told, 1)) == "7"
+    told = [("I write it as equations.", "solve[v = 2x + 1, x = 3; v, x]", "x = 3")]
+    assert finish_of(act(question, told, 1)) == "0"  # the tool named no v
+    told = [("I write it as equations.", "solve[...]", "x = 3, y = 2")]
+    assert finish_of(act(SYSTEM, told, 1)) == "x = 3, y = 2"
+    told = [("I write it as equations.", "solve[...]", "no solution")]
+    assert finish_of(act(SYSTEM, told, 1)) == "x = 0"
+
+
+def test_react_gives_a_rewrite_back_from_after_the_colon() -> None:
+    question = "Factor completely: x^2 + 16x + 64"
+    assert finish_of(act(question, [], 1)) == "x^2 + 16x + 64"
+
+
+# ---------------------------------------------------------------- IoT's answerer
+
+
+def respond(question: str, guidance: str, mode: str, seed: int) -> dict[str, object]:
+    domain = domain_of(question)
+    prompt = domain.prompt("respond", turns=(), guidance=guidance, mode=mode)
+    data = json.loads(reply("iot_answer", prompt, seed))
+    assert isinstance(data, dict)
+    return data
+
+
+def test_iot_answerer_on_algebra_guesses_and_does_not_call_it_final() -> None:
+    for seed in range(5):
+        data = respond(SYSTEM, "Begin.", "free", seed)
+        assert data["explanation"] == "I solved it." and data["final"] is False, data
+        assert re.fullmatch(r"x = -?\d, y = -?\d", str(data["answer"])), data
+
+
+def test_iot_answerer_computes_carefully_when_the_guide_names_its_arithmetic() -> None:
+    question = (
+        "A shop has 48 apples. It sells 17 apples in the morning and 12 in the afternoon. "
+        "How many apples are left?"
+    )
+
+    def slips(guidance: str) -> int:
+        count = 0
+        for seed in range(300):
+            explanation = str(respond(question, guidance, "free", seed)["explanation"])
+            for line in explanation.split(". "):
+                found = re.search(r"(\d+) ([-+*/]) (\d+) = (-?\d+)", line)
+                if found:
+                    a, op, b, c = found.groups()
+                    exact = {"+": int(a) + int(b), "-": int(a) - int(b), "*": int(a) * int(b)}
+                    count += op in exact and exact[op] != int(c)
+        return count
+
+    assert slips("Check your arithmetic: 48 - 17 = 30 is wrong. Recompute from there.") == 0
+    sentence = re.compile(r"[A-Z][a-z]*: \S+ [-+*/] \S+ = -?[\d/]+")
+    for seed in range(10):
+        explanation = str(respond(question, "Go on.", "free", seed)["explanation"])
+        assert explanation.endswith(".")
+        assert all(sentence.fullmatch(s) for s in explanation[:-1].split(". ")), explanation
+    assert slips("Go on.") >= 10
+
+
+def test_iot_answerer_calls_an_answer_final_only_where_the_prompt_allows_it() -> None:
+    free = [respond(BOOKS, "Go on.", "free", s) for s in range(200)]
+    finals = sum(d["final"] is True for d in free)
+    assert 60 <= finals <= 140, finals
+    assert all((d["uncertainty"] == "") == d["final"] for d in free)
+    discuss = [respond(BOOKS, "Go on.", "discuss", s) for s in range(100)]
+    assert not any(d["final"] for d in discuss)  # told not to give a final answer yet
+    close = [respond(BOOKS, "Go on.", "close", s) for s in range(20)]
+    assert all(d["final"] is True for d in close)
+    assert all(str(d["explanation"]).endswith(".") for d in free)
+
+
+def test_iot_answerer_without_quantities_answers_zero_in_its_own_words() -> None:
+    data = respond(NOTHING, "Go on.", "free", 1)
+    assert data == {"explanation": "I see no quantities.", "answer": "0"}
+
+
+# ---------------------------------------------------------------- DELI's tool stage
+
+
+def formalize(question: str, trial: str, steps: list[tuple[str, str, str]], seed: int = 1) -> str:
+    domain = domain_of(question)
+    prompt = domain.prompt("formalize", trial=trial, steps=tuple(steps), step=len(steps) + 1)
+    return reply("deli_tool", prompt, seed)
+
+
+def final_of(text: str) -> str:
+    found = re.search(r"^Final Answer: (.*)$", text, re.MULTILINE)
+    assert found, text
+    return found.group(1)
+
+
+def test_deli_writes_its_trial_as_equations_each_named_and_chained() -> None:
+    trial = "Product: 7 * 3 = 21\nThen: 21 + 4 = 25\nAnswer: 25"
+    assert formalize(BOOKS, trial, []) == (
+        " Each step as an equation.\nAction 1: solve[a = 7 * 3, b = a + 4; a, b]"
+    )
+    # A computation that cannot be done is left out; one with an unreadable result is kept.
+    trial = "Per box: 5 / 0 = 3\nProduct: 7 * 3 = 21/0"
+    assert formalize(BOOKS, trial, []).endswith("Action 1: solve[a = 7 * 3; a]")
+
+
+def test_deli_answers_a_trial_without_computations_with_its_number_or_zero() -> None:
+    assert formalize(BOOKS, "She pays 21 dollars.", []) == "Final Answer: 21"
+    assert formalize(BOOKS, "", []) == "Final Answer: 0"
+
+
+def test_deli_writes_a_system_as_its_equations_and_unknowns() -> None:
+    # Its one action is the first (every later reply reads the tool's output and answers).
+    assert formalize(SYSTEM, "", []) == (
+        " I write it as equations.\nAction 1: solve[x + y = 5, x - y = 1; x, y]"
+    )
+
+
+def test_deli_writes_an_evaluation_as_a_value_v_to_solve_for() -> None:
+    question = "Evaluate 2x + 3y when x = 3 and y = 2"
+    assert formalize(question, "", []).endswith(
+        "Action 1: solve[v = 2x + 3y, x = 3, y = 2; v, x, y]"
+    )
+
+
+def test_deli_reads_the_tools_last_output_for_its_final_answer() -> None:
+    evaluate = "Evaluate 2x + 1 when x = 3"
+    assert final_of(formalize(evaluate, "", [("", "solve[...]", "v = 7, x = 3")])) == "7"
+    assert final_of(formalize(evaluate, "", [("", "solve[...]", "x = 3")])) == "0"
+    assert final_of(formalize(SYSTEM, "", [("", "solve[...]", "x = 3, y = 2")])) == "x = 3, y = 2"
+    assert final_of(formalize(SYSTEM, "", [("", "solve[...]", "no solution")])) == "x = 0"
+    chained = [("", "solve[a = 7 * 3, b = a + 4; a, b]", "a = 21, b = 25")]
+    assert final_of(formalize(BOOKS, "", chained)) == "25"
+    assert final_of(formalize(BOOKS, "", [("", "solve[a = 7 * 3; a]", "Error: bad input")])) == "0"
+
+
+# ---------------------------------------------------------------- DELI's revision
+
+
+def revise(solution: str, tool_answer: str | None, seed: int) -> str:
+    domain = domain_of(BOOKS)
+    verification = "Action 1: solve[a = 7 * 3; a]\nOutput 1: a = 21\nFinal Answer: 21"
+    prompt = domain.prompt(
+        "revise", solution=solution, verification=verification, tool_answer=tool_answer
+    )
+    return reply("deli_revise", prompt, seed)
+
+
+def test_deli_revision_keeps_the_solutions_lines_and_ends_with_the_verified_answer() -> None:
+    solution = "She buys 7 books.\nProduct: 7 * 3 = 20\nanswer: 20"
+    texts = Counter(revise(solution, "21", s) for s in range(40))
+    lines = "She buys 7 books.\nProduct: 7 * 3 = 20\nThe verification recomputed every step."
+    assert texts[f"{lines}\nAnswer: 21"] >= 30, texts
+    # Now and then it keeps its own answer; a solution without one gives 0.
+    assert set(texts) == {f"{lines}\nAnswer: 21", f"{lines}\nAnswer: 0"}, texts
+
+
+def test_deli_revision_without_a_verified_answer_keeps_its_own() -> None:
+    solution = "Product: 7 * 3 = 20\nAnswer: 20"
+    assert {revise(solution, None, s).splitlines()[-1] for s in range(10)} == {"Answer: 20"}
+    assert {revise("Product: 7 * 3 = 20", None, s).splitlines()[-1] for s in range(5)} == {
+        "Answer: 0"
+    }
