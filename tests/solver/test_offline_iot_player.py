@@ -217,3 +217,28 @@ def test_the_closing_call_takes_a_right_answer_from_the_discussion_mostly() -> N
     # An unanswered turn is nothing to take.
     nothing = [respond([None, WRONG], RECHECK, "close", n) for n in range(20)]
     assert not any(r.explanation.startswith("From the discussion") for r in nothing)
+
+
+def test_every_reply_is_one_json_object_with_the_fields_the_prompt_asks_for() -> None:
+    # The prompt's format names the fields; a reply that leaves one out (even a false flag)
+    # is not what it asked for.
+    domain = Game24Domain(HAND)
+    lost = (Message("user", "Reply with one JSON object."),)
+    for offset in range(30):
+        for answers in ([], [WRONG], [RIGHT], [None]):
+            turns = tuple(domain.turn("Go on.", parse_reply(said(a))) for a in answers)
+            prompt = domain.prompt("guide", turns=turns, turn=len(turns) + 1, total=10)
+            for text in (text_of("iot_guide", prompt, offset), text_of("iot_guide", lost, offset)):
+                assert set(json.loads(text)) == {"guidance", "stop"}, text
+            for mode in ("free", "discuss", "close"):
+                prompt = domain.prompt("respond", turns=turns, guidance="Go on.", mode=mode)
+                for text in (
+                    text_of("iot_answer", prompt, offset),
+                    text_of("iot_answer", lost, offset),
+                ):
+                    assert set(json.loads(text)) == {
+                        "explanation",
+                        "answer",
+                        "uncertainty",
+                        "final",
+                    }

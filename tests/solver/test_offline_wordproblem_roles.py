@@ -18,6 +18,7 @@ from fractions import Fraction
 import pytest
 
 from puzzles.wordproblem import WordProblem
+from solver.domains.base import Reply
 from solver.domains.wordproblem import WordProblemDomain
 from solver.model import Call, Message, Sampling
 from solver.model.offline import OfflineModel
@@ -305,3 +306,113 @@ def test_deli_revision_without_a_verified_answer_keeps_its_own() -> None:
     assert {revise("Product: 7 * 3 = 20", None, s).splitlines()[-1] for s in range(5)} == {
         "Answer: 0"
     }
+
+
+def test_cot_without_quantities_says_so_and_answers_zero() -> None:
+    domain = domain_of(NOTHING)
+    assert reply("cot", domain.prompt("cot"), 1) == "I cannot find the quantities.\nAnswer: 0"
+
+
+# ---------------------------------------------------------------- BoT
+
+
+def test_bots_answer_step_takes_the_last_computation_of_the_chain() -> None:
+    # The chain already holds the one computation BOOKS needs (written wrong): the next step
+    # answers with what the chain reached, not with its own plan.
+    domain = domain_of(BOOKS)
+    prompt = domain.prompt("step", experience="", chain=(("Product: 7 * 3 = 20", 0.9),))
+    for seed in range(10):
+        assert re.fullmatch(
+            r"Step 2: Answer: 20, Evaluation score: [\d.]+", reply("bot_step", prompt, seed)
+        )
+
+
+def analysis(chain: list[str], seed: int) -> list[str]:
+    return reply("bot_feedback", domain_of(BOOKS).prompt("analyze", chain=chain), seed).split("\n")
+
+
+SOUND = "Sound. Error report: none. Advice: keep it. Recommendation or Reject: Recommend."
+DOUBT = (
+    "It may not be what the question needs. Error report: none. Advice: check which "
+    "quantity is asked for. Recommendation or Reject: Reject."
+)
+
+
+def test_bots_analysis_rejects_the_step_the_exact_check_found_wrong() -> None:
+    chain = ["Product: 7 * 3 = 21", "Then: 21 + 4 = 26", "Answer: 26"]
+    wrong = (
+        "Step 2: The computation is wrong. Error report: ✗ 21 + 4 = 26 (actually 25). "
+        "Advice: recompute it exactly. Recommendation or Reject: Reject."
+    )
+    for seed in range(20):
+        lines = analysis(chain, seed)
+        assert (
+            lines[0]
+            == "Analysis Report: The chain reaches an answer, but step 2 has wrong arithmetic."
+        )
+        assert lines[2] == wrong, lines
+        assert lines[1] in (f"Step 1: {SOUND}", f"Step 1: {DOUBT}")
+        assert lines[3] in (f"Step 3: {SOUND}", f"Step 3: {DOUBT}")
+        assert lines[4:] == ["Confidence score: 0.3"], lines
+
+
+def test_bots_analysis_of_a_sound_chain_mostly_recommends_and_says_if_it_answers() -> None:
+    unfinished = ["Product: 7 * 3 = 21", "Then: 21 + 4 = 25"]
+    verdicts: Counter[str] = Counter()
+    confidence: Counter[str] = Counter()
+    for seed in range(200):
+        lines = analysis(unfinished, seed)
+        assert lines[0] == "Analysis Report: The chain stops before it answers the question."
+        assert (
+            len(lines) == 4 and lines[1].startswith("Step 1: ") and lines[2].startswith("Step 2: ")
+        )
+        verdicts.update(ln.split(": ", 1)[1] for ln in lines[1:3])
+        confidence[lines[3]] += 1
+    assert set(verdicts) == {SOUND, DOUBT} and 30 <= verdicts[DOUBT] <= 95, verdicts
+    assert set(confidence) == {"Confidence score: 0.7", "Confidence score: 0.9"}, confidence
+    assert analysis([*unfinished, "Answer: 25"], 1)[0] == (
+        "Analysis Report: The chain reaches an answer."
+    )
+
+
+# ---------------------------------------------------------------- IoT's guide
+
+
+def guide(answer: str | None, explanation: str, seed: int) -> object:
+    domain = domain_of(BOOKS)
+    turns = (
+        () if explanation == "" else (domain.turn("Go on.", Reply(explanation, answer, "", False)),)
+    )
+    prompt = domain.prompt("guide", turns=turns, turn=len(turns) + 1, total=5)
+    return json.loads(reply("iot_guide", prompt, seed))
+
+
+def test_iot_guide_opens_with_advice_on_reading_the_question() -> None:
+    assert guide(None, "", 1) == {
+        "guidance": "List every quantity in the question and what it counts, then decide "
+        "which one the question asks for before you compute.",
+        "stop": False,
+    }
+
+
+def test_iot_guide_points_at_wrong_arithmetic_then_at_a_missing_answer() -> None:
+    said = guide("20", "Product: 7 * 3 = 20.", 1)
+    assert said == {
+        "guidance": "Check your arithmetic: ✗ 7 * 3 = 20 (actually 21). Recompute from there.",
+        "stop": False,
+    }
+    assert guide(None, "Product: 7 * 3 = 21.", 1) == {
+        "guidance": "Give a number as your answer.",
+        "stop": False,
+    }
+
+
+def test_iot_guide_mostly_accepts_sound_work_and_otherwise_asks_to_reread() -> None:
+    said = [guide("21", "Product: 7 * 3 = 21.", s) for s in range(200)]
+    accept = {"guidance": "Your computations hold.", "stop": True}
+    reread = {
+        "guidance": "Re-read the last sentence: does your answer give exactly what it asks for?",
+        "stop": False,
+    }
+    assert all(s in (accept, reread) for s in said), said
+    assert 95 <= said.count(accept) <= 145, said.count(accept)
