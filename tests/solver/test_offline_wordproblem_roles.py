@@ -573,3 +573,26 @@ def test_bots_evaluation_scores_wrong_arithmetic_low_and_an_answer_as_an_answer(
     assert set(useful) == {
         f"The step looks useful.\nEvaluation score: {v}" for v in ("0.5", "0.7", "0.9")
     }
+
+
+# ---------------------------------------------------------------- which pairs it multiplies
+
+
+def cot_lines(question: str, seeds: int = 30) -> list[str]:
+    domain = domain_of(question)
+    return [ln for s in range(seeds) for ln in reply("cot", domain.prompt("cot"), s).splitlines()]
+
+
+def test_a_pair_is_one_product_only_when_a_link_word_joins_them_closely() -> None:
+    near = cot_lines("Ann buys 7 books at $3 each. How many dollars?")
+    assert sum(ln.startswith("Product: 7 * 3 = ") for ln in near) >= 25
+    for question in (
+        "Lia has 3 jars and 5 candies each. How many candies?",  # no link word
+        "Ann buys 7 books, wrapping every one of them with care, at $3 each. How many dollars?",
+    ):
+        assert not [ln for ln in cot_lines(question) if ln.startswith("Product")], question
+
+
+def test_a_zero_is_written_plainly() -> None:
+    lines = cot_lines("A box has 0 red balls and 5 blue balls. How many balls are in the box?")
+    assert "Then: 0 + 5 = 5" in lines and not [ln for ln in lines if "(0)" in ln], lines
