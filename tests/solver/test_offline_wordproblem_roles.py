@@ -24,6 +24,7 @@ from solver.domains.base import Reply
 from solver.domains.wordproblem import WordProblemDomain
 from solver.model import Call, Message, Sampling
 from solver.model.offline import OfflineModel
+from solver.model.offline.wordproblem import Quantity, quantities
 
 BOOKS = "Ann buys 7 books at $3 each. How many dollars does she pay?"
 NOTHING = "What is the answer to this?"
@@ -596,3 +597,18 @@ def test_a_pair_is_one_product_only_when_a_link_word_joins_them_closely() -> Non
 def test_a_zero_is_written_plainly() -> None:
     lines = cot_lines("A box has 0 red balls and 5 blue balls. How many balls are in the box?")
     assert "Then: 0 + 5 = 5" in lines and not [ln for ln in lines if "(0)" in ln], lines
+
+
+# ---------------------------------------------------------------- reading the quantities
+
+
+def test_words_for_amounts_read_as_numbers_where_they_stand() -> None:
+    question = "Half of the 1,200 apples and twice 3 pears, a Third of 9 plums."
+    assert quantities(question) == [
+        Quantity(Fraction(1, 2), "1/2", 0, 4),
+        Quantity(Fraction(1200), "1,200", 12, 18),  # a number's match runs on to the space
+        Quantity(Fraction(2), "2", 29, 34),
+        Quantity(Fraction(3), "3", 35, 37),
+        Quantity(Fraction(1, 3), "1/3", 44, 51),
+        Quantity(Fraction(9), "9", 55, 57),
+    ]
