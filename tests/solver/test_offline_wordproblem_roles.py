@@ -612,3 +612,60 @@ def test_words_for_amounts_read_as_numbers_where_they_stand() -> None:
         Quantity(Fraction(1, 3), "1/3", 44, 51),
         Quantity(Fraction(9), "9", 55, 57),
     ]
+
+
+@pytest.mark.parametrize(
+    ("question", "line", "least"),
+    [
+        # A share that goes up is added to the amount it is a share of ...
+        (
+            "A town has 200 people. Its population will increase by 10%. How many people "
+            "will it have?",
+            "The new amount: 200 + 20 = 220",
+            28,
+        ),
+        (
+            "Sam saves $500 at 4% interest for a year. How many dollars does he have after "
+            "the year?",
+            "The new amount: 500 + 20 = 520",
+            24,
+        ),
+        # ... one that goes off, is spent, or is asked for as what is not used is taken away ...
+        (
+            "A coat costs $80. The shop takes 25% off. How many dollars does the coat cost?",
+            "What is left: 80 - 20 = 60",
+            25,
+        ),
+        (
+            "Ann has $40 and will spend 1/4 of it on lunch. How many dollars does she have "
+            "after lunch?",
+            "What is left: 40 - 10 = 30",
+            22,
+        ),
+        (
+            "Ann has $40. She uses 1/4 of it. How many dollars has she not used?",
+            "What is left: 40 - 10 = 30",
+            25,
+        ),
+        # ... a product is followed by the quantities after it.
+        (
+            "Ann buys 7 books at $3 each and a bag for $5. How many dollars does she pay?",
+            "Then: 21 + 5 = 26",
+            20,
+        ),
+    ],
+)
+def test_a_share_or_a_product_is_carried_on_as_its_words_say(
+    question: str, line: str, least: int
+) -> None:
+    assert cot_lines(question, 40).count(line) >= least
+
+
+def test_a_share_put_aside_is_the_answer_itself() -> None:
+    got = answers(
+        "cot",
+        "cot",
+        "Ann has $40. She puts 1/4 of it in a jar. How many dollars are in the jar?",
+        40,
+    )
+    assert got["10"] >= 32 and got["30"] == 0, got
