@@ -584,9 +584,22 @@ def cot_lines(question: str, seeds: int = 30) -> list[str]:
     return [ln for s in range(seeds) for ln in reply("cot", domain.prompt("cot"), s).splitlines()]
 
 
+@pytest.mark.parametrize(
+    ("question", "product"),
+    [
+        ("Ann buys 7 books at $3 each. How many dollars?", "7 * 3"),
+        ("Tim rents 3 boats for 12 dollars each. How many dollars does he pay?", "3 * 12"),
+        ("Tim fills 3 bags with 10 apples each. How many apples?", "3 * 10"),
+        # "per" joins a pair on its own, with no unit word after it.
+        ("A pump moves 35 litres per 2 minutes. How many litres does it move?", "35 * 2"),
+    ],
+)
+def test_a_link_word_and_a_unit_make_a_pair_one_product(question: str, product: str) -> None:
+    lines = cot_lines(question)
+    assert sum(ln.startswith(f"Product: {product} = ") for ln in lines) >= 22, lines
+
+
 def test_a_pair_is_one_product_only_when_a_link_word_joins_them_closely() -> None:
-    near = cot_lines("Ann buys 7 books at $3 each. How many dollars?")
-    assert sum(ln.startswith("Product: 7 * 3 = ") for ln in near) >= 25
     for question in (
         "Lia has 3 jars and 5 candies each. How many candies?",  # no link word
         "Ann buys 7 books, wrapping every one of them with care, at $3 each. How many dollars?",
