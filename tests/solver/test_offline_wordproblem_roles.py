@@ -682,3 +682,26 @@ def test_a_share_put_aside_is_the_answer_itself() -> None:
         40,
     )
     assert got["10"] >= 32 and got["30"] == 0, got
+
+
+def test_the_next_step_starts_from_what_the_share_left_or_added() -> None:
+    spent = cot_lines(
+        "Ann has $40 and will spend 1/4 of it on lunch. Later she earns 5 dollars more. How "
+        "many dollars does she have?",
+        40,
+    )
+    assert sum(ln.startswith("Then: 30 ") for ln in spent) >= 20, spent
+    grown = cot_lines(
+        "A town has 200 people. Its population will increase by 10%. Then 30 more people "
+        "arrive. How many people will it have?",
+        40,
+    )
+    assert sum(ln.startswith("Then: 220 ") for ln in grown) >= 25, grown
+
+
+def test_only_the_last_sentence_asks_what_is_left() -> None:
+    # "left" in an earlier sentence is no cue to take away at the end.
+    lines = cot_lines(
+        "Ann left 12 apples in a box. Ben adds 5 apples. How many apples are in the box?", 40
+    )
+    assert sum(ln.startswith("Then: 12 - 5") for ln in lines) <= 4, lines
