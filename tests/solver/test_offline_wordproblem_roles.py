@@ -705,3 +705,13 @@ def test_only_the_last_sentence_asks_what_is_left() -> None:
         "Ann left 12 apples in a box. Ben adds 5 apples. How many apples are in the box?", 40
     )
     assert sum(ln.startswith("Then: 12 - 5") for ln in lines) <= 4, lines
+
+
+def test_a_number_it_cannot_read_is_skipped_and_the_rest_still_read() -> None:
+    found = quantities("Take 1/0 of the 12 apples and 3 pears.")
+    assert [q.value for q in found] == [12, 3]
+
+
+def test_a_call_for_a_purpose_it_has_no_role_for_is_answered_as_cot() -> None:
+    prompt = domain_of(BOOKS).prompt("cot")
+    assert reply("answer", prompt, 1) == reply("cot", prompt, 1)
