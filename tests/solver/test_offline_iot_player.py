@@ -23,19 +23,13 @@ from solver.domains.base import Guidance, Reply
 from solver.domains.game24 import Game24Domain, parse_guidance, parse_reply
 from solver.model import Call, Message, Sampling
 from solver.model.offline import OfflineModel
+from tests.solver.test_iot import answer
 
 HAND = Hand.parse("4 7 8 8")
 RIGHT = "(7 - 8 / 8) * 4"
 WRONG = "8 + 8 + 7 + 4"  # comes to 27
 RECHECK = "Check your answer once more, step by step."
 PRAISE = "Your answer uses each number once and makes the target."
-
-
-def said(expr: str | None, final: bool = False) -> str:
-    """An answerer's reply as a model writes it."""
-    return json.dumps(
-        {"explanation": f"I tried {expr}.", "answer": expr, "uncertainty": "", "final": final}
-    )
 
 
 def text_of(
@@ -48,7 +42,7 @@ def text_of(
 def guide(answers: list[str | None], offset: int, hand: Hand = HAND) -> Guidance:
     """The guide's reply after the answerer gave ``answers``, one per turn."""
     domain = Game24Domain(hand)
-    turns = tuple(domain.turn("Go on.", parse_reply(said(a))) for a in answers)
+    turns = tuple(domain.turn("Go on.", parse_reply(answer(a))) for a in answers)
     prompt = domain.prompt("guide", turns=turns, turn=len(turns) + 1, total=10)
     return parse_guidance(text_of("iot_guide", prompt, offset))
 
@@ -63,7 +57,7 @@ def respond(
 ) -> Reply:
     """The answerer's reply after ``answers`` (one per turn) and the guide's ``guidance``."""
     domain = Game24Domain(hand)
-    turns = tuple(domain.turn("Go on.", parse_reply(said(a))) for a in answers)
+    turns = tuple(domain.turn("Go on.", parse_reply(answer(a))) for a in answers)
     prompt = domain.prompt("respond", turns=turns, guidance=guidance, mode=mode)
     return parse_reply(text_of("iot_answer", prompt, offset, seed))
 
@@ -226,7 +220,7 @@ def test_every_reply_is_one_json_object_with_the_fields_the_prompt_asks_for() ->
     lost = (Message("user", "Reply with one JSON object."),)
     for offset in range(30):
         for answers in ([], [WRONG], [RIGHT], [None]):
-            turns = tuple(domain.turn("Go on.", parse_reply(said(a))) for a in answers)
+            turns = tuple(domain.turn("Go on.", parse_reply(answer(a))) for a in answers)
             prompt = domain.prompt("guide", turns=turns, turn=len(turns) + 1, total=10)
             for text in (text_of("iot_guide", prompt, offset), text_of("iot_guide", lost, offset)):
                 assert set(json.loads(text)) == {"guidance", "stop"}, text

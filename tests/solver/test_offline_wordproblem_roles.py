@@ -19,20 +19,15 @@ from fractions import Fraction
 import pytest
 
 from puzzles.arith import extract_claims
-from puzzles.wordproblem import WordProblem
 from solver.domains.base import Reply
-from solver.domains.wordproblem import WordProblemDomain
 from solver.model import Call, Message, Sampling
 from solver.model.offline import OfflineModel
 from solver.model.offline.wordproblem import Quantity, quantities
+from tests.solver.test_offline_wordproblem_player import domain_of
 
 BOOKS = "Ann buys 7 books at $3 each. How many dollars does she pay?"
 NOTHING = "What is the answer to this?"
 SYSTEM = "Solve the system: x + y = 5; x - y = 1"
-
-
-def domain_of(question: str) -> WordProblemDomain:
-    return WordProblemDomain(WordProblem(question, Fraction(0), id="typed"))
 
 
 def reply(
@@ -85,9 +80,7 @@ def test_io_slips_in_its_head_about_twice_as_often_as_cot() -> None:
 @pytest.mark.parametrize(("role", "purpose"), [("io", "io"), ("cot", "cot")])
 def test_a_question_without_quantities_is_answered_zero(role: str, purpose: str) -> None:
     assert answers(role, purpose, NOTHING, 5) == Counter({"0": 5})
-    assert reply(purpose, domain_of(NOTHING).prompt(role), 1).endswith("\nAnswer: 0") or (
-        reply(purpose, domain_of(NOTHING).prompt(role), 1) == "Answer: 0"
-    )
+    assert reply(purpose, domain_of(NOTHING).prompt(role), 1).splitlines()[-1] == "Answer: 0"
 
 
 @pytest.mark.parametrize(
