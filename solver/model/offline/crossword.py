@@ -290,7 +290,8 @@ class CrosswordPlayer:
         return out
 
     def _resolve(self, p: _Puzzle, guesses: dict[str, tuple[str, float]]) -> None:
-        """Write guesses, the better-scored word winning a shared cell (across on a tie)."""
+        """Write guesses, the better-scored word winning a shared cell (the down word on a
+        tie: it is written after the across)."""
         for name, (word, _score) in sorted(guesses.items(), key=lambda kv: kv[1][1]):
             p.write(name, word)
 

@@ -1,0 +1,219 @@
+"""The offline crossword player in each method's role, by what it replies to a prompt.
+
+Each test builds the prompt a method sends (with the crossword domain) and reads the reply as
+the method does: IO's and CoT's grids, IoT's guide and answerer. Mini seed 5 (rows ACRES /
+TROLL / TABOO / INEPT / CEDES) is the player's usual puzzle: its right grid has one entry the
+player doubts (v3 ROBED for 'Clad formally'). Mini seed 1 (OBESE / AORTA / SOARS / ISSUE /
+STEMS) has none. Where the player draws at random a test asks for a rule that holds on every
+seed, or for the share it is meant to have over many seeds, with room for chance.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from typing import Any
+
+import pytest
+
+from puzzles.crossword import generate
+from solver.domains.crossword import CrosswordDomain
+from solver.domains.dialogue import Turn
+from solver.model import Call, Message, Sampling
+from solver.model.offline import OfflineModel
+from solver.model.offline.crossword import _candidates, _read_puzzle
+
+ROWS = "ACRES/TROLL/TABOO/INEPT/CEDES"
+SOUND = "OBESE/AORTA/SOARS/ISSUE/STEMS"
+OPENING = (
+    "Start with the clues you are surest of, then fill the crossing words so that every row "
+    "and column is a word; give the whole grid."
+)
+RETHINK_TAIL = (
+    ". Keep the crossing letters you are sure of and check each new word against its clue."
+)
+
+
+@pytest.fixture(scope="module")
+def mini() -> CrosswordDomain:
+    return CrosswordDomain(generate(5))
+
+
+@pytest.fixture(scope="module")
+def sound() -> CrosswordDomain:
+    return CrosswordDomain(generate(1))
+
+
+def reply(purpose: str, prompt: tuple[Message, ...], seed: int, temperature: float = 0.7) -> str:
+    call = Call(purpose, prompt, Sampling(temperature, 1.0, 1, 600), {}, sample_offset=seed)
+    return asyncio.run(OfflineModel(seed=seed).generate(call)).text
+
+
+def clues(domain: CrosswordDomain) -> dict[str, str]:
+    puzzle = _read_puzzle("\n".join(m.content for m in domain.prompt("cot")))
+    assert puzzle is not None
+    return puzzle.clues
+
+
+def best(clue: str) -> tuple[str, float]:
+    """The word the player ranks first for a clue on an empty five-letter entry."""
+    return _candidates(clue, "_____")[0]
+
+
+def said(grid: str | None) -> Turn:
+    """A turn in which the solver gave ``grid`` (None: no grid it could read)."""
+    return Turn("Begin.", "I filled it.", grid)
+
+
+def guide(domain: CrosswordDomain, turns: list[Turn], seed: int) -> dict[str, Any]:
+    text = reply("iot_guide", domain.prompt("guide", turns=turns, turn=2, total=5), seed)
+    data = json.loads(text)
+    assert isinstance(data, dict)
+    return data
+
+
+def answer(
+    domain: CrosswordDomain, turns: list[Turn], guidance: str, mode: str, seed: int
+) -> dict[str, Any]:
+    prompt = domain.prompt("respond", turns=turns, guidance=guidance, mode=mode)
+    data = json.loads(reply("iot_answer", prompt, seed))
+    assert isinstance(data, dict)
+    return data
+
+
+def unfill(grid: str, *cells: tuple[int, int]) -> str:
+    rows = [list(row) for row in grid.split("/")]
+    for r, c in cells:
+        rows[r][c] = "_"
+    return "/".join("".join(row) for row in rows)
+
+
+# ---------------------------------------------------------------- IO and CoT
+
+
+def test_io_writes_its_across_guesses_as_the_rows(mini: CrosswordDomain) -> None:
+    # Cold, it takes each clue's first-ranked word; IO writes only the across ones, so each
+    # row is its across clue's word whatever the down clues' words say.
+    named = clues(mini)
+    rows = [best(named[f"h{i}"])[0] for i in range(1, 6)]
+    text = reply("io", mini.prompt("io"), 3, temperature=0.0)
+    assert text == "\n".join(" ".join(row) for row in rows)
+    assert mini.parse_answer(text) == "/".join(rows)
+
+
+def test_cot_lists_each_guess_then_the_grid_the_better_word_wins(mini: CrosswordDomain) -> None:
+    named = clues(mini)
+    guesses = {name: best(clue) for name, clue in named.items()}
+    lines = reply("cot", mini.prompt("cot"), 3, temperature=0.0).split("\n")
+    assert lines[:10] == [f"{name}. {word}" for name, (word, _) in guesses.items()]
+    assert lines[10] == "Output:"
+    grid = lines[11:]
+    assert len(grid) == 5 and all(re.fullmatch(r"[A-Z]( [A-Z]){4}", row) for row in grid), grid
+    for r in range(5):
+        across, across_score = guesses[f"h{r + 1}"]
+        for c in range(5):
+            down, down_score = guesses[f"v{c + 1}"]
+            # A shared cell takes the letter of the better-scored word (the down on a tie).
+            want = across[c] if across_score > down_score else down[r]
+            assert grid[r].split()[c] == want, (r, c, grid)
+    assert mini.parse_answer("\n".join(lines)) == "/".join(row.replace(" ", "") for row in grid)
+
+
+# ---------------------------------------------------------------- IoT's guide
+
+
+@pytest.mark.parametrize("turns", [[], [said(None)]], ids=["first turn", "no grid yet"])
+def test_the_guide_opens_with_its_plan_until_there_is_a_grid(
+    mini: CrosswordDomain, turns: list[Turn]
+) -> None:
+    for seed in range(5):
+        assert guide(mini, turns, seed) == {"guidance": OPENING, "stop": False}
+
+
+def test_the_guide_stops_on_a_grid_it_doubts_nothing_in(sound: CrosswordDomain) -> None:
+    want = {"guidance": "Every entry reads as a word that fits its clue.", "stop": True}
+    for seed in range(10):
+        assert guide(sound, [said(SOUND)], seed) == want
+
+
+def test_the_guide_names_two_doubts_and_lets_a_grid_with_one_or_two_pass_now_and_then(
+    mini: CrosswordDomain,
+) -> None:
+    # ROWS has one doubt (v3); an empty cell of h1 on v3 makes two (h1 and v3 unfilled); one
+    # more empty cell, of h2 and v1, makes four.
+    two = unfill(ROWS, (0, 2))
+    four = unfill(ROWS, (0, 2), (1, 0))
+    stops = {"one": 0, "two": 0, "four": 0}
+    for seed in range(300):
+        for key, grid in (("one", ROWS), ("two", two), ("four", four)):
+            data = guide(mini, [said(grid)], seed)
+            assert set(data) == {"guidance", "stop"}, data
+            if data["stop"]:
+                stops[key] += 1
+                assert data["guidance"] == "Every entry reads as a word that fits its clue."
+                continue
+            text = data["guidance"]
+            assert text.startswith("Rethink these: ") and text.endswith(RETHINK_TAIL), text
+            named = text[len("Rethink these: ") : -len(RETHINK_TAIL)].split("; ")
+            doubts = {
+                "h1 is not filled in",
+                "v3 is not filled in",
+                "h2 is not filled in",
+                "v1 is not filled in",
+                "v3 reads ROBED, which does not look like an answer to 'Clad formally'",
+            }
+            assert len(named) == (1 if key == "one" else 2), text
+            assert set(named) <= doubts, text
+    assert 20 <= stops["one"] <= 75 and 20 <= stops["two"] <= 75, stops
+    assert stops["four"] == 0, stops
+
+
+# ---------------------------------------------------------------- IoT's answerer
+
+
+def test_the_answerer_fills_a_grid_from_its_guesses_when_it_has_none(mini: CrosswordDomain) -> None:
+    for turns in ([], [said(None)]):
+        data = answer(mini, turns, "Begin.", "free", 2)
+        assert data["explanation"] == "I filled the grid from my best guess for each clue."
+        assert mini.parse_answer(data["answer"]) is not None
+
+
+@pytest.mark.parametrize(
+    ("mode", "grid", "finals"),
+    [
+        ("close", ROWS, {True}),  # the closing call is final even with a doubt left
+        ("discuss", SOUND, {False}),  # a discussion turn never is, even without a doubt
+        ("free", SOUND, {True}),  # free: final when it doubts nothing
+    ],
+)
+def test_the_answerer_says_final_as_the_mode_asks(
+    mini: CrosswordDomain, sound: CrosswordDomain, mode: str, grid: str, finals: set[bool]
+) -> None:
+    domain = mini if grid == ROWS else sound
+    seen = {answer(domain, [said(grid)], "Go on.", mode, s)["final"] for s in range(40)}
+    assert seen == finals, seen
+
+
+def test_with_a_doubt_left_the_answerer_says_final_now_and_then(mini: CrosswordDomain) -> None:
+    finals = [answer(mini, [said(ROWS)], "Go on.", "free", s) for s in range(300)]
+    for data in finals:
+        assert data["answer"] == ROWS and data["explanation"] == "I kept my grid.", data
+        assert data["uncertainty"] == (
+            "v3 reads ROBED, which does not look like an answer to 'Clad formally'"
+        )
+    share = sum(d["final"] for d in finals) / len(finals)
+    assert 0.04 <= share <= 0.18, share
+
+
+# ---------------------------------------------------------------- BoT's analysis
+
+
+def test_a_crossing_conflict_names_the_word_already_there(mini: CrosswordDomain) -> None:
+    # v1 ATTIC puts T in row 2, column 1; h2 DROLL wants D there.
+    prompt = mini.prompt("analyze", chain=["v1. ATTIC", "h2. DROLL"])
+    for seed in range(5):
+        text = reply("bot_feedback", prompt, seed)
+        clash = "crossing conflict: h2 puts D at row 2, column 1 where v1 has T"
+        assert f"Step 2: {clash}. Advice: choose a word for h2 that keeps the crossing" in text
+        assert mini.parse_feedback(text, 2).verdicts[1] == "reject", text
