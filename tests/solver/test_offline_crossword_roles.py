@@ -74,10 +74,15 @@ def guide(domain: CrosswordDomain, turns: list[Turn], seed: int) -> dict[str, An
 
 
 def answer(
-    domain: CrosswordDomain, turns: list[Turn], guidance: str, mode: str, seed: int
+    domain: CrosswordDomain,
+    turns: list[Turn],
+    guidance: str,
+    mode: str,
+    seed: int,
+    temperature: float = 0.7,
 ) -> dict[str, Any]:
     prompt = domain.prompt("respond", turns=turns, guidance=guidance, mode=mode)
-    data = json.loads(reply("iot_answer", prompt, seed))
+    data = json.loads(reply("iot_answer", prompt, seed, temperature))
     assert isinstance(data, dict)
     return data
 
@@ -123,7 +128,11 @@ def test_cot_lists_each_guess_then_the_grid_the_better_word_wins(mini: Crossword
 # ---------------------------------------------------------------- IoT's guide
 
 
-@pytest.mark.parametrize("turns", [[], [said(None)]], ids=["first turn", "no grid yet"])
+@pytest.mark.parametrize(
+    "turns",
+    [[], [said(None)], [said("ACRES/TROLL")]],
+    ids=["first turn", "no grid yet", "two rows of five"],
+)
 def test_the_guide_opens_with_its_plan_until_there_is_a_grid(
     mini: CrosswordDomain, turns: list[Turn]
 ) -> None:
@@ -173,7 +182,7 @@ def test_the_guide_names_two_doubts_and_lets_a_grid_with_one_or_two_pass_now_and
 
 
 def test_the_answerer_fills_a_grid_from_its_guesses_when_it_has_none(mini: CrosswordDomain) -> None:
-    for turns in ([], [said(None)]):
+    for turns in ([], [said(None)], [said("ACRES/TROLL")]):
         data = answer(mini, turns, "Begin.", "free", 2)
         assert data["explanation"] == "I filled the grid from my best guess for each clue."
         assert mini.parse_answer(data["answer"]) is not None
@@ -204,6 +213,35 @@ def test_with_a_doubt_left_the_answerer_says_final_now_and_then(mini: CrosswordD
         )
     share = sum(d["final"] for d in finals) / len(finals)
     assert 0.04 <= share <= 0.18, share
+
+
+def test_cold_it_rewrites_a_named_word_with_the_best_other_word_for_its_clue(
+    mini: CrosswordDomain,
+) -> None:
+    # h1 first: ACRE_ (v5 is named, so its letter is not kept) has no word but ACRES, so h1
+    # stays; then v5: _LOTS without SLOTS, the word it had, is PLOTS, whose P lands on h1.
+    data = answer(mini, [said(ROWS)], "Rethink h1 and v5.", "free", 1, temperature=0.0)
+    assert data["answer"] == "ACREP/TROLL/TABOO/INEPT/CEDES", data
+    assert (
+        data["explanation"] == "I changed h1 from ACRES to ACREP, changed v5 from SLOTS to PLOTS."
+    )
+    # v2 first: CRAN_ becomes another word; then h5, C_DE_, is the word for its clue 'Gives
+    # over' (CEDES again, where a reader that ignored the clue would take CODES).
+    data = answer(mini, [said(ROWS)], "Rethink v2 and h5.", "free", 1, temperature=0.0)
+    assert data["answer"] == ROWS and data["explanation"] == "I kept my grid.", data
+
+
+def test_it_names_at_most_three_doubts_in_the_order_of_the_clues(mini: CrosswordDomain) -> None:
+    four = unfill(ROWS, (0, 2), (1, 0))
+    data = answer(mini, [said(four)], "Go on.", "free", 1)
+    assert data["uncertainty"] == "h1 is not filled in; h2 is not filled in; v1 is not filled in"
+    # PARKS is the sixth word it knows for 'Extensive landed property': too far down its list.
+    data = answer(mini, [said("PARKS" + ROWS[5:])], "Go on.", "free", 1)
+    assert data["uncertainty"].startswith(
+        "h1 reads PARKS, which does not look like an answer to 'Extensive landed property'; "
+        "v1 reads PTTIC, which is not a word"
+    ), data
+    assert [w for w, _ in _candidates("Extensive landed property", "_____")][5] == "PARKS"
 
 
 # ---------------------------------------------------------------- BoT's analysis

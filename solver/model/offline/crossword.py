@@ -444,13 +444,14 @@ class CrosswordPlayer:
     def _guide(self, p: _Puzzle, text: str, rng: random.Random) -> str:
         answers = re.findall(r"^Solver's answer:\s*(.*)$", text, re.MULTILINE)
         last = answers[-1].strip() if answers else ""
-        if not last or last == "(none)":
+        words = self._grid_words(p, last)
+        if not words:  # no grid yet, "(none)", or rows it cannot read as this board's
             guidance = (
                 "Start with the clues you are surest of, then fill the crossing words "
                 "so that every row and column is a word; give the whole grid."
             )
             return json.dumps({"guidance": guidance, "stop": False})
-        doubts = self._doubts(p, self._grid_words(p, last))
+        doubts = self._doubts(p, words)
         if not doubts or (len(doubts) <= 2 and rng.random() < 0.15):
             return json.dumps(
                 {"guidance": "Every entry reads as a word that fits its clue.", "stop": True}
@@ -472,7 +473,7 @@ class CrosswordPlayer:
         close = "definitive final grid now" in text
         discuss = "Do not give a final answer yet" in text
         changes = []
-        if not last or last == "(none)" or not self._grid_words(p, last):
+        if not self._grid_words(p, last):  # no grid yet, "(none)", or one it cannot read
             self._resolve(p, self._fill(p, rng, t))
             changes.append("filled the grid from my best guess for each clue")
         else:
