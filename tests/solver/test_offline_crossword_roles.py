@@ -255,3 +255,68 @@ def test_a_crossing_conflict_names_the_word_already_there(mini: CrosswordDomain)
         clash = "crossing conflict: h2 puts D at row 2, column 1 where v1 has T"
         assert f"Step 2: {clash}. Advice: choose a word for h2 that keeps the crossing" in text
         assert mini.parse_feedback(text, 2).verdicts[1] == "reject", text
+
+
+def analysis(domain: CrosswordDomain, chain: list[str], seed: int) -> str:
+    return reply("bot_feedback", domain.prompt("analyze", chain=chain), seed)
+
+
+def test_the_analysis_of_a_chain_word_for_word(mini: CrosswordDomain) -> None:
+    # Right words are recommended, a clue the grid lacks and a clash rejected; the report
+    # counts the clues filled (h9 is none of them) and the confidence is the share kept.
+    chain = ["h1. ACRES", "h9. TROLL", "v1. ATTIC", "h2. DROLL"]
+    clash = "crossing conflict: h2 puts D at row 2, column 1 where v1 has T"
+    want = (
+        f"Analysis Report: The chain fills 3 of 10 clues; {clash}.\n"
+        "Step 1: ACRES answers its clue. Advice: keep it. Recommendation or Reject: Recommend\n"
+        "Step 2: there is no clue h9. Advice: use the clue names. "
+        "Recommendation or Reject: Reject\n"
+        "Step 3: ATTIC answers its clue. Advice: keep it. Recommendation or Reject: Recommend\n"
+        f"Step 4: {clash}. Advice: choose a word for h2 that keeps the crossing letters. "
+        "Recommendation or Reject: Reject\n"
+        "Confidence score: 0.5"
+    )
+    for seed in range(5):
+        assert analysis(mini, chain, seed) == want
+    feedback = mini.parse_feedback(want, 4)
+    assert feedback.verdicts == ("recommend", "reject", "recommend", "reject")
+    assert feedback.confidence == 0.5
+
+
+def test_a_clue_filled_again_with_other_letters_clashes_with_itself(
+    mini: CrosswordDomain,
+) -> None:
+    # The third word is one letter too long: its first five letters are what it writes.
+    text = analysis(mini, ["h1. ACRES", "h1. LLANO", "h1. ACRESX"], 1)
+    lines = text.split("\n")
+    assert lines[0] == (
+        "Analysis Report: The chain fills 1 of 10 clues; "
+        "conflict: h1 puts L at row 1, column 1 where h1 has A; "
+        "conflict: h1 puts A at row 1, column 1 where h1 has L."
+    )
+    assert lines[2].startswith("Step 2: conflict: h1 puts L at row 1, column 1 where h1 has A.")
+    assert lines[3].startswith("Step 3: conflict: h1 puts A at row 1, column 1 where h1 has L.")
+    assert lines[-1] == "Confidence score: 0.3"
+
+
+@pytest.mark.parametrize(
+    ("seed", "chain", "rejected"),
+    [
+        (5, ["h1. PLAIN"], True),  # fourth of the words it ranks for the clue
+        (5, ["h3. TABOO", "v3. TABLE"], True),  # second for __B__, but no match to the clue
+        (8, ["v5. FREES", "h1. BLUFF"], False),  # second for ____F, a weak match all the same
+    ],
+)
+def test_a_word_it_does_not_rank_among_the_best_three_is_rejected_four_times_in_five(
+    seed: int, chain: list[str], rejected: bool
+) -> None:
+    domain = CrosswordDomain(generate(seed))
+    verdicts = [
+        domain.parse_feedback(analysis(domain, chain, s), len(chain)).verdicts[-1]
+        for s in range(300)
+    ]
+    share = verdicts.count("reject") / len(verdicts)
+    if rejected:
+        assert 0.7 <= share <= 0.9, share
+    else:
+        assert share == 0.0

@@ -364,6 +364,7 @@ class CrosswordPlayer:
         lines: list[str] = []
         problems: list[str] = []
         good = 0
+        writer: dict[tuple[int, int], str] = {}  # the clue whose step wrote each cell
         for i, name, raw in steps:
             word = raw.upper()
             if name not in p.slots:
@@ -377,14 +378,15 @@ class CrosswordPlayer:
             for (r, c), ch in zip(slot.cells, word, strict=False):
                 have = p.board[r][c]
                 if have not in ("_", ch):
-                    others = [n for n in p.crossing(name) if (r, c) in p.slots[n].cells]
+                    who = writer.get((r, c), "the board")
                     clash = (
-                        f"crossing conflict: {name} puts {ch} at row {r + 1}, column {c + 1} "
-                        f"where {others[0] if others else 'another word'} has {have}"
+                        f"{'conflict' if who == name else 'crossing conflict'}: {name} puts "
+                        f"{ch} at row {r + 1}, column {c + 1} where {who} has {have}"
                     )
                     break
             pattern = p.pattern(name)
             p.write(name, word)
+            writer.update((cell, name) for cell, _ in zip(slot.cells, word, strict=False))
             ranked = [w for w, s in _candidates(p.clues.get(name, ""), pattern)[:3] if s > 0]
             if clash:
                 problems.append(clash)
@@ -406,7 +408,8 @@ class CrosswordPlayer:
                     "Recommendation or Reject: Recommend"
                 )
         full = all(ch != "_" for row in p.board for ch in row if ch != "#")
-        verdict = "fills the whole grid" if full else f"fills {len(steps)} of {len(p.slots)} clues"
+        filled = len({name for _, name, _ in steps if name in p.slots})
+        verdict = "fills the whole grid" if full else f"fills {filled} of {len(p.slots)} clues"
         report = f"The chain {verdict}; " + (
             "; ".join(problems) if problems else "no conflict found"
         )
