@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+from collections import Counter
 from typing import Any
 
 import pytest
@@ -320,3 +321,158 @@ def test_a_word_it_does_not_rank_among_the_best_three_is_rejected_four_times_in_
         assert 0.7 <= share <= 0.9, share
     else:
         assert share == 0.0
+
+
+# ---------------------------------------------------------------- ToT's proposals and values
+
+
+PROPOSAL = re.compile(r"^([hv]\d)\. ([a-z]+) \((low|medium|high|certain)\)$")
+LEVELS = ["low", "medium", "high", "certain"]
+
+
+def test_proposals_list_at_most_twelve_lines_surest_first(mini: CrosswordDomain) -> None:
+    prompt = mini.prompt("propose", state=mini.start())
+    counts = set()
+    for seed in range(40):
+        lines = reply("tot_propose", prompt, seed, 5.0).split("\n")
+        found = [PROPOSAL.match(line) for line in lines]
+        assert all(found), lines
+        levels = [LEVELS.index(m.group(3)) for m in found if m]
+        assert levels == sorted(levels, reverse=True), lines
+        per_clue = Counter(m.group(1) for m in found if m)
+        assert max(per_clue.values()) <= 2, lines  # one or two draws for each clue
+        counts.add(len(lines))
+        assert mini.proposals("\n".join(lines), mini.start()), lines
+    assert max(counts) == 12, counts
+
+
+def test_each_open_clue_gets_one_draw_or_two(mini: CrosswordDomain) -> None:
+    # Only h5 (CEDE_) and v5 (SLOT_) are open: no line is cut, and each has two words.
+    rows = ROWS.split("/")
+    state = mini.start()
+    for i in range(4):
+        state = step_state(mini, state, f"h{i + 1}", rows[i])
+        state = step_state(mini, state, f"v{i + 1}", "".join(row[i] for row in rows))
+    prompt = mini.prompt("propose", state=state)
+    single = total = 0
+    for seed in range(300):
+        lines = reply("tot_propose", prompt, seed, 5.0).split("\n")
+        per_clue = Counter(line.split(".")[0] for line in lines)
+        assert set(per_clue) == {"h5", "v5"}, lines
+        single += sum(n == 1 for n in per_clue.values())
+        total += len(per_clue)
+    # One draw a third of the time, two otherwise (and two draws of the same word).
+    assert 0.64 <= single / total <= 0.84, single / total
+
+
+def test_proposals_go_on_past_a_clue_no_word_fits(mini: CrosswordDomain) -> None:
+    # Q_Z__ fits no word, so h1 to h5 have none; v2, v4 and v5 still get theirs.
+    state = step_state(mini, mini.start(), "v1", "QQQQQ")
+    state = step_state(mini, state, "v3", "ZZZZZ")
+    text = reply("tot_propose", mini.prompt("propose", state=state), 1)
+    assert {line.split(".")[0] for line in text.split("\n")} == {"v2", "v4", "v5"}, text
+    # With h1 and h2 QJZJJ, v2, v4 and v5 start JJ: no open clue has a word.
+    state = step_state(mini, state, "h1", "QJZJJ")
+    state = step_state(mini, state, "h2", "QJZJJ")
+    text = reply("tot_propose", mini.prompt("propose", state=state), 1)
+    assert text == "No word fits the board."
+
+
+def step_state(domain: CrosswordDomain, state: Any, name: str, word: str) -> Any:
+    step = domain.write(state, name, word)
+    assert step.state is not None, step
+    return step.state
+
+
+def value_prompt(domain: CrosswordDomain, last: str) -> tuple[Message, ...]:
+    """The clue check's prompt with its last line (the clue and its letters) replaced."""
+    text = domain.prompt("clue_value", state=domain.start(), part="h1")[-1].content
+    head, _, _ = text.rstrip("\n").rpartition("\n")
+    return (Message("user", f"{head}\n{last}\n"),)
+
+
+def values(domain: CrosswordDomain, prompt: tuple[Message, ...], seeds: int) -> Counter[str]:
+    return Counter(reply("tot_value", prompt, s) for s in range(seeds))
+
+
+def test_a_filled_clue_is_judged_by_whether_it_ranks_the_word(mini: CrosswordDomain) -> None:
+    right = values(mini, value_prompt(mini, "Extensive landed property: a c r e s"), 400)
+    assert set(right) == {
+        "'acres' answers the clue.\nsure",
+        "'acres' is a word; it may answer the clue.\nmaybe",
+        "'acres' looks like a typo; it does not answer the clue.\nimpossible",
+    }, right
+    assert right["'acres' answers the clue.\nsure"] >= 320, right  # 85 %
+    assert right["'acres' looks like a typo; it does not answer the clue.\nimpossible"] <= 25
+    # ZEBRA is a word with nothing of the clue: never sure, a typo about one time in seven.
+    other = values(mini, value_prompt(mini, "Extensive landed property: z e b r a"), 400)
+    assert set(other) == {
+        "'zebra' is a word; it may answer the clue.\nmaybe",
+        "'zebra' looks like a typo; it does not answer the clue.\nimpossible",
+    }, other
+    assert 35 <= other["'zebra' looks like a typo; it does not answer the clue.\nimpossible"] <= 90
+
+
+def test_an_open_clue_is_judged_by_its_best_word(mini: CrosswordDomain) -> None:
+    strong = values(mini, value_prompt(mini, "Extensive landed property: _ _ _ _ _"), 200)
+    assert set(strong) == {
+        "'acres' fits the letters and the clue.\nsure",
+        "'acres' might fit.\nmaybe",
+    }
+    assert 70 <= strong["'acres' fits the letters and the clue.\nsure"] <= 130, strong
+    weak = values(mini, value_prompt(mini, "Extensive landed property: q _ _ _ _"), 50)
+    assert set(weak) == {"'quiet' might fit.\nmaybe"}, weak
+    nothing = values(mini, value_prompt(mini, "Zqxv wplk: _ _ _ _ _"), 400)
+    assert set(nothing) == {
+        "Nothing that fits _ _ _ _ _ answers the clue.\nimpossible",
+        "'small' might fit.\nmaybe",
+    }, nothing
+    assert 25 <= nothing["Nothing that fits _ _ _ _ _ answers the clue.\nimpossible"] <= 75
+
+
+def test_letters_no_word_fits_are_impossible_nearly_always(mini: CrosswordDomain) -> None:
+    said = values(mini, value_prompt(mini, "Extensive landed property: q q z z q"), 400)
+    assert set(said) == {
+        "No word fits q q z z q.\nimpossible",
+        "Some rare word might fit.\nmaybe",
+    }, said
+    assert 3 <= said["Some rare word might fit.\nmaybe"] <= 25, said  # 3 %
+
+
+def test_the_clue_is_all_before_the_last_colon(mini: CrosswordDomain) -> None:
+    said = values(mini, value_prompt(mini, "Extensive: landed property: _ _ _ _ _"), 20)
+    assert all(text.endswith(("\nsure", "\nmaybe")) for text in said), said
+    unread = values(mini, value_prompt(mini, "Extensive landed property _ _ _ _ _"), 5)
+    assert set(unread) == {"I cannot read the clue.\nmaybe"}, unread
+
+
+# ---------------------------------------------------------------- BoT's evaluation
+
+
+@pytest.mark.parametrize(
+    ("word", "score"),
+    [("ACRES", 0.9), ("llano", 0.7), ("WIDEN", 0.7), ("PLAIN", 0.5), ("QXZJK", 0.1)],
+)
+def test_an_evaluation_scores_a_word_by_where_it_ranks(
+    mini: CrosswordDomain, word: str, score: float
+) -> None:
+    # For 'Extensive landed property' it ranks ACRES, LLANO, WIDEN, PLAIN, ...; QXZJK is no word.
+    prompt = mini.prompt("evaluate", chain=[], step=f"h1. {word}")
+    said = Counter(reply("bot_evaluate", prompt, s) for s in range(300))
+    head = f"{word.upper()} for 'Extensive landed property'.\nEvaluation score: "
+    assert all(text.startswith(head) for text in said), said
+    scores = Counter(float(text[len(head) :]) for text in said.elements())
+    assert set(scores) <= {0.1, 0.3, 0.5, 0.7, 0.9}, scores
+    assert 0.82 <= scores[score] / 300 <= 0.96, scores  # 85 %, and a draw that hits it
+
+
+def test_a_word_that_does_not_fit_the_letters_scores_lowest(mini: CrosswordDomain) -> None:
+    chain = [("v1. ATTIC", 0.9)]
+    for step, want in (
+        ("h1. LLANO", "LLANO does not fit A____.\nEvaluation score: 0.1"),
+        ("h1. ACRE", "ACRE does not fit A____.\nEvaluation score: 0.1"),
+        ("h9. ACRES", "I cannot tell which word to judge.\nEvaluation score: 0.1"),
+        ("maybe ACRES", "I cannot tell which word to judge.\nEvaluation score: 0.1"),
+    ):
+        prompt = mini.prompt("evaluate", chain=chain, step=step)
+        assert {reply("bot_evaluate", prompt, s) for s in range(10)} == {want}, step
