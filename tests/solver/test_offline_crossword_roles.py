@@ -476,3 +476,46 @@ def test_a_word_that_does_not_fit_the_letters_scores_lowest(mini: CrosswordDomai
     ):
         prompt = mini.prompt("evaluate", chain=chain, step=step)
         assert {reply("bot_evaluate", prompt, s) for s in range(10)} == {want}, step
+
+
+# ---------------------------------------------------------------- BoT's step
+
+
+def experience(*verdicts: tuple[str, str]) -> str:
+    """One entry of BoT's experience: a chain of the words given, each with its verdict."""
+    steps = "\n".join(f"Step {i}: {step}" for i, (step, _) in enumerate(verdicts, 1))
+    said = "\n".join(
+        f"Step {i}: checked. Advice: none. Recommendation or Reject: {verdict}"
+        for i, (_, verdict) in enumerate(verdicts, 1)
+    )
+    return (
+        f"1. Reasoning chain and comments\n---\n{steps}\n---\n"
+        f"Analysis Report: checked.\n{said}\nConfidence score: 0.5"
+    )
+
+
+def cold_steps(domain: CrosswordDomain, said: str, chain: list[tuple[str, float]]) -> set[str]:
+    prompt = domain.prompt("step", experience=said, chain=chain)
+    return {reply("bot_step", prompt, s, temperature=0.0).split(",")[0] for s in range(20)}
+
+
+def test_cold_it_fills_the_clue_it_matches_best(mini: CrosswordDomain) -> None:
+    # On the empty board ATTIC matches v1's clue best (36.2 against ELOPE's 35.7 for v4).
+    assert cold_steps(mini, "", []) == {"v1. ATTIC"}
+
+
+def test_a_recommended_word_gains_ten_points_of_match() -> None:
+    # Mini 3: OLIVE for v3 leads BODGE for h1 by 9.1 points, enough for a recommendation.
+    three = CrosswordDomain(generate(3))
+    assert cold_steps(three, "", []) == {"v3. OLIVE"}
+    assert cold_steps(three, experience(("h1. BODGE", "Recommend")), []) == {"h1. BODGE"}
+    # Mini 17: VILLA for h2 leads LEVEE for h4 by 10.4 points, more than one is worth.
+    seventeen = CrosswordDomain(generate(17))
+    assert cold_steps(seventeen, experience(("h4. LEVEE", "Recommend")), []) == {"h2. VILLA"}
+
+
+def test_a_step_looks_past_clues_no_word_fits(mini: CrosswordDomain) -> None:
+    # Q_Z__ fits no word, so h1 to h5 have none; a column is filled instead.
+    chain = [("v1. QQQQQ", 0.1), ("v3. ZZZZZ", 0.1)]
+    steps = cold_steps(mini, "", chain)
+    assert len(steps) == 1 and next(iter(steps)).split(".")[0] in {"v2", "v4", "v5"}, steps
