@@ -56,6 +56,9 @@ def test_a_warm_draw_between_two_words_sometimes_takes_the_second() -> None:
     assert {_pick(1, rng, 1.0) for _ in range(50)} == {0}
     assert {_pick(5, rng, 0.0) for _ in range(50)} == {0}  # cold: always the best
     assert {_pick(5, rng, 1.0, top_p=0.1) for _ in range(50)} == {0}  # a tight nucleus
+    # Warm, the best word carries 81 % of the weight: a nucleus of 0.9 keeps the best two.
+    nucleus = Counter(_pick(6, rng, 1.0, top_p=0.9) for _ in range(400))
+    assert set(nucleus) == {0, 1} and nucleus[1] >= 30, nucleus
 
 
 @pytest.mark.parametrize(
@@ -68,12 +71,16 @@ def test_a_warm_draw_between_two_words_sometimes_takes_the_second() -> None:
         ((10.0, 8.0), 1, "medium"),  # a close second
         ((10.0, 5.0), 1, "low"),  # a distant second
         ((10.0, 0.0), 1, "low"),  # no match at all
+        ((0.0, 0.0), 0, "low"),  # the first, but nothing matches the clue
+        ((1.1,), 0, "high"),  # the only word that fits, however weak its match
+        ((2.0, 1.9), 0, "medium"),  # barely ahead of the next (by a twentieth)
+        ((10.0, 8.0), 0, "high"),  # a quarter ahead of the next
     ],
 )
 def test_its_confidence_follows_the_margin_over_the_next_word(
-    scores: tuple[float, float], index: int, said: str
+    scores: tuple[float, ...], index: int, said: str
 ) -> None:
-    cands = [("FIRST", scores[0]), ("OTHER", scores[1])]
+    cands = list(zip(("FIRST", "OTHER"), scores, strict=False))
     rng = random.Random(3)
     levels = Counter(_confidence(cands, index, rng) for _ in range(100))
     assert levels.most_common(1)[0][0] == said and levels[said] >= 70, levels
@@ -163,6 +170,8 @@ def test_its_stated_confidence_strays_one_level_either_way_now_and_then() -> Non
     )
     assert set(close_second) == {"low", "medium", "high"}, close_second
     assert close_second["medium"] >= 200, close_second
+    high = Counter(_confidence([("FIRST", 12.0), ("OTHER", 5.0)], 0, rng) for _ in range(300))
+    assert set(high) == {"medium", "high", "certain"}, high  # one level, never two
     no_match = Counter(_confidence([("FIRST", 10.0), ("OTHER", 0.0)], 1, rng) for _ in range(300))
     assert set(no_match) == {"low", "medium"} and no_match["low"] >= 250, no_match
 
