@@ -21,7 +21,7 @@ import pytest
 from puzzles.crossword import generate
 from solver.domains.crossword import CrosswordDomain
 from solver.domains.dialogue import Turn
-from solver.model import Call, Message, Sampling
+from solver.model import Call, Message, ModelError, Sampling
 from solver.model.offline import OfflineModel
 from solver.model.offline.crossword import _candidates, _read_puzzle
 
@@ -57,9 +57,9 @@ def clues(domain: CrosswordDomain) -> dict[str, str]:
     return puzzle.clues
 
 
-def best(clue: str) -> tuple[str, float]:
-    """The word the player ranks first for a clue on an empty five-letter entry."""
-    return _candidates(clue, "_____")[0]
+def best(clue: str, length: int = 5) -> tuple[str, float]:
+    """The word the player ranks first for a clue on an empty entry."""
+    return _candidates(clue, "_" * length)[0]
 
 
 def said(grid: str | None) -> Turn:
@@ -124,6 +124,50 @@ def test_cot_lists_each_guess_then_the_grid_the_better_word_wins(mini: Crossword
             want = across[c] if across_score > down_score else down[r]
             assert grid[r].split()[c] == want, (r, c, grid)
     assert mini.parse_answer("\n".join(lines)) == "/".join(row.replace(" ", "") for row in grid)
+
+
+def test_a_grid_with_blocks_is_read_with_its_numbered_clues() -> None:
+    # SAT#BAR / EGO#ERA / TEN#GET: two across entries in each row, named 1A, 4A, 7A, ...
+    domain = CrosswordDomain(generate(1, pattern=["...#...", "...#...", "...#..."]))
+    named = clues(domain)
+    assert list(named)[:2] == ["1A", "4A"]
+    rows = reply("io", domain.prompt("io"), 1, temperature=0.0).split("\n")
+    assert [row.split()[3] for row in rows] == ["#", "#", "#"], rows
+    assert rows[0].replace(" ", "") == f"{best(named['1A'], 3)[0]}#{best(named['4A'], 3)[0]}"
+
+
+def board_prompt(rows: int, columns: int) -> tuple[Message, ...]:
+    """An IO prompt for an empty board of the given size with one clue, for h1."""
+    board = "\n".join(" ".join("_" * columns) for _ in range(rows))
+    text = (
+        "Solve a 5 x 5 mini crossword: write one letter in every open cell.\n\n"
+        f"Clues:\nh1. Feline pet ({columns})\nBoard:\n{board}\nOutput:\n"
+    )
+    return (Message("user", text),)
+
+
+@pytest.mark.parametrize(
+    ("rows", "columns", "read"), [(64, 3, True), (65, 3, False), (3, 64, True), (3, 65, False)]
+)
+def test_a_board_is_read_up_to_64_rows_and_columns(rows: int, columns: int, read: bool) -> None:
+    call = Call("io", board_prompt(rows, columns), Sampling(0.0, 1.0, 1, 600), {})
+    if read:
+        text = asyncio.run(OfflineModel(seed=1).generate(call)).text
+        assert len(text.split("\n")) == rows, text[:200]
+    else:
+        with pytest.raises(ModelError) as info:
+            asyncio.run(OfflineModel(seed=1).generate(call))
+        assert info.value.kind == "bad_request"
+
+
+def test_the_board_ends_at_the_first_line_that_is_no_row(mini: CrosswordDomain) -> None:
+    # A row that starts with X, and prose straight after the board (no blank line).
+    text = mini.prompt("io")[-1].content
+    text = text.replace("Board:\n_ _ _ _ _", "Board:\nX _ _ _ _", 1)
+    text = text.replace("\nOutput:\n", "\nWrite your grid now\n")
+    call = Call("io", (Message("user", text),), Sampling(0.0, 1.0, 1, 600), {})
+    rows = asyncio.run(OfflineModel(seed=1).generate(call)).text.split("\n")
+    assert len(rows) == 5 and rows[0].startswith("X "), rows
 
 
 # ---------------------------------------------------------------- IoT's guide

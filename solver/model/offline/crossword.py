@@ -126,7 +126,6 @@ def _confidence(cands: Sequence[tuple[str, float]], index: int, rng: random.Rand
 class _Puzzle:
     """What a prompt says of the crossword: the board, the clues by name, the slots."""
 
-    grid: Grid
     board: list[list[str]]
     clues: dict[str, str]
     slots: dict[str, Slot]
@@ -184,7 +183,7 @@ def _read_puzzle(text: str) -> _Puzzle | None:
             clues.setdefault(m["name"], m["clue"])
     if not clues:
         return None
-    return _Puzzle(grid, board, clues, slots)
+    return _Puzzle(board, clues, slots)
 
 
 def _experience(text: str) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
