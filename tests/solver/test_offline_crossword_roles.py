@@ -197,10 +197,11 @@ def test_the_guide_names_two_doubts_and_lets_a_grid_with_one_or_two_pass_now_and
     # ROWS has one doubt (v3); an empty cell of h1 on v3 makes two (h1 and v3 unfilled); one
     # more empty cell, of h2 and v1, makes four.
     two = unfill(ROWS, (0, 2))
+    three = unfill(ROWS, (1, 0))  # h2 and v1 unfilled, and v3
     four = unfill(ROWS, (0, 2), (1, 0))
-    stops = {"one": 0, "two": 0, "four": 0}
+    stops = {"one": 0, "two": 0, "three": 0, "four": 0}
     for seed in range(300):
-        for key, grid in (("one", ROWS), ("two", two), ("four", four)):
+        for key, grid in (("one", ROWS), ("two", two), ("three", three), ("four", four)):
             data = guide(mini, [said(grid)], seed)
             assert set(data) == {"guidance", "stop"}, data
             if data["stop"]:
@@ -220,7 +221,7 @@ def test_the_guide_names_two_doubts_and_lets_a_grid_with_one_or_two_pass_now_and
             assert len(named) == (1 if key == "one" else 2), text
             assert set(named) <= doubts, text
     assert 20 <= stops["one"] <= 75 and 20 <= stops["two"] <= 75, stops
-    assert stops["four"] == 0, stops
+    assert stops["three"] == stops["four"] == 0, stops
 
 
 # ---------------------------------------------------------------- IoT's answerer
@@ -342,6 +343,71 @@ def test_a_clue_filled_again_with_other_letters_clashes_with_itself(
     assert lines[2].startswith("Step 2: conflict: h1 puts L at row 1, column 1 where h1 has A.")
     assert lines[3].startswith("Step 3: conflict: h1 puts A at row 1, column 1 where h1 has L.")
     assert lines[-1] == "Confidence score: 0.3"
+
+
+@pytest.mark.parametrize(
+    ("chain", "confidence"),
+    [
+        (["I could not fill any clue."], 0.1),  # no step at all
+        (["h1. ACRES", "h2. TROLL", "h3. TABOO", "h9. TABOO"], 0.7),  # three of four kept
+        (
+            [
+                "v1. ATTIC",
+                "v2. CRANE",
+                "h1. ACRES",
+                "h2. TROLL",
+                "h3. TABOO",
+                "h4. INEPT",
+                "h9. NO",
+            ],
+            0.9,
+        ),
+        (["v1. ATTIC", "v2. CRANE", "h1. ACRES", "h2. TROLL", "h3. TABOO", "h4. INEPT"], 1.0),
+    ],
+)
+def test_the_confidence_is_the_level_nearest_the_share_of_steps_kept(
+    mini: CrosswordDomain, chain: list[str], confidence: float
+) -> None:
+    for seed in range(3):
+        text = analysis(mini, chain, seed)
+        assert text.endswith(f"\nConfidence score: {confidence}"), text
+
+
+def test_the_report_says_when_the_chain_fills_the_grid_without_a_conflict(
+    mini: CrosswordDomain,
+) -> None:
+    rows = ROWS.split("/")
+    whole = [f"h{i}. {word}" for i, word in enumerate(rows, 1)]
+    # Seed 3 lets CEDES pass (it ranks it fourth for 'Gives over' and doubts it four times
+    # in five).
+    text = analysis(mini, whole, 3)
+    assert (
+        text.split("\n")[0] == "Analysis Report: The chain fills the whole grid; no conflict found."
+    )
+    text = analysis(mini, whole[:2], 1)
+    assert (
+        text.split("\n")[0] == "Analysis Report: The chain fills 2 of 10 clues; no conflict found."
+    )
+
+
+def test_a_word_it_does_not_rank_is_rejected_in_these_words(mini: CrosswordDomain) -> None:
+    lines = {analysis(mini, ["h1. PLAIN"], s).split("\n")[1] for s in range(20)}
+    assert lines == {
+        "Step 1: PLAIN answers its clue. Advice: keep it. Recommendation or Reject: Recommend",
+        "Step 1: PLAIN does not seem to answer 'Extensive landed property'. "
+        "Advice: try another word for h1. Recommendation or Reject: Reject",
+    }, lines
+    # A word longer than its entry is judged on the letters that fit, without a clash.
+    long = analysis(mini, ["h1. ACRESES"], 1)
+    assert mini.parse_feedback(long, 1).verdicts in (("recommend",), ("reject",)), long
+
+
+def test_a_letter_already_on_the_board_clashes_as_the_boards(mini: CrosswordDomain) -> None:
+    prompt = mini.prompt("analyze", chain=["h1. LLANO"])
+    text = prompt[-1].content.replace("Board:\n_ _ _ _ _", "Board:\nA _ _ _ _", 1)
+    assert text != prompt[-1].content
+    said = reply("bot_feedback", (prompt[0], Message("user", text)), 1)
+    assert "Step 1: crossing conflict: h1 puts L at row 1, column 1 where the board has A." in said
 
 
 @pytest.mark.parametrize(
@@ -474,6 +540,21 @@ def test_an_open_clue_is_judged_by_its_best_word(mini: CrosswordDomain) -> None:
     assert 25 <= nothing["Nothing that fits _ _ _ _ _ answers the clue.\nimpossible"] <= 75
 
 
+def test_how_strong_a_match_must_be_to_be_sure() -> None:
+    # Mini 8's h1 'Not moving or operating freely' is BLUFF, a weak match (0.76) but a match:
+    # sure most of the time once it is written; open, its best word is only a maybe.
+    eight = CrosswordDomain(generate(8))
+    written = values(eight, value_prompt(eight, "Not moving or operating freely: b l u f f"), 200)
+    assert written["'bluff' answers the clue.\nsure"] >= 150, written
+    open_ = values(eight, value_prompt(eight, "Not moving or operating freely: b l u f _"), 200)
+    assert set(open_) == {"'bluff' might fit.\nmaybe"}, open_
+    # Mini 1's 'Excessively fat' ranks FRIED first at 12.5, just past the 12 that makes it
+    # sure half the time.
+    one = CrosswordDomain(generate(1))
+    fat = values(one, value_prompt(one, "Excessively fat: _ _ _ _ _"), 200)
+    assert 70 <= fat["'fried' fits the letters and the clue.\nsure"] <= 130, fat
+
+
 def test_letters_no_word_fits_are_impossible_nearly_always(mini: CrosswordDomain) -> None:
     said = values(mini, value_prompt(mini, "Extensive landed property: q q z z q"), 400)
     assert set(said) == {
@@ -556,6 +637,35 @@ def test_a_recommended_word_gains_ten_points_of_match() -> None:
     # Mini 17: VILLA for h2 leads LEVEE for h4 by 10.4 points, more than one is worth.
     seventeen = CrosswordDomain(generate(17))
     assert cold_steps(seventeen, experience(("h4. LEVEE", "Recommend")), []) == {"h2. VILLA"}
+
+
+def test_each_letter_already_in_an_entry_counts_three_points(mini: CrosswordDomain) -> None:
+    # After ATTIC, CRANE and ELOPE, ACRES for h1 (AC_E_: 23.1 and three letters, 32.1) beats
+    # SNOWY for v3 (21.9, no letter). After ATTIC, ROBED and ELOPE, CRANE for v2 (33.5, no
+    # letter) beats ACRES (A_RE_, 32.1 again); at four points a letter ACRES would win.
+    chain = [("v1. ATTIC", 0.9), ("v2. CRANE", 0.9), ("v4. ELOPE", 0.9)]
+    assert cold_steps(mini, "", chain) == {"h1. ACRES"}
+    chain = [("v1. ATTIC", 0.9), ("v3. ROBED", 0.9), ("v4. ELOPE", 0.9)]
+    assert cold_steps(mini, "", chain) == {"v2. CRANE"}
+
+
+def test_a_warm_step_is_one_of_the_three_best_options() -> None:
+    # Mini 1 after OBESE, AORTA, SOARS and STEMS: v1, v4 and v3 lead whatever word each draws,
+    # v5 comes fourth.
+    one = CrosswordDomain(generate(1))
+    rows = ["OBESE", "AORTA", "SOARS", "ISSUE", "STEMS"]
+    chain = [(f"h{i}. {rows[i - 1]}", 0.9) for i in (1, 2, 3, 5)]
+    prompt = one.prompt("step", experience="", chain=chain)
+    names = Counter(reply("bot_step", prompt, s, 5.0).split(".")[0] for s in range(150))
+    assert set(names) == {"v1", "v3", "v4"}, names
+
+
+def test_a_full_board_leaves_no_step(mini: CrosswordDomain) -> None:
+    chain = [(f"h{i}. {word}", 0.9) for i, word in enumerate(ROWS.split("/"), 1)]
+    prompt = mini.prompt("step", experience="", chain=chain)
+    assert reply("bot_step", prompt, 1) == (
+        "Every clue I can read is filled; no word fits what is left."
+    )
 
 
 def test_a_step_looks_past_clues_no_word_fits(mini: CrosswordDomain) -> None:
