@@ -156,9 +156,7 @@ def _read_board(text: str) -> list[list[str]] | None:
         if not tokens or not all(len(t) == 1 and (t.isalpha() or t in "_#") for t in tokens):
             break
         rows.append([t.upper() for t in tokens])
-    if not rows or len({len(r) for r in rows}) != 1 or len(rows) > 64 or len(rows[0]) > 64:
-        return None
-    return rows
+    return rows or None  # its shape (a rectangle of at most 64 x 64) is the Grid's to check
 
 
 def _read_puzzle(text: str) -> _Puzzle | None:
