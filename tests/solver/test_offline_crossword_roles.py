@@ -24,6 +24,7 @@ from solver.domains.dialogue import Turn
 from solver.model import Call, Message, ModelError, Sampling
 from solver.model.offline import OfflineModel
 from solver.model.offline.crossword import _candidates, _read_puzzle
+from tests.solver.test_offline_crossword_player import reply
 
 ROWS = "ACRES/TROLL/TABOO/INEPT/CEDES"
 SOUND = "OBESE/AORTA/SOARS/ISSUE/STEMS"
@@ -44,11 +45,6 @@ def mini() -> CrosswordDomain:
 @pytest.fixture(scope="module")
 def sound() -> CrosswordDomain:
     return CrosswordDomain(generate(1))
-
-
-def reply(purpose: str, prompt: tuple[Message, ...], seed: int, temperature: float = 0.7) -> str:
-    call = Call(purpose, prompt, Sampling(temperature, 1.0, 1, 600), {}, sample_offset=seed)
-    return asyncio.run(OfflineModel(seed=seed).generate(call)).text
 
 
 def clues(domain: CrosswordDomain) -> dict[str, str]:
