@@ -497,12 +497,12 @@ def value_prompt(domain: CrosswordDomain, last: str) -> tuple[Message, ...]:
     return (Message("user", f"{head}\n{last}\n"),)
 
 
-def values(domain: CrosswordDomain, prompt: tuple[Message, ...], seeds: int) -> Counter[str]:
+def values(prompt: tuple[Message, ...], seeds: int) -> Counter[str]:
     return Counter(reply("tot_value", prompt, s) for s in range(seeds))
 
 
 def test_a_filled_clue_is_judged_by_whether_it_ranks_the_word(mini: CrosswordDomain) -> None:
-    right = values(mini, value_prompt(mini, "Extensive landed property: a c r e s"), 400)
+    right = values(value_prompt(mini, "Extensive landed property: a c r e s"), 400)
     assert set(right) == {
         "'acres' answers the clue.\nsure",
         "'acres' is a word; it may answer the clue.\nmaybe",
@@ -511,7 +511,7 @@ def test_a_filled_clue_is_judged_by_whether_it_ranks_the_word(mini: CrosswordDom
     assert right["'acres' answers the clue.\nsure"] >= 320, right  # 85 %
     assert right["'acres' looks like a typo; it does not answer the clue.\nimpossible"] <= 25
     # ZEBRA is a word with nothing of the clue: never sure, a typo about one time in seven.
-    other = values(mini, value_prompt(mini, "Extensive landed property: z e b r a"), 400)
+    other = values(value_prompt(mini, "Extensive landed property: z e b r a"), 400)
     assert set(other) == {
         "'zebra' is a word; it may answer the clue.\nmaybe",
         "'zebra' looks like a typo; it does not answer the clue.\nimpossible",
@@ -520,15 +520,15 @@ def test_a_filled_clue_is_judged_by_whether_it_ranks_the_word(mini: CrosswordDom
 
 
 def test_an_open_clue_is_judged_by_its_best_word(mini: CrosswordDomain) -> None:
-    strong = values(mini, value_prompt(mini, "Extensive landed property: _ _ _ _ _"), 200)
+    strong = values(value_prompt(mini, "Extensive landed property: _ _ _ _ _"), 200)
     assert set(strong) == {
         "'acres' fits the letters and the clue.\nsure",
         "'acres' might fit.\nmaybe",
     }
     assert 70 <= strong["'acres' fits the letters and the clue.\nsure"] <= 130, strong
-    weak = values(mini, value_prompt(mini, "Extensive landed property: q _ _ _ _"), 50)
+    weak = values(value_prompt(mini, "Extensive landed property: q _ _ _ _"), 50)
     assert set(weak) == {"'quiet' might fit.\nmaybe"}, weak
-    nothing = values(mini, value_prompt(mini, "Zqxv wplk: _ _ _ _ _"), 400)
+    nothing = values(value_prompt(mini, "Zqxv wplk: _ _ _ _ _"), 400)
     assert set(nothing) == {
         "Nothing that fits _ _ _ _ _ answers the clue.\nimpossible",
         "'small' might fit.\nmaybe",
@@ -540,19 +540,19 @@ def test_how_strong_a_match_must_be_to_be_sure() -> None:
     # Mini 8's h1 'Not moving or operating freely' is BLUFF, a weak match (0.76) but a match:
     # sure most of the time once it is written; open, its best word is only a maybe.
     eight = CrosswordDomain(generate(8))
-    written = values(eight, value_prompt(eight, "Not moving or operating freely: b l u f f"), 200)
+    written = values(value_prompt(eight, "Not moving or operating freely: b l u f f"), 200)
     assert written["'bluff' answers the clue.\nsure"] >= 150, written
-    open_ = values(eight, value_prompt(eight, "Not moving or operating freely: b l u f _"), 200)
+    open_ = values(value_prompt(eight, "Not moving or operating freely: b l u f _"), 200)
     assert set(open_) == {"'bluff' might fit.\nmaybe"}, open_
     # Mini 1's 'Excessively fat' ranks FRIED first at 12.5, just past the 12 that makes it
     # sure half the time.
     one = CrosswordDomain(generate(1))
-    fat = values(one, value_prompt(one, "Excessively fat: _ _ _ _ _"), 200)
+    fat = values(value_prompt(one, "Excessively fat: _ _ _ _ _"), 200)
     assert 70 <= fat["'fried' fits the letters and the clue.\nsure"] <= 130, fat
 
 
 def test_letters_no_word_fits_are_impossible_nearly_always(mini: CrosswordDomain) -> None:
-    said = values(mini, value_prompt(mini, "Extensive landed property: q q z z q"), 400)
+    said = values(value_prompt(mini, "Extensive landed property: q q z z q"), 400)
     assert set(said) == {
         "No word fits q q z z q.\nimpossible",
         "Some rare word might fit.\nmaybe",
@@ -561,9 +561,9 @@ def test_letters_no_word_fits_are_impossible_nearly_always(mini: CrosswordDomain
 
 
 def test_the_clue_is_all_before_the_last_colon(mini: CrosswordDomain) -> None:
-    said = values(mini, value_prompt(mini, "Extensive: landed property: _ _ _ _ _"), 20)
+    said = values(value_prompt(mini, "Extensive: landed property: _ _ _ _ _"), 20)
     assert all(text.endswith(("\nsure", "\nmaybe")) for text in said), said
-    unread = values(mini, value_prompt(mini, "Extensive landed property _ _ _ _ _"), 5)
+    unread = values(value_prompt(mini, "Extensive landed property _ _ _ _ _"), 5)
     assert set(unread) == {"I cannot read the clue.\nmaybe"}, unread
 
 
@@ -602,17 +602,15 @@ def test_a_word_that_does_not_fit_the_letters_scores_lowest(mini: CrosswordDomai
 # ---------------------------------------------------------------- BoT's step
 
 
-def experience(*verdicts: tuple[str, str]) -> str:
-    """One entry of BoT's experience: a chain of the words given, each with its verdict."""
-    steps = "\n".join(f"Step {i}: {step}" for i, (step, _) in enumerate(verdicts, 1))
+def experience(domain: CrosswordDomain, *verdicts: tuple[str, str]) -> str:
+    """One entry of BoT's experience, as BoT writes it: a chain of the words given, each with
+    its verdict."""
     said = "\n".join(
         f"Step {i}: checked. Advice: none. Recommendation or Reject: {verdict}"
         for i, (_, verdict) in enumerate(verdicts, 1)
     )
-    return (
-        f"1. Reasoning chain and comments\n---\n{steps}\n---\n"
-        f"Analysis Report: checked.\n{said}\nConfidence score: 0.5"
-    )
+    feedback = f"Analysis Report: checked.\n{said}\nConfidence score: 0.5"
+    return domain.parse_feedback(feedback, len(verdicts)).entry(1, [s for s, _ in verdicts])
 
 
 def cold_steps(domain: CrosswordDomain, said: str, chain: list[tuple[str, float]]) -> set[str]:
@@ -629,10 +627,12 @@ def test_a_recommended_word_gains_ten_points_of_match() -> None:
     # Mini 3: OLIVE for v3 leads BODGE for h1 by 9.1 points, enough for a recommendation.
     three = CrosswordDomain(generate(3))
     assert cold_steps(three, "", []) == {"v3. OLIVE"}
-    assert cold_steps(three, experience(("h1. BODGE", "Recommend")), []) == {"h1. BODGE"}
+    assert cold_steps(three, experience(three, ("h1. BODGE", "Recommend")), []) == {"h1. BODGE"}
     # Mini 17: VILLA for h2 leads LEVEE for h4 by 10.4 points, more than one is worth.
     seventeen = CrosswordDomain(generate(17))
-    assert cold_steps(seventeen, experience(("h4. LEVEE", "Recommend")), []) == {"h2. VILLA"}
+    assert cold_steps(seventeen, experience(seventeen, ("h4. LEVEE", "Recommend")), []) == {
+        "h2. VILLA"
+    }
 
 
 def test_each_letter_already_in_an_entry_counts_three_points(mini: CrosswordDomain) -> None:

@@ -441,11 +441,16 @@ class CrosswordPlayer:
                 )
         return out
 
-    def _guide(self, p: _Puzzle, text: str, rng: random.Random) -> str:
+    def _last_grid(self, p: _Puzzle, text: str) -> dict[str, str]:
+        """The solver's last grid in the transcript, written onto ``p``'s board, as each
+        clue's letters; empty when there is none yet, "(none)", or rows it cannot read as
+        this board's."""
         answers = re.findall(r"^Solver's answer:\s*(.*)$", text, re.MULTILINE)
-        last = answers[-1].strip() if answers else ""
-        words = self._grid_words(p, last)
-        if not words:  # no grid yet, "(none)", or rows it cannot read as this board's
+        return self._grid_words(p, answers[-1].strip() if answers else "")
+
+    def _guide(self, p: _Puzzle, text: str, rng: random.Random) -> str:
+        words = self._last_grid(p, text)
+        if not words:
             guidance = (
                 "Start with the clues you are surest of, then fill the crossing words "
                 "so that every row and column is a word; give the whole grid."
@@ -465,15 +470,13 @@ class CrosswordPlayer:
         return json.dumps({"guidance": guidance, "stop": False})
 
     def _answer(self, p: _Puzzle, text: str, rng: random.Random, t: float) -> str:
-        answers = re.findall(r"^Solver's answer:\s*(.*)$", text, re.MULTILINE)
-        last = answers[-1].strip() if answers else ""
         says = re.search(r"^Your guide now says:\s*(.*)$", text, re.MULTILINE)
         named = list(dict.fromkeys(_MENTION.findall(says.group(1)) if says else []))
         named = [n for n in named if n in p.slots]
         close = "definitive final grid now" in text
         discuss = "Do not give a final answer yet" in text
         changes = []
-        if not self._grid_words(p, last):  # no grid yet, "(none)", or one it cannot read
+        if not self._last_grid(p, text):
             self._resolve(p, self._fill(p, rng, t))
             changes.append("filled the grid from my best guess for each clue")
         else:
