@@ -95,6 +95,22 @@ def test_without_a_tool_it_gives_an_expression_to_rewrite_back_unchanged(questio
         assert all(t.endswith(f"Answer: {body}") for t in texts), texts
 
 
+def test_an_algebra_task_ends_at_its_first_colon_and_an_evaluation_at_its_first_when() -> None:
+    # A ratio keeps its colon: the rewrite given back, ReAct's finish and its solve call.
+    ratio = "Simplify: 4x:6x"
+    for purpose in ("io", "cot"):
+        assert reply(purpose, domain_of(ratio).prompt(purpose), 1).endswith("Answer: 4x:6x")
+    assert finish_of(act(ratio, [], 1)) == "4x:6x"
+    assert act("Solve for x: x:4 = 3:2", [], 1).endswith("Action 1: solve[x:4 = 3:2; x]")
+    guess = reply("io", domain_of("Solve for y: y:2 = 3").prompt("io"), 1)
+    assert re.fullmatch(r"Answer: y = -?\d", guess), guess
+    # An evaluation's expression ends at the first " when ".
+    late = "Evaluate 2t when t = 3, the time when it lands"
+    assert act(late, [], 1).endswith("Action 1: solve[v = 2t, t = 3; v, t]")
+    # Without a colon the whole question is the expression's context, and still answered.
+    assert finish_of(act("Simplify 4x + 6x", [], 1)).endswith("4x + 6x")
+
+
 def test_without_a_tool_it_guesses_a_whole_number_for_each_unknown() -> None:
     domain = domain_of(SYSTEM)
     guesses = [reply("io", domain.prompt("io"), s) for s in range(200)]

@@ -312,9 +312,18 @@ def _algebra(question: str) -> str | None:
     return None
 
 
+def _task_body(question: str) -> str:
+    """What an algebra question works on: all after the first colon (``Expand: ...``).
+
+    The task's words end at the first colon; a later one belongs to the expression (a ratio
+    such as ``4x:6x``). ``Evaluate ... when ...`` has no colon and is returned whole.
+    """
+    return question.split(":", 1)[-1].strip()
+
+
 def _solve_call(question: str) -> str:
     """The ``solve[...]`` input an algebra question reads as."""
-    body = question.split(":", 1)[-1].strip()
+    body = _task_body(question)
     if question.lower().startswith("evaluate"):
         expr, _, values = body[len("evaluate") :].partition(" when ")
         names = sorted(set(re.findall(r"[a-z]", expr)))
@@ -379,7 +388,7 @@ class WordProblemPlayer:
         return "\n".join([*lines, f"Answer: {_fmt(steps[-1].written)}"])
 
     def _algebra_guess(self, question: str, rng: random.Random) -> str:
-        body = question.split(":", 1)[-1].strip()
+        body = _task_body(question)
         kind = _algebra(question)
         if kind == "rewrite":
             return body  # unchanged: right only when nothing was to be done
@@ -521,7 +530,7 @@ class WordProblemPlayer:
             answer = ", ".join(f"{n} = {val}" for n, val in values) or "x = 0"
             return f" The solution is {answer}.\nAction {step}: finish[{answer}]"
         if kind == "rewrite":
-            return f" I rewrite it.\nAction {step}: finish[{question.split(':', 1)[-1].strip()}]"
+            return f" I rewrite it.\nAction {step}: finish[{_task_body(question)}]"
         steps = plan(question, random.Random(f"{question}|react"), temp, set())
         done = step - 1
         if done < len(steps):
