@@ -1007,11 +1007,19 @@ class OfflineModel:
             if not valid[i] or st is None or self._tries(st, rng, self.lookahead) is None:
                 bad = i
                 break
-        end = _fmt(cur) if chain else "nothing"
-        lines.append(
-            f"Analysis Report: The chain ends with {end} instead of {self.target}, so it does "
-            f"not solve the task; the mistake starts at step {bad + 1}."
-        )
+        if not chain:
+            report = "The chain has no steps, so it does not solve the task."
+        elif cur == (self.target,):  # the right end, through a step that does not hold
+            report = (
+                f"The chain ends with {self.target}, but step {bad + 1} does not hold, so it "
+                f"does not solve the task; the mistake starts at step {bad + 1}."
+            )
+        else:
+            report = (
+                f"The chain ends with {_fmt(cur)} instead of {self.target}, so it does not "
+                f"solve the task; the mistake starts at step {bad + 1}."
+            )
+        lines.append(f"Analysis Report: {report}")
         for i in range(len(chain)):
             prev = states[i - 1] if i > 0 else None
             before = _fmt(prev if prev else hand)

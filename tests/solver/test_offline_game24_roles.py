@@ -1,0 +1,271 @@
+"""The offline Game of 24 player in BoT's side roles, read word for word as BoT reads them.
+
+The analysis of a chain (``bot_feedback``), the rewrite of a cumulative experience
+(``bot_condense``) and the similarity of two steps (``bot_similar``) are replies a model writes
+from the prompt alone; BoT turns them into experience, a shorter experience and a merge
+decision. These tests fix what each says for chains and experiences whose right reading is
+plain: a hand of three numbers makes a state of two, which any reader checks in full, so where
+the first mistake stands is certain.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import statistics
+from collections import Counter
+
+import pytest
+
+import solver.domains.game24 as g24
+from puzzles.game24 import Hand
+from solver.domains.game24 import Game24Domain
+from solver.model import Call, Message, ModelError, Sampling
+from solver.model.offline import OfflineModel
+
+
+def reply(purpose: str, prompt: tuple[Message, ...], seed: int, temp: float = 0.7) -> str:
+    sampling = Sampling(temp, 1.0, 1, 600, ())
+    call = Call(purpose, prompt, sampling, {}, sample_offset=seed)
+    return asyncio.run(OfflineModel(seed=seed).generate(call)).text
+
+
+def analysis(hand: str, chain: list[str], seed: int = 1) -> list[str]:
+    prompt = Game24Domain(Hand.parse(hand)).prompt("analyze", chain=chain)
+    return reply("bot_feedback", prompt, seed).splitlines()
+
+
+KEEP = "Advice: keep this step. Recommendation or Reject: Recommend."
+MAY = "looks reasonable. Advice: it may be kept. Recommendation or Reject: Recommend."
+FOLLOWS = (
+    "follows a wrong step. Advice: revise the earlier step first. Recommendation or Reject: Reject."
+)
+
+
+def rejected(step: int, what: str, before: str) -> str:
+    return (
+        f"Step {step}: {what} leaves numbers that cannot make 24. Advice: do not use {what} "
+        f"from {before}; combine a different pair. Recommendation or Reject: Reject."
+    )
+
+
+# ---------------------------------------------------------------- the analysis of a chain
+
+
+def test_a_chain_that_makes_24_is_kept_step_by_step_with_full_confidence() -> None:
+    chain = ["8 / 8 = 1 (left: 1 4 7)", "7 - 1 = 6 (left: 4 6)", "6 * 4 = 24 (left: 24)"]
+    assert analysis("4 7 8 8", chain) == [
+        "Analysis Report: The chain uses every number once and reaches 24, so it solves the task.",
+        f"Step 1: correct. {KEEP}",
+        f"Step 2: correct. {KEEP}",
+        f"Step 3: correct. {KEEP}",
+        "Confidence score: 1.0",
+    ]
+
+
+def test_the_first_step_that_leaves_24_out_of_reach_is_rejected_and_those_before_it_kept() -> None:
+    # 4 * 6 leaves 1 and 24 (24 * 1 makes 24); 24 + 1 leaves 25 alone.
+    lines = analysis("1 4 6", ["4 * 6 = 24 (left: 1 24)", "24 + 1 = 25 (left: 25)"])
+    assert lines[:-1] == [
+        "Analysis Report: The chain ends with 25 instead of 24, so it does not solve the task; "
+        "the mistake starts at step 2.",
+        f"Step 1: {MAY}",
+        rejected(2, "24 + 1 = 25", "1 24"),
+    ]
+
+
+def test_the_steps_after_the_first_mistake_follow_a_wrong_step() -> None:
+    # 8 - 8 = 0 leaves 0 4 7, from which nothing makes 24.
+    chain = ["8 - 8 = 0 (left: 0 4 7)", "4 + 7 = 11 (left: 0 11)", "11 + 0 = 11 (left: 11)"]
+    confidences = set()
+    for seed in range(12):
+        lines = analysis("4 7 8 8", chain, seed)
+        assert lines[:-1] == [
+            "Analysis Report: The chain ends with 11 instead of 24, so it does not solve the "
+            "task; the mistake starts at step 1.",
+            rejected(1, "8 - 8 = 0", "4 7 8 8"),
+            f"Step 2: {FOLLOWS}",
+            f"Step 3: {FOLLOWS}",
+        ]
+        confidences.add(lines[-1])
+    assert confidences == {"Confidence score: 0.3", "Confidence score: 0.5"}
+
+
+def test_a_step_it_cannot_read_is_named_by_its_number_and_rejected() -> None:
+    chain = ["4 * 6 = 24 (left: 1 24)", "I am not sure here", "24 * 1 = 24 (left: 24)"]
+    assert analysis("1 4 6", chain)[:-1] == [
+        "Analysis Report: The chain ends with 24, but step 2 does not hold, so it does not "
+        "solve the task; the mistake starts at step 2.",
+        f"Step 1: {MAY}",
+        rejected(2, "step 2", "1 24"),
+        f"Step 3: {FOLLOWS}",
+    ]
+
+
+def test_a_chain_without_steps_is_said_to_have_none() -> None:
+    lines = analysis("4 7 8 8", [])
+    assert lines[0] == "Analysis Report: The chain has no steps, so it does not solve the task."
+    assert re.fullmatch(r"Confidence score: 0\.[35]", lines[1]) and len(lines) == 2
+
+
+@pytest.mark.parametrize(
+    ("hand", "step", "holds"),
+    [
+        ("1 4 6", "4 * 6 = 25 (left: 1 25)", False),  # written wrong
+        ("1 4 6", "1 / 4 = 0.25 (left: 0.25 6)", True),  # exact as a decimal
+        ("1 4 6", "1 / 4 = 0.26 (left: 0.26 6)", False),  # a hundredth off is too far
+        ("3 8 9", "8 / 3 = 2.67 (left: 2.67 9)", True),  # rounded to a hundredth
+        ("3 8 9", "8 / 3 = 2.6766 (left: 2.6766 9)", True),  # just under a hundredth off
+        ("3 8 9", "8 / 3 = 2.68 (left: 2.68 9)", False),  # more than a hundredth off
+        ("3 8 9", "8 / 3 = 267/100 (left: 267/100 9)", False),  # a fraction must be exact
+        ("3 8 9", "8 / 3 = x (left: 9 x)", False),  # no number at all
+    ],
+)
+def test_a_result_holds_when_exact_or_a_decimal_within_a_hundredth(
+    hand: str, step: str, holds: bool
+) -> None:
+    # Each step leaves two numbers that make 24, so a step that holds is kept and the
+    # unreadable second step is the mistake; one that does not hold is the mistake itself.
+    lines = analysis(hand, [step, "I give up"])
+    assert lines[1] == (f"Step 1: {MAY}" if holds else rejected(1, step.split(" (")[0], hand))
+    assert lines[0].endswith(f"the mistake starts at step {1 if not holds else 2}.")
+
+
+# ---------------------------------------------------------------- condensing the experience
+
+RIGHT = ["8 / 8 = 1 (left: 1 4 7)", "7 - 1 = 6 (left: 4 6)", "6 * 4 = 24 (left: 24)"]
+WRONG = ["8 - 8 = 0 (left: 0 4 7)", "4 + 7 = 11 (left: 0 11)"]
+OTHER = ["8 + 8 = 16 (left: 4 7 16)", "16 - 7 = 9 (left: 4 9)", "9 * 4 = 36 (left: 36)"]
+
+
+def entry(index: int, chain: list[str], seed: int = 1) -> str:
+    """The experience entry BoT writes for ``chain`` after the engine has analysed it."""
+    text = "\n".join(analysis("4 7 8 8", chain, seed))
+    return g24.parse_feedback(text, len(chain)).entry(index, chain)
+
+
+def condensed(experience: str) -> list[str]:
+    prompt = Game24Domain(Hand.parse("4 7 8 8")).prompt("condense", experience=experience)
+    return reply("bot_condense", prompt, 1).splitlines()
+
+
+def test_condensing_keeps_each_right_chain_once_and_each_lesson_once() -> None:
+    experience = "\n".join([entry(1, WRONG), entry(2, RIGHT), entry(3, WRONG), entry(4, RIGHT)])
+    assert condensed(experience) == [
+        "Advice and error reports so far:",
+        "- Error report: 8 - 8 = 0 leaves numbers that cannot make 24. Advice: do not use "
+        "8 - 8 = 0 from 4 7 8 8; combine a different pair. Recommendation or Reject: reject",
+        "- Error report: follows a wrong step. Advice: revise the earlier step first. "
+        "Recommendation or Reject: reject",
+        "1. Reasoning chain and comments (correct in full)",
+        "---",
+        *[f"Step {i}: {step}" for i, step in enumerate(RIGHT, 1)],
+        "---",
+        *[
+            f"Step {i}: Advice: keep this step. Recommendation or Reject: Recommend."
+            for i in (1, 2, 3)
+        ],
+    ]
+
+
+def test_condensing_numbers_each_right_chain_and_says_when_there_is_no_advice() -> None:
+    two = ["8 / 8 = 1 (left: 1 4 7)", "7 - 1 = 6 (left: 4 6)", "4 * 6 = 24 (left: 24)"]
+    lines = condensed("\n".join([entry(1, RIGHT), entry(2, two)]))
+    assert lines[0] == "No advice so far."
+    assert [ln for ln in lines if "Reasoning chain" in ln] == [
+        "1. Reasoning chain and comments (correct in full)",
+        "2. Reasoning chain and comments (correct in full)",
+    ]
+    assert lines.count("---") == 4 and len(lines) == 1 + 2 * (1 + 2 + 3 + 3)
+
+
+def test_condensing_an_experience_again_keeps_it_as_it_is() -> None:
+    once = "\n".join(condensed("\n".join([entry(1, WRONG), entry(2, RIGHT), entry(3, OTHER)])))
+    assert "\n".join(condensed(once)) == once
+
+
+def test_condensing_keeps_the_newest_forty_lessons() -> None:
+    lessons = "\n".join(
+        f"Step 1: {n} + 1 leaves too little. Advice: do not use {n} + 1. "
+        "Recommendation or Reject: Reject."
+        for n in range(50)
+    )
+    lines = condensed(f"1. Reasoning chain and comments\n{lessons}")
+    assert len(lines) == 41
+    assert lines[1].startswith("- 10 + 1 leaves") and lines[-1].startswith("- 49 + 1 leaves")
+
+
+@pytest.mark.parametrize(
+    "user",
+    [
+        "The numbers are: 4 7 8 8.\n#####\nStep 1: x\n#####",  # no target
+        "Task: make 24.\n#####\nStep 1: x\n#####",  # no numbers
+        "Task: make 24.\nThe numbers are: 4 7 8 8.\nNothing learnt yet.",  # no experience
+    ],
+)
+def test_a_condense_prompt_missing_a_part_is_refused(user: str) -> None:
+    with pytest.raises(ModelError, match="cannot read"):
+        reply("bot_condense", (Message("user", user),), 1)
+
+
+# ---------------------------------------------------------------- how alike two steps are
+
+
+def similarity(a: str, b: str, seed: int = 1, temp: float = 0.7) -> str:
+    prompt = Game24Domain(Hand.parse("4 7 8 8")).prompt("similar", a=a, b=b)
+    return reply("bot_similar", prompt, seed, temp)
+
+
+SAME = "Both steps combine the same numbers with the same operation.\nSimilarity: 100%"
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "same"),
+    [
+        ("7 - 4 = 3 (left: 3 8 8)", "7 - 4 = 3 (left: 3 8 8)", True),
+        ("8 + 4 = 12 (left: 7 8 12)", "4 + 8 = 12 (left: 7 8 12)", True),
+        ("8 * 4 = 32 (left: 7 8 32)", "4 * 8 = 32 (left: 7 8 32)", True),
+        ("8 - 4 = 4 (left: 4 7 8)", "4 - 8 = -4 (left: -4 7 8)", False),
+        ("8 / 4 = 2 (left: 2 7 8)", "4 / 8 = 1/2 (left: 1/2 7 8)", False),
+        ("8 + 4 = 12 (left: 7 8 12)", "8 * 4 = 32 (left: 7 8 32)", False),
+    ],
+)
+def test_the_same_numbers_by_the_same_operation_are_the_same_step(
+    a: str, b: str, same: bool
+) -> None:
+    assert (similarity(a, b) == SAME) is same
+
+
+def percents(a: str, b: str, temp: float, seeds: int = 300) -> list[int]:
+    out = []
+    for seed in range(seeds):
+        text = similarity(a, b, seed, temp)
+        assert text.startswith("The steps share some of their numbers and words.\n"), text
+        found = re.fullmatch(r"Similarity: (\d+)%", text.splitlines()[-1])
+        assert found, text
+        out.append(int(found.group(1)))
+    return out
+
+
+def test_two_steps_are_compared_by_what_they_do_not_by_what_is_left() -> None:
+    # 8 - 4 = 4 against 8 / 4 = 2: two of their four tokens match (8 and 4): 50 %, by eye.
+    got = percents("8 - 4 = 4 (left: 4 7 8)", "8 / 4 = 2 (left: 2 7 8)", 0.0)
+    assert statistics.mean(got) == pytest.approx(50, abs=1)
+    assert 2 < statistics.stdev(got) < 4  # a few points off either way at temperature 0
+    hot = percents("8 - 4 = 4 (left: 4 7 8)", "8 / 4 = 2 (left: 2 7 8)", 1.0)
+    assert 6.5 < statistics.stdev(hot) < 9.5  # 3 + 5 points at temperature 1
+
+
+def test_texts_that_are_not_steps_are_compared_word_for_word_whatever_their_case() -> None:
+    # Three of four words in common: 75 %, by eye.
+    got = percents("Add the two eights", "add THE two fours", 0.0)
+    assert statistics.mean(got) == pytest.approx(75, abs=1)
+    # The same text is never judged above 99 %, nor anything below 0 %.
+    assert max(percents("Add the two eights", "Add the two eights", 1.0, 100)) == 99
+    none = Counter(percents("Add the two eights", "keep it", 0.0, 100))
+    assert min(none) == 0 and none[0] >= 30
+
+
+def test_a_text_without_numbers_or_words_shares_nothing() -> None:
+    assert similarity("???", "8 - 4 = 4") == "Similarity: 0%"
+    assert similarity("8 - 4 = 4", "...") == "Similarity: 0%"
