@@ -14,14 +14,17 @@ import asyncio
 import re
 import statistics
 from collections import Counter
+from fractions import Fraction
 
 import pytest
 
 import solver.domains.game24 as g24
 from puzzles.game24 import Hand
+from puzzles.game24.rules import State
 from solver.domains.game24 import Game24Domain
 from solver.model import Call, Message, ModelError, Sampling
 from solver.model.offline import OfflineModel
+from solver.model.offline.game24 import _read_habits
 
 
 def reply(purpose: str, prompt: tuple[Message, ...], seed: int, temp: float = 0.7) -> str:
@@ -269,3 +272,153 @@ def test_texts_that_are_not_steps_are_compared_word_for_word_whatever_their_case
 def test_a_text_without_numbers_or_words_shares_nothing() -> None:
     assert similarity("???", "8 - 4 = 4") == "Similarity: 0%"
     assert similarity("8 - 4 = 4", "...") == "Similarity: 0%"
+
+
+# ---------------------------------------------------------------- ToT's value, answer and judge
+
+
+def value(numbers: str, seed: int, temp: float = 0.7) -> str:
+    state = State(tuple(Fraction(n) for n in numbers.split()))
+    return reply(
+        "value", Game24Domain(Hand.parse("4 7 8 8")).prompt("value", state=state), seed, temp
+    )
+
+
+def test_a_lone_number_is_sure_when_it_is_24_and_impossible_otherwise() -> None:
+    assert {value("24", s) for s in range(20)} == {"24\nsure"}
+    assert {value("25", s) for s in range(20)} == {"25\nimpossible"}
+
+
+def test_two_numbers_are_checked_in_full() -> None:
+    assert {value("4 6", s) for s in range(20)} == {"4 6: I can reach 24 from here\nsure"}
+    said = Counter(value("2 3", s, 0.0) for s in range(1000))
+    assert set(said) == {
+        "2 3: no pair of operations gives 24\nimpossible",
+        "2 3: no pair of operations gives 24\nlikely",
+    }
+    # A slip of judgement 8 % of the time at temperature 0.5, 4 % at 0, 12 % at 1.
+    cold = said["2 3: no pair of operations gives 24\nlikely"] / 1000
+    hot = sum(value("2 3", s, 1.0).endswith("likely") for s in range(1000)) / 1000
+    assert 0.025 < cold < 0.06 and 0.09 < hot < 0.15, (cold, hot)
+
+
+def test_three_numbers_that_cannot_make_24_look_hard_and_now_and_then_likely() -> None:
+    # No try reaches 24 from 7 7 70, and a number past 60 makes the promise low.
+    said = Counter(value("7 7 70", s, 0.0) for s in range(400))
+    hard = "7 7 70: the numbers look hard to combine into 24\nimpossible"
+    likely = "7 7 70: not found yet, but the numbers are in range\nlikely"
+    assert set(said) == {hard, likely} and said[hard] > 0.9 * 400
+
+
+def final(hand: str, steps: list[str]) -> str:
+    prompt = Game24Domain(Hand.parse(hand)).prompt("cot", steps=tuple(steps))
+    return reply("answer", prompt, 1)
+
+
+def test_tots_answer_builds_the_expression_of_the_steps_it_reads() -> None:
+    steps = ["8 / 8 = 1 (left: 1 4 7)", "7 - 1 = 6 (left: 4 6)", "6 * 4 = 24 (left: 24)"]
+    assert final("4 7 8 8", steps) == "Answer: (7 - 8 / 8) * 4 = 24"
+    # A line that is no step is passed over, not the end of the reading.
+    noisy = [steps[0], "Let me think.", *steps[1:]]
+    assert final("4 7 8 8", noisy) == "Answer: (7 - 8 / 8) * 4 = 24"
+
+
+def test_tots_answer_writes_what_the_steps_end_with_even_when_it_is_not_24() -> None:
+    steps = ["8 + 8 = 16 (left: 4 7 16)", "16 - 7 = 9 (left: 4 9)", "9 * 4 = 36 (left: 36)"]
+    assert final("4 7 8 8", steps) == "Answer: (8 + 8 - 7) * 4 = 36"
+    # A division by zero is written, with 0 for its value.
+    zero = final("4 4 6", ["4 - 4 = 0 (left: 0 6)", "6 / 0 = 0 (left: 0)"])
+    assert zero.startswith("Answer: 6 / (4 - 4) = ")
+
+
+def judged(hand: str, answer: str, seeds: int = 400) -> Counter[str]:
+    prompt = Game24Domain(Hand.parse(hand)).prompt("judge", answer=answer)
+    return Counter(reply("judge", prompt, s) for s in range(seeds))
+
+
+def test_the_judge_rereads_the_answer_and_misjudges_one_time_in_twenty() -> None:
+    right = judged("4 7 8 8", "(7 - 8 / 8) * 4")
+    wrong = judged("4 7 8 8", "(8 + 8 - 7) * 4")
+    assert set(right) == set(wrong) == {"Judge: sure", "Judge: impossible"}
+    assert 8 <= right["Judge: impossible"] <= 35 and 8 <= wrong["Judge: sure"] <= 35
+    # An answer that does not use the hand's numbers is wrong whatever it comes to.
+    assert judged("4 7 8 8", "4 * 6", 50)["Judge: impossible"] >= 44
+
+
+# ---------------------------------------------------------------- IO's habit, ToT's proposals
+
+
+def io_answers(hand: str, seeds: int = 400) -> Counter[str]:
+    """IO's answers from one engine (its habits are its own), one per sample."""
+    prompt = Game24Domain(Hand.parse(hand)).prompt("io")
+    engine = OfflineModel(seed=3)
+    out: Counter[str] = Counter()
+    for s in range(seeds):
+        call = Call("io", prompt, Sampling(0.7, 1.0, 1, 600, ()), {}, sample_offset=s)
+        out[asyncio.run(engine.generate(call)).text.splitlines()[-1]] += 1
+    return out
+
+
+def test_io_repeats_a_habitual_answer_and_otherwise_tries_twice_on_its_own() -> None:
+    # Two samples in three give the hand's habitual answer (here a wrong one: it makes 5);
+    # the others try twice, and one time in two fall back on the habit when both fail.
+    domain = Game24Domain(Hand.parse("4 7 8 8"))
+    said = io_answers("4 7 8 8")
+    habit, count = said.most_common(1)[0]
+    assert habit == "Answer: 7 - 8 / (8 - 4) = 24" and 0.58 < count / 400 < 0.74, count
+    right = sum(n for text, n in said.items() if domain.check(domain.parse_answer(text)).ok)
+    assert 0.17 < right / 400 < 0.28, right
+
+
+def test_proposals_list_five_to_eight_steps() -> None:
+    prompt = Game24Domain(Hand.parse("4 7 8 8")).prompt(
+        "propose", state=Hand.parse("4 7 8 8").start()
+    )
+    counts = Counter(len(reply("propose", prompt, s).splitlines()) for s in range(200))
+    assert set(counts) == {5, 6, 7, 8}, counts
+
+
+def test_the_worked_examples_teach_each_operations_share_of_their_steps() -> None:
+    # Counted independently: the operators of each example's answer, read as text.
+    text = Game24Domain(Hand.parse("4 7 8 8")).prompt("io")[-1].content
+    answers = re.findall(r"^Answer: (.*) = 24$", text, re.MULTILINE)
+    assert len(answers) >= 3
+    ops = Counter(op for answer in answers for op in re.findall(r" ([-+*/]) ", answer))
+    habits = _read_habits(text, Fraction(24))
+    assert habits is not None
+    total = sum(ops.values())
+    assert dict(habits.ops) == {op: ops[op] / total for op in "+-*/"}
+
+
+# ---------------------------------------------------------------- BoT's step reads the advice
+
+
+def first_steps(experience: str, seeds: int = 300) -> Counter[str]:
+    prompt = Game24Domain(Hand.parse("4 7 8 8")).prompt("step", experience=experience, chain=[])
+    out: Counter[str] = Counter()
+    for seed in range(seeds):
+        found = re.search(
+            r"Two numbers selected: (\S+) (\S+), Operation: (\S)", reply("bot_step", prompt, seed)
+        )
+        assert found
+        out[f"{found[1]} {found[3]} {found[2]}"] += 1
+    return out
+
+
+def advice(step: str) -> str:
+    return (
+        "Advice and error reports so far:\n- Error report: "
+        f"{step} leaves numbers that cannot make 24. Advice: do not use {step} from 4 7 8 8; "
+        "combine a different pair."
+    )
+
+
+def test_advice_against_a_sum_holds_for_its_numbers_in_either_order_and_no_other_sum() -> None:
+    told = first_steps(advice("8 + 4 = 12"))
+    assert told["8 + 4"] + told["4 + 8"] <= 2
+    assert told["8 + 7"] + told["7 + 4"] >= 15  # other sums are played as before
+
+
+def test_advice_against_a_difference_holds_for_that_order_only() -> None:
+    assert first_steps(advice("8 - 4 = 4"))["8 - 4"] <= 3
+    assert first_steps(advice("4 - 8 = -4"))["8 - 4"] >= 30  # 8 - 4 is another step
