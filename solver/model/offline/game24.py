@@ -267,6 +267,9 @@ def _read_avoid(text: str) -> list[tuple[_Step, _Nums]]:
     return out
 
 
+_FIELD_NAMES = re.compile(r"error report:|advice:|recommendation or reject:|[\s.,;:-]", re.I)
+"""An analysis line's field names and punctuation: a line of nothing else teaches nothing."""
+
 _CONDENSE_KEEP = 40
 """The most advice lines a condensed experience keeps (the newest)."""
 
@@ -294,7 +297,9 @@ def _condense(experience: str, hand: _Nums, target: Fraction) -> str:
         if "reject" not in line.lower() or "advice" not in line.lower():
             continue
         line = re.sub(r"^\s*(?:-\s*)?(?:Step\s+\d+\s*:\s*)?", "", line).strip()
-        if line and line not in advice:
+        if not _FIELD_NAMES.sub("", line):  # "Advice: . Recommendation or Reject: -"
+            continue
+        if line not in advice:
             advice.append(line)
     advice = advice[-_CONDENSE_KEEP:]
     out = ["Advice and error reports so far:" if advice else "No advice so far."]
@@ -1002,13 +1007,24 @@ class OfflineModel:
             lines.append("Confidence score: 1.0")
             return "\n".join(lines)
         # Find the first step after which the numbers no longer look able to make 24.
-        bad = len(chain) - 1
-        for i, st in enumerate(states):
-            if not valid[i] or st is None or self._tries(st, rng, self.lookahead) is None:
-                bad = i
-                break
+        # None: every step holds and leaves numbers that can still make 24 (a chain that
+        # stops early); each step is then kept.
+        first_bad = next(
+            (
+                i
+                for i, st in enumerate(states)
+                if not valid[i] or st is None or self._tries(st, rng, self.lookahead) is None
+            ),
+            None,
+        )
+        bad = len(chain) if first_bad is None else first_bad
         if not chain:
             report = "The chain has no steps, so it does not solve the task."
+        elif first_bad is None:
+            report = (
+                f"The chain stops at {_fmt(cur)} before it uses every number, so it does not "
+                f"solve the task yet; every step so far can still lead to {self.target}."
+            )
         elif cur == (self.target,):  # the right end, through a step that does not hold
             report = (
                 f"The chain ends with {self.target}, but step {bad + 1} does not hold, so it "
