@@ -892,9 +892,7 @@ class OfflineModel:
             step = _read_step(line)
             if step is None:
                 continue
-            a, op, b, _ = step
-            c = combine(a, op, b)
-            path.append((a, op, b, c if c is not None else Fraction(0)))
+            path.append(step[:3])  # the expression needs only the numbers and operation
             played = _play(cur, step)
             if played is not None:
                 cur = played[0]
