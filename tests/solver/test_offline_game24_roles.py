@@ -66,6 +66,13 @@ def test_a_chain_that_makes_24_is_kept_step_by_step_with_full_confidence() -> No
     ]
 
 
+def test_a_negative_number_in_parentheses_is_read_as_a_number() -> None:
+    chain = ["2 - 4 = -2 (left: -2 26)", "26 + (-2) = 24 (left: 24)"]
+    assert analysis("2 4 26", chain)[0] == (
+        "Analysis Report: The chain uses every number once and reaches 24, so it solves the task."
+    )
+
+
 def test_the_first_step_that_leaves_24_out_of_reach_is_rejected_and_those_before_it_kept() -> None:
     # 4 * 6 leaves 1 and 24 (24 * 1 makes 24); 24 + 1 leaves 25 alone.
     lines = analysis("1 4 6", ["4 * 6 = 24 (left: 1 24)", "24 + 1 = 25 (left: 25)"])
@@ -364,8 +371,11 @@ def test_tots_answer_writes_what_the_steps_end_with_even_when_it_is_not_24() -> 
     steps = ["8 + 8 = 16 (left: 4 7 16)", "16 - 7 = 9 (left: 4 9)", "9 * 4 = 36 (left: 36)"]
     assert final("4 7 8 8", steps) == "Answer: (8 + 8 - 7) * 4 = 36"
     # A division by zero is written, with 0 for its value.
-    zero = final("4 4 6", ["4 - 4 = 0 (left: 0 6)", "6 / 0 = 0 (left: 0)"])
-    assert zero.startswith("Answer: 6 / (4 - 4) = ")
+    # A division by zero is written, its value taken as 0 by the steps after it.
+    zero = ["4 - 4 = 0 (left: 0 6 24)", "6 / 0 = 0 (left: 0 24)", "24 + 0 = 24 (left: 24)"]
+    assert final("4 4 6 24", zero).startswith("Answer: 24 + 6 / (4 - 4) = ")
+    # Steps that stop early leave more than one expression, written side by side.
+    assert final("1 4 6", ["4 * 6 = 24 (left: 1 24)"]) == "Answer: 1 4 * 6 = 1 24"
 
 
 def judged(hand: str, answer: str, seeds: int = 400) -> Counter[str]:
