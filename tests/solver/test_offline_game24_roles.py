@@ -25,12 +25,8 @@ from solver.domains.game24 import Game24Domain
 from solver.model import Call, Message, ModelError, Sampling
 from solver.model.offline import OfflineModel
 from solver.model.offline.game24 import _read_habits
-
-
-def reply(purpose: str, prompt: tuple[Message, ...], seed: int, temp: float = 0.7) -> str:
-    sampling = Sampling(temp, 1.0, 1, 600, ())
-    call = Call(purpose, prompt, sampling, {}, sample_offset=seed)
-    return asyncio.run(OfflineModel(seed=seed).generate(call)).text
+from tests.solver.test_bot_variants import first_steps as opening_steps
+from tests.solver.test_offline_crossword_player import reply
 
 
 def analysis(hand: str, chain: list[str], seed: int = 1) -> list[str]:
@@ -450,14 +446,7 @@ def test_an_operation_inside_a_negation_counts_among_an_examples_steps() -> None
 
 def first_steps(experience: str, seeds: int = 300) -> Counter[str]:
     prompt = Game24Domain(Hand.parse("4 7 8 8")).prompt("step", experience=experience, chain=[])
-    out: Counter[str] = Counter()
-    for seed in range(seeds):
-        found = re.search(
-            r"Two numbers selected: (\S+) (\S+), Operation: (\S)", reply("bot_step", prompt, seed)
-        )
-        assert found
-        out[f"{found[1]} {found[3]} {found[2]}"] += 1
-    return out
+    return opening_steps(reply("bot_step", prompt, seed) for seed in range(seeds))
 
 
 def advice(step: str) -> str:
