@@ -471,8 +471,8 @@ def test_advice_against_a_difference_holds_for_that_order_only() -> None:
 # ---------------------------------------------------------------- BoT's evaluation of a step
 
 
-def evaluation(step: str, seed: int, temp: float) -> str:
-    prompt = Game24Domain(Hand.parse("1 4 6")).prompt("evaluate", chain=[], step=step)
+def evaluation_of(hand: str, step: str, seed: int, temp: float = 0.7) -> str:
+    prompt = Game24Domain(Hand.parse(hand)).prompt("evaluate", chain=[], step=step)
     return reply("bot_evaluate", prompt, seed, temp)
 
 
@@ -480,7 +480,7 @@ def evaluation(step: str, seed: int, temp: float) -> str:
 def test_an_evaluation_is_judged_calmly_whatever_the_sampling_temperature(temp: float) -> None:
     # 4 * 6 = 24 leaves 1 24, which surely makes 24 (a promise of 0.95); read with a spread
     # of 0.12 at any temperature, a score falls to 0.7 or below about one time in ten.
-    said = Counter(evaluation("4 * 6 = 24 (left: 1 24)", s, temp) for s in range(400))
+    said = Counter(evaluation_of("1 4 6", "4 * 6 = 24 (left: 1 24)", s, temp) for s in range(400))
     assert said["Evaluation score: 0.9"] + said["Evaluation score: 1"] > 300
     low = 400 - said["Evaluation score: 0.9"] - said["Evaluation score: 1"]
     assert 0.05 < low / 400 < 0.17, said
@@ -491,3 +491,52 @@ def test_an_evaluation_prompt_without_its_step_is_refused_by_name() -> None:
     broken = tuple(Message(m.role, m.content.replace("The next step", "A step")) for m in prompt)
     with pytest.raises(ModelError, match="Game of 24 bot_evaluate prompt"):
         reply("bot_evaluate", broken, 1)
+
+
+def test_an_evaluation_reads_a_hard_state_as_middling() -> None:
+    # 8 - 8 = 0 leaves 0 4 7: no try makes 24, yet the numbers are in range (a promise of
+    # 0.55): mostly 0.5, often 0.7 or 0.3, never 0.1 or 1.
+    said = Counter(evaluation_of("4 7 8 8", "8 - 8 = 0 (left: 0 4 7)", s) for s in range(400))
+    assert said.most_common(1)[0][0] == "Evaluation score: 0.5"
+    assert said["Evaluation score: 0.7"] > 60 and said["Evaluation score: 0.3"] > 20
+    assert set(said) <= {f"Evaluation score: {x}" for x in ("0.3", "0.5", "0.7", "0.9")}
+
+
+def test_a_sure_step_is_scored_both_0_9_and_1() -> None:
+    said = Counter(evaluation_of("1 4 6", "4 * 6 = 24 (left: 1 24)", s) for s in range(400))
+    assert said["Evaluation score: 0.9"] > 100 and said["Evaluation score: 1"] > 100
+
+
+# ---------------------------------------------------------------- where BoT's chain has got to
+
+
+def step_after(chain_step: str, experience: str = "") -> str:
+    domain = Game24Domain(Hand.parse("4 7 8 8"))
+    chain = [(chain_step, 0.9)] if chain_step else []
+    return reply("bot_step", domain.prompt("step", experience=experience, chain=chain), 1)
+
+
+def test_bots_next_step_plays_the_chain_rather_than_trusting_its_written_set() -> None:
+    # The chain says its new set is 1 4 9; 8 / 8 from 4 7 8 8 leaves 4 7 1.
+    written = (
+        "Step 1, Current set: 4 7 8 8, Two numbers selected: 8 8, Operation: /, New number "
+        "calculated: 1, Remaining numbers: 4 7, New set: 1 4 9"
+    )
+    assert step_after(written).startswith("Step 2, Current set: 4 7 1,")
+
+
+def test_bots_next_step_takes_the_written_set_of_a_step_it_cannot_play() -> None:
+    # 9 / 9 is not on the table: the step's own "New set" is all there is to go by.
+    unplayable = (
+        "Step 1, Current set: 4 7 8 8, Two numbers selected: 9 9, Operation: /, New number "
+        "calculated: 1, Remaining numbers: 4 7, New set: 1 4 7 8"
+    )
+    assert step_after(unplayable).startswith("Step 2, Current set: 1 4 7 8,")
+
+
+def test_advice_whose_numbers_cannot_be_read_is_passed_over() -> None:
+    unread = (
+        "Advice and error reports so far:\n- Advice: do not use 8 - 4 = 4 from -; combine a "
+        "different pair."
+    )
+    assert step_after("", unread).startswith("Step 1, Current set: 4 7 8 8,")
