@@ -540,3 +540,19 @@ def test_advice_whose_numbers_cannot_be_read_is_passed_over() -> None:
         "different pair."
     )
     assert step_after("", unread).startswith("Step 1, Current set: 4 7 8 8,")
+
+
+@pytest.mark.parametrize(("last", "left", "score"), [("*", "24", "1.0"), ("+", "10", "0.1")])
+def test_bots_step_after_a_finished_chain_has_nothing_to_combine(
+    last: str, left: str, score: str
+) -> None:
+    steps = [
+        "8 / 8 = 1 (left: 1 4 7)",
+        "7 - 1 = 6 (left: 4 6)",
+        f"6 {last} 4 = {left} (left: {left})",
+    ]
+    domain = Game24Domain(Hand.parse("4 7 8 8"))
+    prompt = domain.prompt("step", experience="", chain=[(s, 0.9) for s in steps])
+    assert reply("bot_step", prompt, 1) == (
+        f"Step 4: only {left} is left, so there is nothing to combine. Evaluation score: {score}"
+    )
