@@ -556,3 +556,38 @@ def test_bots_step_after_a_finished_chain_has_nothing_to_combine(
     assert reply("bot_step", prompt, 1) == (
         f"Step 4: only {left} is left, so there is nothing to combine. Evaluation score: {score}"
     )
+
+
+def test_bots_last_step_leaves_no_remaining_numbers() -> None:
+    domain = Game24Domain(Hand.parse("4 7 8 8"))
+    steps = [("8 / 8 = 1 (left: 1 4 7)", 0.9), ("7 - 1 = 6 (left: 4 6)", 0.9)]
+    for seed in range(5):
+        text = reply("bot_step", domain.prompt("step", experience="", chain=steps), seed)
+        assert text.startswith("Step 3, Current set: 4 6,") and ", Remaining numbers: none," in text
+
+
+# ---------------------------------------------------------------- reading and writing numbers
+
+
+@pytest.mark.parametrize(
+    ("hand", "steps", "answer"),
+    [
+        ("2 4 48", ["4 * 2 = 8 (left: 8 48)", "48 / 8 = 6 (left: 6)"], "48 / (4 * 2) = 6"),
+        ("1 2 3", ["2 + 3 = 5 (left: 1 5)", "1 + 5 = 6 (left: 6)"], "1 + 2 + 3 = 6"),
+        ("1 2 3", ["2 - 3 = -1 (left: -1 1)", "1 - (-1) = 2 (left: 2)"], "1 - (2 - 3) = 2"),
+    ],
+)
+def test_an_expression_has_the_parentheses_it_needs_and_no_more(
+    hand: str, steps: list[str], answer: str
+) -> None:
+    assert final(hand, steps) == f"Answer: {answer}"
+
+
+def test_a_result_written_in_parentheses_is_shown_without_them() -> None:
+    lines = analysis("1 4 6", ["1 / 4 = (1/5) (left: 1/5 6)", "I give up"])
+    assert lines[1] == rejected(1, "1 / 4 = 1/5", "1 4 6")
+
+
+def test_a_hand_of_six_numbers_is_played() -> None:
+    text = reply("io", Game24Domain(Hand.parse("1 2 3 4 5 6")).prompt("io"), 1)
+    assert text.startswith("Answer: ") and text.endswith(" = 24")
