@@ -591,3 +591,49 @@ def test_a_result_written_in_parentheses_is_shown_without_them() -> None:
 def test_a_hand_of_six_numbers_is_played() -> None:
     text = reply("io", Game24Domain(Hand.parse("1 2 3 4 5 6")).prompt("io"), 1)
     assert text.startswith("Answer: ") and text.endswith(" = 24")
+
+
+# ---------------------------------------------------------------- how a result is written
+
+
+def written_results(temp: float, seeds: int = 600) -> list[tuple[Fraction, str]]:
+    """(exact result, as written) for every proposal from 1 2 over ``seeds`` samples."""
+    state = State((Fraction(1), Fraction(2)))
+    prompt = Game24Domain(Hand.parse("4 7 8 8")).prompt("propose", state=state)
+    out = []
+    for seed in range(seeds):
+        for line in reply("propose", prompt, seed, temp).splitlines():
+            found = re.fullmatch(r"(\d+) ([-+*/]) (\d+) = (\S+) \(left: .*\)", line)
+            assert found, line
+            a, op, b = Fraction(found[1]), found[2], Fraction(found[3])
+            exact = {"+": a + b, "-": a - b, "*": a * b, "/": a / b}[op]
+            out.append((exact, found[4]))
+    return out
+
+
+def slips(results: list[tuple[Fraction, str]]) -> list[Fraction]:
+    """How far each result written wrong is off (decimals of a fraction are not slips)."""
+    out = []
+    for exact, text in results:
+        if text == f"{float(exact):.2f}" and exact.denominator != 1:
+            continue
+        value = Fraction(text)
+        if value != exact:
+            out.append(value - exact)
+    return out
+
+
+def test_a_result_now_and_then_slips_by_one_or_two_more_often_when_hot() -> None:
+    warm = written_results(0.7)
+    off = slips(warm)
+    assert set(off) == {-2, -1, 1, 2}
+    assert 0.012 < len(off) / len(warm) < 0.04  # 2 % x (0.5 + 0.7)
+    cold, hot = written_results(0.0, 300), written_results(1.5, 300)
+    assert len(slips(cold)) / len(cold) < 0.02 < 0.028 < len(slips(hot)) / len(hot) < 0.06
+
+
+def test_a_fraction_is_written_as_a_decimal_about_half_the_time_and_a_whole_number_never() -> None:
+    results = written_results(0.7)
+    halves = [text for exact, text in results if exact == Fraction(1, 2)]
+    assert set(halves) >= {"1/2", "0.50"} and 0.35 < halves.count("0.50") / len(halves) < 0.65
+    assert not [t for exact, t in results if exact.denominator == 1 and "." in t]
