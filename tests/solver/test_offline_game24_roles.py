@@ -637,3 +637,49 @@ def test_a_fraction_is_written_as_a_decimal_about_half_the_time_and_a_whole_numb
     halves = [text for exact, text in results if exact == Fraction(1, 2)]
     assert set(halves) >= {"1/2", "0.50"} and 0.35 < halves.count("0.50") / len(halves) < 0.65
     assert not [t for exact, t in results if exact.denominator == 1 and "." in t]
+
+
+def chain_entry(steps: list[str], verdicts: list[str]) -> str:
+    lines = ["1. Reasoning chain and comments", "---"]
+    lines += [f"Step {i}: {step}" for i, step in enumerate(steps, 1)]
+    lines += ["---", "Analysis Report: it does not make 24."]
+    lines += [
+        f"Step {i}: Error report: -. Advice: -. Recommendation or Reject: {verdict}"
+        for i, verdict in enumerate(verdicts, 1)
+    ]
+    return "\n".join(lines)
+
+
+def test_a_step_its_chains_analysis_recommended_is_taken_about_six_times_as_often() -> None:
+    # 8 + 7 opens 4 of 200 samples unprompted; recommended in a chain whose second step was
+    # rejected, its weight is tripled (a chain recommended in full would multiply it by 40).
+    mixed = chain_entry(
+        ["8 + 7 = 15 (left: 4 8 15)", "15 * 4 = 60 (left: 8 60)"], ["Recommend", "Reject"]
+    )
+    assert first_steps("", 200)["8 + 7"] <= 8
+    assert 12 <= first_steps(mixed, 200)["8 + 7"] <= 30
+
+
+def test_a_step_its_chains_analysis_rejected_is_all_but_never_taken_again() -> None:
+    rejected = chain_entry(
+        ["8 - 7 = 1 (left: 1 4 8)", "8 * 1 = 8 (left: 4 8)"], ["Reject", "Reject"]
+    )
+    assert first_steps("", 200)["8 - 7"] >= 20
+    assert first_steps(rejected, 200)["8 - 7"] <= 2
+
+
+def test_a_tight_nucleus_keeps_only_the_heaviest_steps() -> None:
+    prompt = Game24Domain(Hand.parse("4 7 8 8")).prompt("step", experience="", chain=[])
+    free = first_steps("", 200)
+    tight = opening_steps(reply("bot_step", prompt, s, 0.7, 0.1) for s in range(200))
+    assert len(tight) <= 8 < len(free)
+    assert tight.most_common(1)[0][0] in {step for step, _ in free.most_common(3)}
+
+
+def test_advice_for_other_numbers_does_not_stop_the_reading_of_the_rest() -> None:
+    both = (
+        "Advice and error reports so far:\n"
+        "- Advice: do not use 1 + 2 = 3 from 1 2 3 4; combine a different pair.\n"
+        "- Advice: do not use 8 - 7 = 1 from 4 7 8 8; combine a different pair."
+    )
+    assert first_steps(both, 200)["8 - 7"] <= 2
