@@ -683,3 +683,20 @@ def test_advice_for_other_numbers_does_not_stop_the_reading_of_the_rest() -> Non
         "- Advice: do not use 8 - 7 = 1 from 4 7 8 8; combine a different pair."
     )
     assert first_steps(both, 200)["8 - 7"] <= 2
+
+
+def test_a_condensed_experience_is_read_for_its_advice_and_its_right_chains() -> None:
+    once = "\n".join(condensed("\n".join([entry(1, WRONG), entry(2, RIGHT)])))
+    assert once.startswith("Advice and error reports so far:")
+    assert first_steps(once, 100)["8 / 8"] >= 80  # RIGHT's opening, recommended in full
+
+
+def test_a_chain_shown_without_a_heading_is_read_too() -> None:
+    shown = "---\n" + "\n".join(f"Step {i}: {s}" for i, s in enumerate(RIGHT, 1)) + "\n---"
+    assert first_steps(shown, 100)["8 / 8"] >= 80
+
+
+def test_a_chains_verdicts_count_over_where_the_chain_ends() -> None:
+    # RIGHT makes 24, but its analysis rejected its opening: the verdict is what is read.
+    misjudged = chain_entry(RIGHT, ["Reject", "Recommend", "Recommend"])
+    assert first_steps(misjudged, 200)["8 / 8"] <= 2
