@@ -700,3 +700,38 @@ def test_a_chains_verdicts_count_over_where_the_chain_ends() -> None:
     # RIGHT makes 24, but its analysis rejected its opening: the verdict is what is read.
     misjudged = chain_entry(RIGHT, ["Reject", "Recommend", "Recommend"])
     assert first_steps(misjudged, 200)["8 / 8"] <= 2
+
+
+@pytest.mark.parametrize(
+    ("step", "scores"),
+    [
+        ("24 * 1 = 24 (left: 24)", ("1", "0.9", "0.7")),  # the last step makes 24
+        ("24 + 1 = 25 (left: 25)", ("0.1", "0.3", "0.5")),  # the last step misses it
+    ],
+)
+def test_the_last_steps_evaluation_is_whether_it_makes_24(
+    step: str, scores: tuple[str, str, str]
+) -> None:
+    prompt = Game24Domain(Hand.parse("1 4 6")).prompt(
+        "evaluate", chain=[("4 * 6 = 24 (left: 1 24)", 0.9)], step=step
+    )
+    said = Counter(reply("bot_evaluate", prompt, s).split(": ")[1] for s in range(200))
+    # Mostly the first score, often the second, now and then the third.
+    assert set(said) <= set(scores) and said[scores[0]] > 100 and said[scores[1]] >= 5, said
+
+
+def test_two_numbers_that_cannot_make_24_are_scored_low() -> None:
+    said = Counter(evaluation_of("1 4 6", "1 + 4 = 5 (left: 5 6)", s) for s in range(200))
+    assert said["Evaluation score: 0.1"] >= 150, said
+
+
+@pytest.mark.parametrize(
+    "user",
+    [
+        "Take the next step.",  # no numbers, no target
+        "Task: make 24.\nThe numbers are: 4 7 8 8.\nTake the next step.",  # no chain block
+    ],
+)
+def test_a_bot_step_prompt_missing_a_part_is_refused_by_name(user: str) -> None:
+    with pytest.raises(ModelError, match="Game of 24 bot_step prompt"):
+        reply("bot_step", (Message("user", user),), 1)
