@@ -1,11 +1,12 @@
-"""The offline Game of 24 player in BoT's side roles, read word for word as BoT reads them.
+"""The offline Game of 24 player in the roles other than IO's and CoT's first answer, read
+word for word (or by its share over many seeds) as the methods read them.
 
-The analysis of a chain (``bot_feedback``), the rewrite of a cumulative experience
-(``bot_condense``) and the similarity of two steps (``bot_similar``) are replies a model writes
-from the prompt alone; BoT turns them into experience, a shorter experience and a merge
-decision. These tests fix what each says for chains and experiences whose right reading is
-plain: a hand of three numbers makes a state of two, which any reader checks in full, so where
-the first mistake stands is certain.
+BoT's analysis of a chain, its condensing of a cumulative experience, its similarity of two
+steps, its evaluation of a step and its next step; ToT's value of a state, its final answer,
+its judge and its proposals; IO's habitual answer and what worked examples teach; how a result
+is written. Each is a reply a model writes from the prompt alone. Where it can, a test uses a
+hand of three numbers: it makes a state of two, which any reader checks in full, so where the
+first mistake stands is certain.
 """
 
 from __future__ import annotations
@@ -366,7 +367,6 @@ def test_tots_answer_builds_the_expression_of_the_steps_it_reads() -> None:
 def test_tots_answer_writes_what_the_steps_end_with_even_when_it_is_not_24() -> None:
     steps = ["8 + 8 = 16 (left: 4 7 16)", "16 - 7 = 9 (left: 4 9)", "9 * 4 = 36 (left: 36)"]
     assert final("4 7 8 8", steps) == "Answer: (8 + 8 - 7) * 4 = 36"
-    # A division by zero is written, with 0 for its value.
     # A division by zero is written, its value taken as 0 by the steps after it.
     zero = ["4 - 4 = 0 (left: 0 6 24)", "6 / 0 = 0 (left: 0 24)", "24 + 0 = 24 (left: 24)"]
     assert final("4 4 6 24", zero).startswith("Answer: 24 + 6 / (4 - 4) = ")
@@ -468,6 +468,69 @@ def test_advice_against_a_difference_holds_for_that_order_only() -> None:
     assert first_steps(advice("4 - 8 = -4"))["8 - 4"] >= 30  # 8 - 4 is another step
 
 
+def chain_entry(steps: list[str], verdicts: list[str]) -> str:
+    lines = ["1. Reasoning chain and comments", "---"]
+    lines += [f"Step {i}: {step}" for i, step in enumerate(steps, 1)]
+    lines += ["---", "Analysis Report: it does not make 24."]
+    lines += [
+        f"Step {i}: Error report: -. Advice: -. Recommendation or Reject: {verdict}"
+        for i, verdict in enumerate(verdicts, 1)
+    ]
+    return "\n".join(lines)
+
+
+def test_a_step_its_chains_analysis_recommended_is_taken_about_six_times_as_often() -> None:
+    # 8 + 7 opens 4 of 200 samples unprompted; recommended in a chain whose second step was
+    # rejected, its weight is tripled (a chain recommended in full would multiply it by 40).
+    mixed = chain_entry(
+        ["8 + 7 = 15 (left: 4 8 15)", "15 * 4 = 60 (left: 8 60)"], ["Recommend", "Reject"]
+    )
+    assert first_steps("", 200)["8 + 7"] <= 8
+    assert 12 <= first_steps(mixed, 200)["8 + 7"] <= 30
+
+
+def test_a_step_its_chains_analysis_rejected_is_all_but_never_taken_again() -> None:
+    rejected = chain_entry(
+        ["8 - 7 = 1 (left: 1 4 8)", "8 * 1 = 8 (left: 4 8)"], ["Reject", "Reject"]
+    )
+    assert first_steps("", 200)["8 - 7"] >= 20
+    assert first_steps(rejected, 200)["8 - 7"] <= 2
+
+
+def test_a_tight_nucleus_keeps_only_the_heaviest_steps() -> None:
+    prompt = Game24Domain(Hand.parse("4 7 8 8")).prompt("step", experience="", chain=[])
+    free = first_steps("", 200)
+    tight = opening_steps(reply("bot_step", prompt, s, 0.7, 0.1) for s in range(200))
+    assert len(tight) <= 8 < len(free)
+    assert tight.most_common(1)[0][0] in {step for step, _ in free.most_common(3)}
+
+
+def test_advice_for_other_numbers_does_not_stop_the_reading_of_the_rest() -> None:
+    both = (
+        "Advice and error reports so far:\n"
+        "- Advice: do not use 1 + 2 = 3 from 1 2 3 4; combine a different pair.\n"
+        "- Advice: do not use 8 - 7 = 1 from 4 7 8 8; combine a different pair."
+    )
+    assert first_steps(both, 200)["8 - 7"] <= 2
+
+
+def test_a_condensed_experience_is_read_for_its_advice_and_its_right_chains() -> None:
+    once = "\n".join(condensed("\n".join([entry(1, WRONG), entry(2, RIGHT)])))
+    assert once.startswith("Advice and error reports so far:")
+    assert first_steps(once, 100)["8 / 8"] >= 80  # RIGHT's opening, recommended in full
+
+
+def test_a_chain_shown_without_a_heading_is_read_too() -> None:
+    shown = "---\n" + "\n".join(f"Step {i}: {s}" for i, s in enumerate(RIGHT, 1)) + "\n---"
+    assert first_steps(shown, 100)["8 / 8"] >= 80
+
+
+def test_a_chains_verdicts_count_over_where_the_chain_ends() -> None:
+    # RIGHT makes 24, but its analysis rejected its opening: the verdict is what is read.
+    misjudged = chain_entry(RIGHT, ["Reject", "Recommend", "Recommend"])
+    assert first_steps(misjudged, 200)["8 / 8"] <= 2
+
+
 # ---------------------------------------------------------------- BoT's evaluation of a step
 
 
@@ -505,6 +568,29 @@ def test_an_evaluation_reads_a_hard_state_as_middling() -> None:
 def test_a_sure_step_is_scored_both_0_9_and_1() -> None:
     said = Counter(evaluation_of("1 4 6", "4 * 6 = 24 (left: 1 24)", s) for s in range(400))
     assert said["Evaluation score: 0.9"] > 100 and said["Evaluation score: 1"] > 100
+
+
+@pytest.mark.parametrize(
+    ("step", "scores"),
+    [
+        ("24 * 1 = 24 (left: 24)", ("1", "0.9", "0.7")),  # the last step makes 24
+        ("24 + 1 = 25 (left: 25)", ("0.1", "0.3", "0.5")),  # the last step misses it
+    ],
+)
+def test_the_last_steps_evaluation_is_whether_it_makes_24(
+    step: str, scores: tuple[str, str, str]
+) -> None:
+    prompt = Game24Domain(Hand.parse("1 4 6")).prompt(
+        "evaluate", chain=[("4 * 6 = 24 (left: 1 24)", 0.9)], step=step
+    )
+    said = Counter(reply("bot_evaluate", prompt, s).split(": ")[1] for s in range(200))
+    # Mostly the first score, often the second, now and then the third.
+    assert set(said) <= set(scores) and said[scores[0]] > 100 and said[scores[1]] >= 5, said
+
+
+def test_two_numbers_that_cannot_make_24_are_scored_low() -> None:
+    said = Counter(evaluation_of("1 4 6", "1 + 4 = 5 (left: 5 6)", s) for s in range(200))
+    assert said["Evaluation score: 0.1"] >= 150, said
 
 
 # ---------------------------------------------------------------- where BoT's chain has got to
@@ -564,6 +650,18 @@ def test_bots_last_step_leaves_no_remaining_numbers() -> None:
     for seed in range(5):
         text = reply("bot_step", domain.prompt("step", experience="", chain=steps), seed)
         assert text.startswith("Step 3, Current set: 4 6,") and ", Remaining numbers: none," in text
+
+
+@pytest.mark.parametrize(
+    "user",
+    [
+        "Take the next step.",  # no numbers, no target
+        "Task: make 24.\nThe numbers are: 4 7 8 8.\nTake the next step.",  # no chain block
+    ],
+)
+def test_a_bot_step_prompt_missing_a_part_is_refused_by_name(user: str) -> None:
+    with pytest.raises(ModelError, match="Game of 24 bot_step prompt"):
+        reply("bot_step", (Message("user", user),), 1)
 
 
 # ---------------------------------------------------------------- reading and writing numbers
@@ -637,101 +735,3 @@ def test_a_fraction_is_written_as_a_decimal_about_half_the_time_and_a_whole_numb
     halves = [text for exact, text in results if exact == Fraction(1, 2)]
     assert set(halves) >= {"1/2", "0.50"} and 0.35 < halves.count("0.50") / len(halves) < 0.65
     assert not [t for exact, t in results if exact.denominator == 1 and "." in t]
-
-
-def chain_entry(steps: list[str], verdicts: list[str]) -> str:
-    lines = ["1. Reasoning chain and comments", "---"]
-    lines += [f"Step {i}: {step}" for i, step in enumerate(steps, 1)]
-    lines += ["---", "Analysis Report: it does not make 24."]
-    lines += [
-        f"Step {i}: Error report: -. Advice: -. Recommendation or Reject: {verdict}"
-        for i, verdict in enumerate(verdicts, 1)
-    ]
-    return "\n".join(lines)
-
-
-def test_a_step_its_chains_analysis_recommended_is_taken_about_six_times_as_often() -> None:
-    # 8 + 7 opens 4 of 200 samples unprompted; recommended in a chain whose second step was
-    # rejected, its weight is tripled (a chain recommended in full would multiply it by 40).
-    mixed = chain_entry(
-        ["8 + 7 = 15 (left: 4 8 15)", "15 * 4 = 60 (left: 8 60)"], ["Recommend", "Reject"]
-    )
-    assert first_steps("", 200)["8 + 7"] <= 8
-    assert 12 <= first_steps(mixed, 200)["8 + 7"] <= 30
-
-
-def test_a_step_its_chains_analysis_rejected_is_all_but_never_taken_again() -> None:
-    rejected = chain_entry(
-        ["8 - 7 = 1 (left: 1 4 8)", "8 * 1 = 8 (left: 4 8)"], ["Reject", "Reject"]
-    )
-    assert first_steps("", 200)["8 - 7"] >= 20
-    assert first_steps(rejected, 200)["8 - 7"] <= 2
-
-
-def test_a_tight_nucleus_keeps_only_the_heaviest_steps() -> None:
-    prompt = Game24Domain(Hand.parse("4 7 8 8")).prompt("step", experience="", chain=[])
-    free = first_steps("", 200)
-    tight = opening_steps(reply("bot_step", prompt, s, 0.7, 0.1) for s in range(200))
-    assert len(tight) <= 8 < len(free)
-    assert tight.most_common(1)[0][0] in {step for step, _ in free.most_common(3)}
-
-
-def test_advice_for_other_numbers_does_not_stop_the_reading_of_the_rest() -> None:
-    both = (
-        "Advice and error reports so far:\n"
-        "- Advice: do not use 1 + 2 = 3 from 1 2 3 4; combine a different pair.\n"
-        "- Advice: do not use 8 - 7 = 1 from 4 7 8 8; combine a different pair."
-    )
-    assert first_steps(both, 200)["8 - 7"] <= 2
-
-
-def test_a_condensed_experience_is_read_for_its_advice_and_its_right_chains() -> None:
-    once = "\n".join(condensed("\n".join([entry(1, WRONG), entry(2, RIGHT)])))
-    assert once.startswith("Advice and error reports so far:")
-    assert first_steps(once, 100)["8 / 8"] >= 80  # RIGHT's opening, recommended in full
-
-
-def test_a_chain_shown_without_a_heading_is_read_too() -> None:
-    shown = "---\n" + "\n".join(f"Step {i}: {s}" for i, s in enumerate(RIGHT, 1)) + "\n---"
-    assert first_steps(shown, 100)["8 / 8"] >= 80
-
-
-def test_a_chains_verdicts_count_over_where_the_chain_ends() -> None:
-    # RIGHT makes 24, but its analysis rejected its opening: the verdict is what is read.
-    misjudged = chain_entry(RIGHT, ["Reject", "Recommend", "Recommend"])
-    assert first_steps(misjudged, 200)["8 / 8"] <= 2
-
-
-@pytest.mark.parametrize(
-    ("step", "scores"),
-    [
-        ("24 * 1 = 24 (left: 24)", ("1", "0.9", "0.7")),  # the last step makes 24
-        ("24 + 1 = 25 (left: 25)", ("0.1", "0.3", "0.5")),  # the last step misses it
-    ],
-)
-def test_the_last_steps_evaluation_is_whether_it_makes_24(
-    step: str, scores: tuple[str, str, str]
-) -> None:
-    prompt = Game24Domain(Hand.parse("1 4 6")).prompt(
-        "evaluate", chain=[("4 * 6 = 24 (left: 1 24)", 0.9)], step=step
-    )
-    said = Counter(reply("bot_evaluate", prompt, s).split(": ")[1] for s in range(200))
-    # Mostly the first score, often the second, now and then the third.
-    assert set(said) <= set(scores) and said[scores[0]] > 100 and said[scores[1]] >= 5, said
-
-
-def test_two_numbers_that_cannot_make_24_are_scored_low() -> None:
-    said = Counter(evaluation_of("1 4 6", "1 + 4 = 5 (left: 5 6)", s) for s in range(200))
-    assert said["Evaluation score: 0.1"] >= 150, said
-
-
-@pytest.mark.parametrize(
-    "user",
-    [
-        "Take the next step.",  # no numbers, no target
-        "Task: make 24.\nThe numbers are: 4 7 8 8.\nTake the next step.",  # no chain block
-    ],
-)
-def test_a_bot_step_prompt_missing_a_part_is_refused_by_name(user: str) -> None:
-    with pytest.raises(ModelError, match="Game of 24 bot_step prompt"):
-        reply("bot_step", (Message("user", user),), 1)

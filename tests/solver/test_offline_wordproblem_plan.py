@@ -4,10 +4,9 @@
 quantity set. These tests pin those weights exactly: a ``FixedDraw`` stands in for the random
 source, and the draw that picks an operation is swept over evenly spaced values, so the share
 of plans taking an operation is its probability to within the spacing, with no sampling
-noise. At temperature
-0 every operation starts at 0.1; a cue word adds 1 to its operation; at the last quantity a
-word of the question's last sentence ("how many boxes") adds 1.5 to division; a part (a percent
-or a value below 1) adds 6 to multiplication and halves the rest.
+noise. At temperature 0 every operation starts at 0.1; a cue word adds 1 to its operation; at
+the last quantity a word of the question's last sentence ("how many boxes") adds 1.5 to
+division; a part (a percent or a value below 1) adds 6 to multiplication and halves the rest.
 """
 
 from __future__ import annotations
@@ -52,6 +51,11 @@ class FixedDraw(random.Random):
         return self.value if self.count == self.pick else 0.99
 
 
+def high() -> FixedDraw:
+    """Every draw 0.99: each pair a cue can bind binds (no draw is swept)."""
+    return FixedDraw(0, 0.0)
+
+
 def test_a_cue_word_adds_one_to_its_operation() -> None:
     # "left" cues subtraction; nothing else in the window, or in the last sentence, is a cue.
     got = shares("Ann had 12 pears; 5 were left. What is the count?", 0)
@@ -85,7 +89,7 @@ FARMER = (
 def test_each_pair_a_cue_binds_is_multiplied_first_and_its_unit_word_is_used_up() -> None:
     # Both pairs bind (draws 1 and 2); "each" belongs to its product, so the window of the
     # step that joins them holds "and" and no "each": addition's 1.1 of 1.4.
-    steps = plan(FARMER, FixedDraw(0, 0.0), 0.0, set())
+    steps = plan(FARMER, high(), 0.0, set())
     assert [s.line() for s in steps[:2]] == ["Product: 3 * 10 = 30", "Product: 4 * 6 = 24"]
     got = shares(FARMER, 2, pick=3)
     assert got["+"] == pytest.approx(1.1 / 1.4, abs=1e-3)
@@ -107,7 +111,7 @@ def test_a_cue_binds_a_pair_at_most_32_characters_apart(fair: str, binds: bool) 
     seven, three = quantities(question)
     between = question[seven.end : three.start]  # "books at the ... fair, $"
     assert len(between) == (32 if binds else 33)
-    first = plan(question, FixedDraw(0, 0.0), 0.0, set())[0]
+    first = plan(question, high(), 0.0, set())[0]
     assert (first.line() == "Product: 7 * 3 = 21") is binds
 
 
@@ -115,14 +119,14 @@ def test_a_unit_word_used_by_a_product_is_its_first_after_the_pair() -> None:
     # "hour" comes twice after 6; the product takes the first, so "and" stays in the window of
     # the 2 (with "more": 2.1 of 2.4 for addition).
     question = "A pump moves 40 litres an hour for 6 hours and 2 hours more. How much is that?"
-    assert plan(question, FixedDraw(0, 0.0), 0.0, set())[0].line() == "Product: 40 * 6 = 240"
+    assert plan(question, high(), 0.0, set())[0].line() == "Product: 40 * 6 = 240"
     assert shares(question, 1, pick=2)["+"] == pytest.approx(2.1 / 2.4, abs=1e-3)
 
 
 def test_a_pair_bound_by_per_without_a_unit_word_uses_up_nothing_after_it() -> None:
     # "more" right after 3 stays in the next window (with "and": 2.1 of 2.4 for addition).
     question = "A cow eats 2 kg per day for 3 more days, and 4 kg on the last day. How many kg?"
-    assert plan(question, FixedDraw(0, 0.0), 0.0, set())[0].line() == "Product: 2 * 3 = 6"
+    assert plan(question, high(), 0.0, set())[0].line() == "Product: 2 * 3 = 6"
     assert shares(question, 1, pick=2)["+"] == pytest.approx(2.1 / 2.4, abs=1e-3)
 
 
@@ -133,7 +137,7 @@ def test_a_percent_is_never_bound_as_a_count() -> None:
     for k in range(100):
         steps = plan(question, FixedDraw(1, (k + 0.5) / 100), 0.0, set())
         assert all(s.label != "Product" for s in steps), [s.line() for s in steps]
-    steps = plan(question, FixedDraw(0, 0.0), 0.0, set())
+    steps = plan(question, high(), 0.0, set())
     assert [s.line() for s in steps[:2]] == [
         "Then: 200 * (1/20) = 10",
         "The new amount: 200 + 10 = 210",
@@ -187,7 +191,7 @@ def test_a_division_by_zero_skips_that_quantity_and_goes_on() -> None:
     ],
 )
 def test_a_slipped_amount_is_carried_into_the_next_step(question: str, label: str) -> None:
-    steps = plan(question, FixedDraw(0, 0.0), 0.0, set())
+    steps = plan(question, high(), 0.0, set())
     assert [s.label for s in steps] == ["Then", label, "Then"], [s.line() for s in steps]
     for seed in range(20):
         slipped = _slip(steps, random.Random(seed), 1.0)

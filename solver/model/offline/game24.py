@@ -277,7 +277,8 @@ _CONDENSE_KEEP = 40
 def _condense(experience: str, hand: _Nums, target: Fraction) -> str:
     """Cumulative experience, as the engine rewrites it: the chains judged correct in full
     (each once), then the advice and error lines of rejected steps, each once, without the
-    reports, the step numbers and the chains that taught nothing."""
+    reports, the step numbers, lines with nothing in their fields and the chains that taught
+    nothing."""
     head, chunks = _entries(experience)
     kept: list[str] = []
     seen_chains: set[str] = set()
