@@ -1854,6 +1854,30 @@ async def test_a_failed_sample_leaves_no_request_of_its_call_running(raw: RawSer
         await model.aclose()
 
 
+async def test_a_failed_request_is_reported_only_once_its_siblings_have_wound_down() -> None:
+    # The requests of one call run together; when one fails, the others are cancelled, and
+    # the failure is raised only after each has finished its own clean-up (closing a stream
+    # takes a few steps of the event loop), never while one is still winding down.
+    wound_down: list[str] = []
+
+    async def sibling(name: str) -> Any:
+        try:
+            await asyncio.sleep(3600)
+        except asyncio.CancelledError:
+            for _ in range(5):
+                await asyncio.sleep(0)
+            wound_down.append(name)
+            raise
+
+    async def failing() -> Any:
+        await asyncio.sleep(0)
+        raise ModelError("bad_request", "no")
+
+    with pytest.raises(ModelError, match="no"):
+        await openai_model._gather_all([sibling("first"), failing(), sibling("last")])
+    assert wound_down == ["first", "last"]
+
+
 @pytest.mark.parametrize(
     "broken",
     [OSError("connection reset by peer"), UnicodeDecodeError("utf-8", b"\xff", 0, 1, "bad")],

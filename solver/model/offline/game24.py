@@ -921,10 +921,10 @@ class OfflineModel:
     ) -> str:
         nums = _replay(bot.hand, bot.chain)
         moves = list(_moves(nums))
-        if not moves:  # one number left: nothing to combine
-            done = bool(nums) and nums[0] == self.target
+        if not moves:  # one number left (a hand and a step each leave one at least)
+            done = nums[0] == self.target
             return (
-                f"Step {len(bot.chain) + 1}: only {_fmt(nums) or 'nothing'} is left, so there is "
+                f"Step {len(bot.chain) + 1}: only {_fmt(nums)} is left, so there is "
                 f"nothing to combine. Evaluation score: {1.0 if done else 0.1}"
             )
         weights = [self._step_weight(m, rng, habits) for m in moves]
