@@ -57,7 +57,16 @@ from solver.methods.baselines import (
 from solver.methods.bot import BoT, BoTConfig, Node
 from solver.methods.iot import IoT
 from solver.methods.tot import ToT, ToTConfig, _Beam
-from solver.model import Call, Generation, Message, ModelError, Sampling, ScriptedModel, Usage
+from solver.model import (
+    Call,
+    Generation,
+    Message,
+    ModelError,
+    Sampling,
+    ScriptedModel,
+    TokenCallback,
+    Usage,
+)
 from tests.solver.test_method_decisions import (
     ADVICE,
     FEEDBACK,
@@ -195,6 +204,17 @@ async def test_event_times_and_the_wall_time_count_from_the_start_of_the_run() -
     assert all(0 <= e.t <= took + 0.001 for e in events)
     assert all(e.t == round(e.t, 4) for e in events)  # stamped to a tenth of a millisecond
     assert 0 <= fin.wall_time <= took + 0.001 and fin.t >= fin.wall_time
+
+
+async def test_the_wall_time_is_stamped_to_a_tenth_of_a_millisecond() -> None:
+    class Slow(ScriptedModel):
+        async def generate(self, call: Call, on_token: TokenCallback | None = None) -> Generation:
+            await asyncio.sleep(0.02)
+            return await super().generate(call, on_token)
+
+    for _ in range(5):
+        fin, _events = await solve(IO(), Game24Domain(Hand.parse(HAND)), Slow([CHAIN]))
+        assert fin.wall_time >= 0.02 and fin.wall_time == round(fin.wall_time, 4)
 
 
 def test_samples_are_split_into_batches_each_told_where_its_samples_start() -> None:
@@ -1660,3 +1680,4 @@ async def test_a_run_whose_task_is_cancelled_still_reports_it_stopped() -> None:
         await consumer
     fin = events[-1]
     assert isinstance(fin, RunFinished) and fin.reason == "stopped" and fin.answer is None
+    assert (fin.votes, fin.samples, fin.samples_solved) == (0, 0, 0)  # no vote, no samples
