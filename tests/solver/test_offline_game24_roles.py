@@ -233,6 +233,13 @@ def test_condensing_keeps_a_chain_whose_analysis_was_unreadable_when_it_makes_24
 def test_condensing_drops_an_advice_line_with_nothing_in_its_fields() -> None:
     unread = g24.parse_feedback("I like turtles", 3)
     assert condensed(unread.entry(1, OTHER)) == ["No advice so far."]
+    # The lessons after such a line are still read.
+    lines = condensed("\n".join([unread.entry(1, OTHER), entry(2, WRONG)]))
+    assert lines[:2] == [
+        "Advice and error reports so far:",
+        "- Error report: 8 - 8 = 0 leaves numbers that cannot make 24. Advice: do not use "
+        "8 - 8 = 0 from 4 7 8 8; combine a different pair. Recommendation or Reject: reject",
+    ]
 
 
 @pytest.mark.parametrize(

@@ -897,7 +897,7 @@ class OfflineModel:
             played = _play(cur, step)
             if played is not None:
                 cur = played[0]
-        return f"Answer: {_expression(hand, path)} = {_fmt(cur) or str(self.target)}"
+        return f"Answer: {_expression(hand, path)} = {_fmt(cur)}"
 
     def _judge(self, hand: _Nums, answer: str, rng: random.Random) -> str:
         # Re-done as a careful person would: which numbers the expression uses and what it
