@@ -251,6 +251,15 @@ def test_a_prose_reply_is_kept_to_4000_characters() -> None:
     assert len(reply.explanation) == 4000 and not reply.parsed
 
 
+def test_a_prose_reply_is_read_for_its_answer_line_and_its_final_flag() -> None:
+    # An answerer that ignores the JSON it was asked for still gives its answer.
+    reply = parse_reply("**We add** 3 and 4: 3 + 4 = 7.\nAnswer: 7 apples\nFinal: yes")
+    assert reply == Reply(
+        "We add 3 and 4: 3 + 4 = 7. Answer: 7 apples Final: yes", "7", "", True, parsed=False
+    )
+    assert parse_reply("It is 3/4 of the cake.\nAnswer: 3/4", numeric=False).answer == "3/4"
+
+
 @pytest.mark.parametrize(("quantities", "depth"), [(0, 3), (1, 3), (2, 3), (5, 6), (8, 9), (12, 9)])
 def test_the_depth_is_one_step_per_quantity_and_the_answer_within_bounds(
     quantities: int, depth: int
