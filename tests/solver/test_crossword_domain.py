@@ -294,3 +294,169 @@ def test_the_grid_right_after_output_wins_over_rows_written_later(
         "SLOPE/TRUMP/ADORE/BLAME/CRANE"
     )
     assert domain.parse_answer(text) == "ACRES/TROLL/TABOO/INEPT/CEDES"
+
+
+# ------------------------------------------------------------------ found by a larger draw
+
+
+def test_a_long_clue_is_cut_to_200_characters_with_an_ellipsis() -> None:
+    solution = ("ACRES", "TROLL", "TABOO", "INEPT", "CEDES")
+    clues = {f"h{i}": f"clue {i}" for i in range(1, 6)} | {
+        f"v{i}": f"down {i}" for i in range(1, 6)
+    }
+    clues["h1"] = "word " * 100
+    domain = CrosswordDomain(Crossword.from_clues(solution, clues))
+    lines = domain.prompt("io")[0].content.splitlines()
+    line = [ln for ln in lines if ln.startswith("h1. ")][-1]  # after the worked example's
+    clue = line.removeprefix("h1. ").removesuffix(" (5)")
+    assert len(clue) == 200 and clue.endswith("word…")
+
+
+def test_a_word_in_quotes_is_read_whole_even_spaced_out(domain: CrosswordDomain) -> None:
+    (step,) = domain.parse_steps('h1. "A C R E S"', domain.start())
+    assert step.word == "ACRES"
+
+
+def test_a_line_of_one_token_that_is_no_row_does_not_start_the_grid(
+    domain: CrosswordDomain,
+) -> None:
+    assert domain.parse_answer("Right:\nACRES\nTROLL\nTABOO\nINEPT\nCEDES") == (
+        "ACRES/TROLL/TABOO/INEPT/CEDES"
+    )
+    # Nor does a word of two letters in a grid five wide.
+    assert domain.parse_answer("Output:\nOK\nACRES\nTROLL\nTABOO\nINEPT\nCEDES") == (
+        "ACRES/TROLL/TABOO/INEPT/CEDES"
+    )
+
+
+def blocked() -> CrosswordDomain:
+    solution = ("CAT#DOG", "ARE#ONE", "BET#TEN")
+    grid = Grid.parse(solution)
+    return CrosswordDomain(
+        Crossword.from_clues(solution, {s.label: f"clue {s.label}" for s in grid.slots})
+    )
+
+
+def test_a_row_split_at_its_block_may_hold_unknown_cells() -> None:
+    answer = blocked().parse_answer("Output:\nCAT ???\nARE ONE\nBET TEN")
+    assert answer == "CAT#___/ARE#ONE/BET#TEN"
+
+
+def test_a_grid_with_blocks_and_no_letter_is_no_answer() -> None:
+    assert blocked().parse_answer("Output:\n___#___\n___#___\n___#___") is None
+
+
+def test_of_several_grids_written_without_a_label_the_last_is_the_answer(
+    domain: CrosswordDomain,
+) -> None:
+    text = "SLOPE/TRUMP/ADORE/BLAME/CRANE\n\nACRES/TROLL/TABOO/INEPT/CEDES"
+    assert domain.parse_answer(text) == "ACRES/TROLL/TABOO/INEPT/CEDES"
+
+
+def test_possible_reads_as_maybe() -> None:
+    assert parse_value("A word might fit.\npossible") == "maybe"
+    assert parse_value("Certain.") == "sure" and parse_value("unlikely") == "impossible"
+
+
+def test_the_public_context_shows_the_grid_board_and_words_never_the_solution(
+    domain: CrosswordDomain,
+) -> None:
+    (step,) = domain.parse_steps("h1. ACRES", domain.start())
+    assert step.state is not None
+    assert domain.context(step.state, turn=2) == {
+        "kind": "crossword",
+        "title": domain.title,
+        "grid": list(domain.grid.rows),
+        "board": ["ACRES", "_____", "_____", "_____", "_____"],
+        "words": ["h1. ACRES"],
+        "turn": 2,
+    }
+
+
+def test_replies_are_read_exactly_as_json_or_as_prose(domain: CrosswordDomain) -> None:
+    reply = domain.parse_reply(
+        '{"reasoning": "Rows  first,\\nthen columns.", "answer": "ACRES\\nTROLL", '
+        '"doubts": ["v2"], "answer_to_query": true}'
+    )
+    assert reply == Reply(
+        "Rows first, then columns.", "ACRES/TROLL/_____/_____/_____", '["v2"]', True
+    )
+    prose = domain.parse_reply("I am sure.\nOutput:\nACRES\nTROLL\nFinal: yes")
+    assert prose == Reply(
+        "I am sure. Output: ACRES TROLL Final: yes",
+        "ACRES/TROLL/_____/_____/_____",
+        "",
+        True,
+        parsed=False,
+    )
+    assert domain.parse_reply("") == Reply("", None, "", False, parsed=False)
+    assert domain.parse_reply("Output:\nACRES").final is False
+
+
+def test_a_prose_line_or_a_repeated_word_does_not_end_the_reading_of_steps(
+    domain: CrosswordDomain,
+) -> None:
+    text = "Here are my guesses:\nh1. acres\nh1. acres\nv2. crane\nAll done."
+    steps = domain.parse_steps(text, domain.start())
+    assert [(s.name, s.word) for s in steps] == [("h1", "ACRES"), ("v2", "CRANE")]
+
+
+def test_a_missing_roles_message_names_the_role_and_the_kind(domain: CrosswordDomain) -> None:
+    with pytest.raises(RolesMissing) as info:
+        domain.prompt("condense", experience="")
+    assert str(info.value) == (
+        "a method cannot solve crossword puzzles yet: the crossword domain has no condense prompt"
+    )
+
+
+def test_the_io_prompt_ends_where_the_grid_is_to_be_written(domain: CrosswordDomain) -> None:
+    assert domain.prompt("io")[-1].content.endswith("Board:\n" + "_ _ _ _ _\n" * 5 + "Output:\n")
+
+
+def test_iots_two_roles_each_have_their_own_system_message(domain: CrosswordDomain) -> None:
+    from solver.domains.crossword import IOT_ANSWER_SYSTEM, IOT_GUIDE_SYSTEM
+
+    guide = domain.prompt("guide", turns=(), turn=1, total=5)
+    respond = domain.prompt("respond", turns=(), guidance="Start.", mode="free")
+    assert [(m.role, m.content) for m in guide[:1]] == [("system", IOT_GUIDE_SYSTEM)]
+    assert [(m.role, m.content) for m in respond[:1]] == [("system", IOT_ANSWER_SYSTEM)]
+    assert [m.role for m in guide] == [m.role for m in respond] == ["system", "user"]
+
+
+def test_a_step_prompt_passes_over_a_chain_line_it_cannot_read(domain: CrosswordDomain) -> None:
+    chain = [("I am not sure yet", 0.1), ("h1. ACRES", 0.9)]
+    (msg,) = [
+        m.content for m in domain.prompt("step", experience="", chain=chain) if m.role == "user"
+    ]
+    assert "Current board:\nA C R E S\n_ _ _ _ _" in msg
+
+
+def test_replaying_the_whole_solution_solves_the_puzzle(domain: CrosswordDomain) -> None:
+    state, states = domain.start(), []
+    for name, word in zip(
+        domain.names, ["ACRES", "TROLL", "TABOO", "INEPT", "CEDES"], strict=False
+    ):
+        step = domain.write(state, name, word)
+        assert step.state is not None
+        state = step.state
+        states.append(state)
+    end, _reason, ok = domain.replay(states)
+    assert end == state and ok
+
+
+def test_each_kind_of_invalid_word_names_its_clue_and_what_is_wrong(
+    domain: CrosswordDomain,
+) -> None:
+    start = domain.start()
+    unknown = domain.write(start, "h9", "ACRES")
+    assert (unknown.name, unknown.claim.pattern, unknown.claim.status) == ("h9", "", "invalid")
+    empty = domain.write(start, "h1", "")
+    assert empty.name == "h1" and empty.problem == "h1 takes 5 letters; (nothing) has 0"
+    assert empty.claim == WordCheck("h1", "", "_____", "invalid", empty.problem)
+    short = domain.write(start, "h3", "TABO")
+    assert short.name == "h3" and short.problem == "h3 takes 5 letters; TABO has 4"
+    first = domain.write(start, "h1", "ACRES").state
+    assert first is not None
+    again = domain.write(first, "h1", "ACRES")
+    assert again.name == "h1" and again.state is None
+    assert again.claim == WordCheck("h1", "ACRES", "ACRES", "invalid", "h1 is already filled")
