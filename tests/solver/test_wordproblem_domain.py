@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from puzzles.arith import ClaimStatus, verify_claim
+from puzzles.arith import Claim, ClaimStatus, verify_claim
 from puzzles.game24 import Hand
 from puzzles.wordproblem import (
     AlgebraProblem,
@@ -287,3 +287,65 @@ def test_a_bare_value_counts_for_the_one_unknown_of_an_equation() -> None:
     key = f"{name}={value}"
     assert domain.answer_key(problem.answer_text) == domain.answer_key(value) == key
     assert domain.answer_key(f"The answer is ({value})") == key
+
+
+# ------------------------------------------------------------------ found by a larger draw
+
+
+def test_a_system_asks_for_the_value_of_each_unknown_by_name() -> None:
+    system = next(
+        p for p in generate_algebra(1, 80) if p.form.value == "values" and len(p.variables) > 1
+    )
+    assert system.variables == ("x", "y")
+    text = WordProblemDomain(system).prompt("io")[-1].content
+    assert "The answer gives the value of each unknown, as x = ..., y = ...." in text
+
+
+def test_the_step_prompt_lists_each_step_so_far_with_its_score_on_its_own_line() -> None:
+    domain = WordProblemDomain(WordProblem("Ann has 3 pens and buys 4. How many?", Fraction(7)))
+    text = domain.prompt("step", experience="", chain=[("3 + 4 = 7", 0.9), ("Answer: 7", 0.7)])
+    assert "---\n3 + 4 = 7, Evaluation score: 0.9\nAnswer: 7, Evaluation score: 0.7\n---" in (
+        text[-1].content
+    )
+
+
+def test_a_step_line_is_read_without_its_trailing_comma_or_semicolon() -> None:
+    domain = WordProblemDomain(WordProblem("Ann has 3 pens and buys 4. How many?", Fraction(7)))
+    steps = domain.parse_steps("Step 1: 3 + 4 = 7;\nStep 2: 7 * 1 = 7,", domain.start())
+    assert [s.text for s in steps] == ["3 + 4 = 7", "7 * 1 = 7"]
+
+
+def test_a_step_that_only_states_the_answer_holds_as_stated() -> None:
+    domain = WordProblemDomain(WordProblem("Ann has 3 pens and buys 4. How many?", Fraction(7)))
+    (step,) = domain.parse_steps("Answer: $1,200", domain.start())
+    assert step.claim == Claim(
+        "answer = $1,200",
+        "$1,200",
+        "$1,200",
+        ClaimStatus.EXACT,
+        Fraction(1200),
+        Fraction(1200),
+        "stated",
+        (0, 0),
+    )
+
+
+def test_a_line_is_read_for_its_first_eight_claims_at_most() -> None:
+    # A bound on the work one line costs: a ninth claim, even a wrong one, is not read.
+    domain = WordProblemDomain(WordProblem("Count up. How many?", Fraction(9)))
+    line = ", ".join(f"{n} + 1 = {n + 1}" for n in range(8)) + ", 8 + 1 = 10"
+    (step,) = domain.parse_steps(line, domain.start())
+    assert step.claim.ok and step.claim.lhs == "7 + 1"
+
+
+def test_an_expression_answer_loses_only_its_closing_full_stop() -> None:
+    from solver.domains.wordproblem import answer_text
+
+    assert answer_text("2x + 3.", numeric=False) == "2x + 3"
+    assert answer_text(" .5x ", numeric=False) == ".5x"
+
+
+def test_a_json_reply_reads_reasoning_and_answer_to_query_under_their_other_names() -> None:
+    reply = parse_reply('{"reasoning": "3 + 4 = 7", "answer": "7", "answer_to_query": true}')
+    assert reply == Reply("3 + 4 = 7", "7", "", True)
+    assert parse_reply("") == Reply("", None, "", False, parsed=False)
