@@ -807,22 +807,28 @@ def leading_expression(text: str) -> str | None:
     otherwise."""
     if not isinstance(text, str):
         return None
+    cut = len(text.lstrip()) > _MAX_SCAN
     toks = _scan(text.lstrip()[:_MAX_SCAN])
     if not toks or not _expression_kind(toks, 0):
         return None
     first, last, clean = _forward(toks, 0)
-    if last <= first or not clean:
-        return None
+    if last <= first or not clean or (cut and last >= len(toks)):
+        return None  # an expression that runs into the scanning limit may go on after it
     return _trim_period(_text_of(text.lstrip(), toks, first, last)).strip() or None
 
 
-def claim_sides(text: str, limit: int = 64) -> list[tuple[str, str, tuple[int, int], str]]:
+def claim_sides(
+    text: str, limit: int = 64, *, cut: bool = False
+) -> list[tuple[str, str, tuple[int, int], str]]:
     """Where ``text`` claims ``expression = value``: each claim's left side, right side,
     span and, when a side is too long to read whole, the problem; read whole (see
-    :func:`extract_claims`), not yet judged."""
+    :func:`extract_claims`), not yet judged. ``cut``: ``text`` is the start of a longer
+    text, so a right side that runs to its end may go on after it (``= 12`` cut to ``= 1``)
+    and is no claim; so is one that runs into the scanning limit."""
     found: list[tuple[str, str, tuple[int, int], str]] = []
     if not isinstance(text, str):
         return found
+    cut = cut or len(text) > _MAX_SCAN
     text = text[:_MAX_SCAN]
     toks = _scan(text)
     for eq, tok in enumerate(toks):
@@ -834,7 +840,7 @@ def claim_sides(text: str, limit: int = 64) -> list[tuple[str, str, tuple[int, i
         if left is None or not _has_operator(toks, left[0], left[1]):
             continue
         _, last, clean = _forward(toks, eq + 1)
-        if last <= eq + 1:
+        if last <= eq + 1 or (cut and last >= len(toks)):
             continue
         problem = ""
         if not (left[2] and clean):
@@ -847,7 +853,7 @@ def claim_sides(text: str, limit: int = 64) -> list[tuple[str, str, tuple[int, i
     return found
 
 
-def extract_claims(text: str, limit: int = 64) -> list[Claim]:
+def extract_claims(text: str, limit: int = 64, *, cut: bool = False) -> list[Claim]:
     """Every ``expression = value`` claim found in free text, verified whole.
 
     Prose around a claim is ignored: ``Step 2: 8 / 3 = 2.67 (left: 2.67 4)`` gives one claim
@@ -856,12 +862,13 @@ def extract_claims(text: str, limit: int = 64) -> list[Claim]:
     is an invalid claim with the reason. A claim needs an operator on its left side, so
     ``left: 24`` or ``x = 3`` are not claims. A step written ``8 / 8/3 = 3`` is read as
     ``8 / (8/3)`` (see :func:`read_step`) and reported with that reading as its left side.
-    At most ``limit`` claims are returned.
+    At most ``limit`` claims are returned. ``cut``: ``text`` is the start of a longer text
+    (see :func:`claim_sides`); a claim that may go on past its end is not read.
     """
     claims: list[Claim] = []
     if not isinstance(text, str):
         return claims
-    for lhs, rhs, span, problem in claim_sides(text, limit):
+    for lhs, rhs, span, problem in claim_sides(text, limit, cut=cut):
         if problem:
             claims.append(
                 Claim(

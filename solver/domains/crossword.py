@@ -31,7 +31,7 @@ from puzzles.crossword import BLOCK, Board, Crossword, CrosswordError, Grid, Slo
 from solver.domains.base import Guidance, Reply, RolesMissing, Tool
 from solver.domains.dialogue import Turn, iot_transcript
 from solver.domains.game24 import Feedback, parse_feedback, parse_guidance, parse_score
-from solver.domains.reading import read_json_object, truthy
+from solver.domains.reading import read_json_object, read_whole, truthy, whole_lines
 from solver.events import WordChecked
 from solver.model import Message
 
@@ -726,13 +726,17 @@ class CrosswordDomain:
         seen: set[tuple[str, str]] = set()
         if not isinstance(text, str):
             return out
-        for raw in text[:_SCAN].splitlines():
+        for raw in whole_lines(text, _SCAN).splitlines():
             line = _clean(raw)
             named = _read_name(line) if line else None
             if named is None:
                 continue
             name, rest = named
+            # A line longer than the cap is read in part: a word the cut may have shortened
+            # (CEDE of CEDES) is not read.
             word, conf = _read_word(rest)
+            if read_whole(lambda kept: _read_word(kept)[0], rest, len(raw) > _MAX_LINE) is None:
+                word = ""
             if not word or (name, word) in seen:
                 continue
             seen.add((name, word))
@@ -770,7 +774,7 @@ class CrosswordDomain:
         cells, rows too long cut; None when no grid is there."""
         if not isinstance(text, str) or not text.strip():
             return None
-        body = text[:_SCAN]
+        body = whole_lines(text, _SCAN)
         marker = None
         for m in re.finditer(r"(?im)^\W*(?:output|answer|grid|final grid|board)\W*:?\s*", body):
             marker = m

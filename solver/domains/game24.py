@@ -45,7 +45,7 @@ from puzzles.game24 import (
 )
 from solver.domains.base import Guidance, Reply, RolesMissing, Tool
 from solver.domains.dialogue import Turn, iot_transcript
-from solver.domains.reading import read_json_object, truthy
+from solver.domains.reading import read_json_object, read_whole, truthy, whole_lines
 from solver.model import Message
 
 __all__ = [
@@ -515,6 +515,12 @@ def _number(text: str) -> Fraction | None:
         return None
 
 
+def _bot_fields(line: str) -> tuple[str, str, str, str] | None:
+    """BoT's fields of a step on ``line``: the two numbers, the operation and the result."""
+    m = _BOT_FIELDS.search(line)
+    return (m["a"], m["op"], m["b"], m["c"]) if m else None
+
+
 def _check(
     state: State, raw: str, a_text: str, op: str, b_text: str, c_text: str
 ) -> ParsedStep | None:
@@ -552,12 +558,13 @@ def _available(state: State, reading: StepReading) -> bool:
     return True
 
 
-def _step_claims(state: State, line: str) -> list[ParsedStep]:
+def _step_claims(state: State, line: str, cut: bool = False) -> list[ParsedStep]:
     """The steps ``a op b = c`` on a line: a claim whose whole left side is two numbers
     (or fractions) and one operator. ``6 + 6 + 6 + 6 = 24`` is no step; ``8 / 8/3 = 3`` is
-    read as ``8 / (8/3)`` where those numbers are on the table."""
+    read as ``8 / (8/3)`` where those numbers are on the table. ``cut``: the line is the
+    start of a longer one, and a claim that may go on past its end is not read."""
     out: list[ParsedStep] = []
-    for lhs, rhs, (start, end), problem in claim_sides(line):
+    for lhs, rhs, (start, end), problem in claim_sides(line, cut=cut):
         readings = [] if problem else read_step(lhs)
         if not readings:
             continue
@@ -580,17 +587,19 @@ def parse_steps(text: str, state: State, limit: int = 32) -> list[ParsedStep]:
     seen: set[tuple[Fraction, str, Fraction]] = set()
     if not isinstance(text, str):
         return out
-    for raw_line in text[:20000].splitlines():
+    for raw_line in whole_lines(text, 20000).splitlines():
         # A step fits in a short line; the cap keeps the scanning linear on hostile replies.
+        # What the cap cuts short is not read (a result cut from 12 to 1 is no claim of 1).
+        cut = len(raw_line) > _MAX_LINE
         line = _clean(raw_line[:_MAX_LINE])
         if not line:
             continue
         found: list[ParsedStep | None] = []
-        m = _BOT_FIELDS.search(line)
-        if m:
-            found.append(_check(state, line, m["a"], m["op"], m["b"], m["c"]))
-        else:
-            found.extend(_step_claims(state, line))
+        fields = read_whole(_bot_fields, line, cut)
+        if fields:
+            found.append(_check(state, line, *fields))
+        elif not _BOT_FIELDS.search(line):
+            found.extend(_step_claims(state, line, cut))
         for step in found:
             if step is None:
                 continue

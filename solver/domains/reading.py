@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
-__all__ = ["read_json_object", "truthy"]
+__all__ = ["read_json_object", "read_whole", "truthy", "whole_lines"]
+
+T = TypeVar("T")
 
 _SCAN_CHARS = 20_000
 _TRIES = 64
@@ -42,3 +45,27 @@ def truthy(value: object) -> bool:
     if isinstance(value, str):
         return value.strip().lower() in ("true", "yes", "y", "1", "final", "stop")
     return False
+
+
+def whole_lines(text: str, limit: int) -> str:
+    """The first ``limit`` characters of ``text``, ending where a line ends: the line the
+    limit would cut through is left out whole. Read in part, a line may say something it
+    does not (``8 / 8 = 12`` cut to ``8 / 8 = 1``); a verdict on it would be on words the
+    model never wrote."""
+    if len(text) <= limit:
+        return text
+    if text[limit] in "\r\n":
+        return text[:limit]
+    return text[: text.rfind("\n", 0, limit) + 1]
+
+
+def read_whole(read: Callable[[str], T], line: str, cut: bool) -> T | None:
+    """``read(line)``, where ``line`` may be the kept start of a longer line (``cut``): then
+    what is read counts only if it does not reach the cut, that is, if the line read without
+    its last character gives the same. ``h1. CEDE`` cut from ``h1. CEDES`` reads ``CEDE``,
+    but ``CED`` without its last letter: it is not read at all."""
+    value = read(line)
+    if not cut or value is None:
+        return value
+    kept = line.rstrip()
+    return value if kept and read(kept[:-1]) == value else None

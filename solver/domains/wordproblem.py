@@ -40,7 +40,7 @@ from solver.domains.base import Guidance, Reply, RolesMissing, Tool
 from solver.domains.dialogue import Turn, iot_transcript
 from solver.domains.game24 import Feedback, parse_feedback, parse_score
 from solver.domains.game24 import parse_guidance as _parse_guidance
-from solver.domains.reading import read_json_object, truthy
+from solver.domains.reading import read_json_object, read_whole, truthy, whole_lines
 from solver.model import Message
 from solver.tools import DEFAULT_LIMIT, Calculate, Solve, format_trajectory
 
@@ -179,7 +179,7 @@ def parse_answer(text: str, numeric: bool = True) -> str | None:
     if not isinstance(text, str):
         return None
     found = None
-    for line in text[:20000].splitlines():
+    for line in whole_lines(text, 20000).splitlines():
         m = _ANSWER_LABEL.search(_MARKDOWN.sub("", line))
         if m and m.group(1).strip():
             found = m.group(1)
@@ -195,13 +195,14 @@ def parse_steps(text: str, state: Work, limit: int = 32, numeric: bool = True) -
         return out
     done = {_key_of(line) for line in state.steps}
     seen: set[Hashable] = set()
-    for raw in text[:20000].splitlines():
+    for raw in whole_lines(text, 20000).splitlines():
+        # A line longer than the cap is read in part: what may go on past the cut is not read.
+        cut = len(raw) > _MAX_LINE
         line = _clean(raw)
         if not line:
             continue
-        claims = extract_claims(line, limit=8)
-        m = _ANSWER_LABEL.search(line)
-        answer = answer_text(m.group(1), numeric) if m and m.group(1).strip() else None
+        claims = extract_claims(line, limit=8, cut=cut)
+        answer = read_whole(lambda kept: _labelled_answer(kept, numeric), line, cut)
         if not claims and answer is None:
             continue
         key = _key_of(line)
@@ -220,6 +221,12 @@ def parse_steps(text: str, state: Work, limit: int = 32, numeric: bool = True) -
         if len(out) >= limit:
             break
     return out
+
+
+def _labelled_answer(line: str, numeric: bool) -> str | None:
+    """The answer after an ``Answer:`` label on ``line``, or None."""
+    m = _ANSWER_LABEL.search(line)
+    return answer_text(m.group(1), numeric) if m and m.group(1).strip() else None
 
 
 def _key_of(line: str) -> Hashable:

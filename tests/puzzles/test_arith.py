@@ -19,10 +19,12 @@ from puzzles.arith import (
     ClaimStatus,
     Neg,
     Num,
+    claim_sides,
     evaluate,
     extract_claims,
     format_decimal,
     format_number,
+    leading_expression,
     parse,
     parse_number,
     verify_claim,
@@ -614,3 +616,35 @@ def test_leading_expression_is_never_shortened() -> None:
     assert leading_expression("(7 - 8 / 8) * 4 ^ 2") == "(7 - 8 / 8) * 4 ^ 2"
     assert leading_expression("6 * 4 (all four used)") == "6 * 4"
     assert leading_expression("1 x 2 x 3 x 4") == "1 x 2 x 3 x 4"
+
+
+# ------------------------------------------------------------------ the scanning limit
+
+
+@pytest.mark.parametrize("room", range(7, 13))
+def test_a_claim_that_runs_into_the_scanning_limit_is_not_read(room: int) -> None:
+    # 20,000 characters are scanned. "8 / 8 = 12" cut to "8 / 8 = 1" would be a true claim
+    # the text never makes; cut anywhere in it (or right after it, where "+ 3" may follow),
+    # it is no claim at all.
+    limit = MAX_LENGTH * 20
+    text = "x" * (limit - room) + " 8 / 8 = 12 + 3 and more"
+    assert extract_claims(text) == []
+    assert claim_sides(text) == []
+
+
+def test_a_claim_that_ends_before_the_scanning_limit_is_read() -> None:
+    limit = MAX_LENGTH * 20
+    text = "x" * (limit - 20) + " 8 / 8 = 12 and more text"
+    assert [(c.text, c.ok) for c in extract_claims(text)] == [("8 / 8 = 12", False)]
+
+
+def test_a_text_said_to_be_cut_has_no_claim_at_its_end() -> None:
+    assert extract_claims("so 8 / 8 = 1", cut=True) == []
+    assert extract_claims("so 8 / 8 = 1 ", cut=True) == []  # "+ 1" may follow
+    assert [c.text for c in extract_claims("so 8 / 8 = 1 (left: 1 4", cut=True)] == ["8 / 8 = 1"]
+    assert [c.text for c in extract_claims("so 8 / 8 = 1")] == ["8 / 8 = 1"]
+
+
+def test_a_leading_expression_that_runs_into_the_scanning_limit_is_none() -> None:
+    limit = MAX_LENGTH * 20
+    assert leading_expression("1 + " * (limit // 4) + "23") is None

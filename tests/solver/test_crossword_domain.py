@@ -207,7 +207,8 @@ def test_hostile_text_and_clues_never_raise_and_stay_bounded() -> None:
     text = domain.prompt("io")[0].content
     assert len(text) < 5000
     junk = ("h1. " + "A" * 100_000 + "\n") * 50 + "\x00\x1b[2J" * 1000
-    assert domain.parse_steps(junk, domain.start())[0].problem
+    # Each line runs past the cap, and a word the cap cuts short is not read as written.
+    assert domain.parse_steps(junk, domain.start()) == []
     assert domain.parse_answer(junk) is None or isinstance(domain.parse_answer(junk), str)
     assert domain.parse_reply(junk).answer is None or True
     assert domain.claims(junk) == []

@@ -221,6 +221,17 @@ def test_a_nucleus_keeps_the_heaviest_steps_until_they_make_up_top_p_of_the_weig
     assert opening(monkeypatch, "1 4 6", top_p=top_p) == {k: full[k] for k in heaviest[:kept]}
 
 
+def test_a_nucleus_its_heaviest_steps_fill_exactly_keeps_them_and_no_more(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    full = opening(monkeypatch, "1 4 6")
+    heaviest = sorted(full, key=lambda k: -full[k])
+    total, top_two = sum(full.values()), full[heaviest[0]] + full[heaviest[1]]
+    top_p = top_two / total
+    assert top_p * total == top_two  # exactly, in floating point
+    assert opening(monkeypatch, "1 4 6", top_p=top_p) == {k: full[k] for k in heaviest[:2]}
+
+
 # ---------------------------------------------------------------- the worked examples' habits
 
 SUM_EXAMPLES = (
