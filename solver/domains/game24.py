@@ -45,7 +45,13 @@ from puzzles.game24 import (
 )
 from solver.domains.base import Guidance, Reply, RolesMissing, Tool
 from solver.domains.dialogue import Turn, iot_transcript
-from solver.domains.reading import read_json_object, read_whole, truthy, whole_lines
+from solver.domains.reading import (
+    clip_text,
+    read_json_object,
+    read_whole,
+    truthy,
+    whole_lines,
+)
 from solver.model import Message
 
 __all__ = [
@@ -754,7 +760,7 @@ def parse_similarity(text: str) -> float | None:
     None when absent."""
     if not isinstance(text, str):
         return None
-    found = _SIMILARITY_RE.findall(text[:20000])
+    found = _SIMILARITY_RE.findall(whole_lines(text, 20000))
     if not found:
         return None
     number, percent = found[-1]
@@ -772,7 +778,7 @@ def parse_condensed(text: str) -> str | None:
     when the reply is empty."""
     if not isinstance(text, str):
         return None
-    body = re.sub(r"^\s*```\w*\s*$", "", text[:20000], flags=re.MULTILINE).strip()
+    body = re.sub(r"^\s*```\w*\s*$", "", whole_lines(text, 20000), flags=re.MULTILINE).strip()
     return body[:_CONDENSED_CAP] or None
 
 
@@ -832,7 +838,7 @@ def parse_feedback(text: str, steps: int) -> Feedback:
     """Read a feedback reply; missing parts stay empty, never an error."""
     if not isinstance(text, str) or not text.strip():
         return Feedback("(no analysis)", parsed=False, text=text or "")
-    body = text[:20000]
+    body = whole_lines(text, 20000)
     report = ""
     m = re.search(
         r"analysis(?:\s+report)?\s*[:：]\s*(.*?)(?=\n\s*\n|\n\W*(?:reasoning\s+)?step"
@@ -921,7 +927,7 @@ def parse_answer(text: str) -> str | None:
     """The expression of the last ``Answer:`` line, or None."""
     if not isinstance(text, str):
         return None
-    found = re.findall(r"answer\s*[:：]\s*(.+)", text[:20000], re.IGNORECASE)
+    found = re.findall(r"answer\s*[:：]\s*(.+)", whole_lines(text, 20000), re.IGNORECASE)
     if not found:
         return None
     line = _MARKDOWN.sub("", found[-1]).strip()
@@ -940,11 +946,19 @@ def _field(data: dict[str, Any], *names: str) -> Any:
     return None
 
 
-def _text_field(value: object, limit: int = 4000) -> str:
+_MAX_ANSWER_FIELD = 2_000
+"""Characters of an answer kept: more than an expression may have (1,000), so one cut
+here is refused as too long, never judged in part."""
+
+
+def _raw_text(value: object) -> str:
     if value is None:
         return ""
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-    return " ".join(text.split())[:limit]
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def _text_field(value: object, limit: int = 4000) -> str:
+    return clip_text(" ".join(_raw_text(value).split()), limit)
 
 
 def parse_guidance(text: str) -> Guidance:
@@ -960,15 +974,15 @@ def parse_guidance(text: str) -> Guidance:
             return Guidance("", stop, parsed=False)
     if not isinstance(text, str) or not text.strip():
         return Guidance("", False, parsed=False)
-    plain = _MARKDOWN.sub("", text[:20000])
+    plain = _MARKDOWN.sub("", whole_lines(text, 20000))
     return Guidance(_text_field(plain), bool(_STOP_RE.search(plain)), parsed=False)
 
 
 def _answer_text(value: object) -> str | None:
-    text = _text_field(value, 400)
-    if not text:
-        return None
-    left = text.split("=")[0].strip()
+    # Read whole: an expression is judged on all of it (one of over 1,000 characters is
+    # refused as too long), never on a start that happens to make 24.
+    text = " ".join(_raw_text(value).split())
+    left = text.split("=")[0].strip()[:_MAX_ANSWER_FIELD]
     return leading_expression(left) or left or None
 
 
@@ -987,7 +1001,7 @@ def parse_reply(text: str) -> Reply:
             )
     if not isinstance(text, str) or not text.strip():
         return Reply("", None, "", False, parsed=False)
-    plain = _MARKDOWN.sub("", text[:20000])
+    plain = _MARKDOWN.sub("", whole_lines(text, 20000))
     return Reply(
         _text_field(plain), parse_answer(plain), "", bool(_STOP_RE.search(plain)), parsed=False
     )

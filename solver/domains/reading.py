@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-__all__ = ["read_json_object", "read_whole", "truthy", "whole_lines"]
+__all__ = ["clip_text", "read_json_object", "read_whole", "truthy", "whole_lines"]
 
 T = TypeVar("T")
 
@@ -57,6 +58,21 @@ def whole_lines(text: str, limit: int) -> str:
     if text[limit] in "\r\n":
         return text[:limit]
     return text[: text.rfind("\n", 0, limit) + 1]
+
+
+_SENTENCE_END = re.compile(r"[.!?;:](?=\s)|\n")
+
+
+def clip_text(text: str, limit: int) -> str:
+    """``text`` kept to ``limit`` characters, ending where a sentence ends, then ``…``:
+    its arithmetic is read later (``8 / 8 = 12`` must not end up as ``8 / 8 = 1``, nor
+    ``8 / 8 = 12 + 3`` as ``8 / 8 = 12``), and what precedes the end of a sentence reads the
+    same in the clipped text as in the whole. A text with no sentence end in reach keeps
+    nothing but the ``…``."""
+    if len(text) <= limit:
+        return text
+    ends = [m.end() for m in _SENTENCE_END.finditer(text, 0, limit - 2)]
+    return (text[: ends[-1]].rstrip() + " …").lstrip() if ends else "…"
 
 
 def read_whole(read: Callable[[str], T], line: str, cut: bool) -> T | None:

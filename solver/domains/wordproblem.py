@@ -40,7 +40,13 @@ from solver.domains.base import Guidance, Reply, RolesMissing, Tool
 from solver.domains.dialogue import Turn, iot_transcript
 from solver.domains.game24 import Feedback, parse_feedback, parse_score
 from solver.domains.game24 import parse_guidance as _parse_guidance
-from solver.domains.reading import read_json_object, read_whole, truthy, whole_lines
+from solver.domains.reading import (
+    clip_text,
+    read_json_object,
+    read_whole,
+    truthy,
+    whole_lines,
+)
 from solver.model import Message
 from solver.tools import DEFAULT_LIMIT, Calculate, Solve, format_trajectory
 
@@ -164,6 +170,8 @@ def answer_text(text: str, numeric: bool = True) -> str | None:
     text = _MARKDOWN.sub("", text).strip()
     if not text:
         return None
+    # Kept to 1,000 characters: the check refuses anything over 200 as too long, so an
+    # answer cut short is refused for its length, never judged on its start.
     if not numeric:
         return text.rstrip(".").strip()[:_MAX_ANSWER] or None
     tail = text.rsplit("=", 1)[-1]
@@ -518,14 +526,15 @@ def parse_reply(text: str, numeric: bool = True) -> Reply:
         raw = next((data[k] for k in ("answer", "response", "final_answer") if k in data), None)
         answer = answer_text(str(raw), numeric) if raw not in (None, "") else None
         explanation = " ".join(str(data.get("explanation") or data.get("reasoning") or "").split())
-        written = " ".join(str(raw or "").split())[:_MAX_ANSWER]
+        written = " ".join(str(raw or "").split())
+        written = written if len(written) <= _MAX_ANSWER else ""  # never its arithmetic in part
         if extract_claims(written, limit=4) and written not in explanation:
             # A computation written in the answer field ("answer": "30 * 11 = 330") is work
             # like the explanation's: it joins it, so that its claim is checked and shown.
             explanation = f"{explanation} Answer: {written}".strip()
         if answer is not None or explanation:
             return Reply(
-                explanation[:4000],
+                clip_text(explanation, 4000),
                 answer,
                 " ".join(str(data.get("uncertainty") or "").split())[:600],
                 truthy(data.get("final", data.get("answer_to_query"))),
@@ -534,7 +543,7 @@ def parse_reply(text: str, numeric: bool = True) -> Reply:
         return Reply("", None, "", False, parsed=False)
     plain = " ".join(_MARKDOWN.sub("", text[:20000]).split())
     final = bool(re.search(r"\bfinal\W{0,4}(?:true|yes)\b", plain, re.I))
-    return Reply(plain[:4000], parse_answer(text, numeric), "", final, parsed=False)
+    return Reply(clip_text(plain, 4000), parse_answer(text, numeric), "", final, parsed=False)
 
 
 # ------------------------------------------------------------------ the adapter

@@ -14,6 +14,8 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from solver.domains.reading import clip_text
+
 __all__ = ["Action", "format_trajectory", "parse_action", "parse_final"]
 
 _SCAN = 20_000
@@ -65,6 +67,10 @@ def _call(text: str, names: Iterable[str]) -> tuple[str, str, str] | None:
     return None
 
 
+_MAX_ARGUMENT = 2000
+"""Characters of an action's argument: a longer one is refused, never run in part."""
+
+
 def parse_action(text: str, names: Sequence[str]) -> Action:
     """The thought and the first action of a reply; ``names`` are the actions the prompt
     offered (tools and ``finish``)."""
@@ -85,7 +91,7 @@ def parse_action(text: str, names: Sequence[str]) -> Action:
         # The text before the action is the thought ("Thought i:" was in the prompt).
         first = action_match.start() if action_match else len(body)
         thought = " ".join(body[:first].split())
-    thought = thought[:2000]
+    thought = clip_text(thought, 2000)  # its arithmetic is checked: never a claim in part
     if action_match:
         action_text = action_match.group(1)
         if not action_text:  # "Action 3:" then the action on a later line
@@ -109,7 +115,13 @@ def parse_action(text: str, names: Sequence[str]) -> Action:
         )
         return Action(thought, "", "", action_text[:200], problem, tuple(notes))
     name, argument, problem = found
-    return Action(thought, name, argument[:2000], action_text[:400], problem, tuple(notes))
+    if len(argument) > _MAX_ARGUMENT and not problem:
+        # Run in part, a tool would answer for an expression the model never wrote.
+        problem = (
+            f"the argument of {name} is too long ({len(argument)} characters; "
+            f"at most {_MAX_ARGUMENT})"
+        )
+    return Action(thought, name, argument[:_MAX_ARGUMENT], action_text[:400], problem, tuple(notes))
 
 
 _FINAL = re.compile(r"(?:final\s+answer|answer)\s*[:：]\s*(.+)", re.I)

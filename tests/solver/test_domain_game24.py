@@ -5,12 +5,14 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from puzzles.game24 import Hand, apply, check_answer
+from puzzles.game24.rules import Step
 from solver.domains import game24 as g24
-from solver.domains.base import Reply
+from solver.domains.base import Guidance, Reply, RolesMissing
 
 
 def test_every_shot_in_the_prompts_is_correct() -> None:
@@ -206,3 +208,95 @@ def test_the_worked_examples_are_numbered_from_one() -> None:
     shown = g24.bot_examples()
     numbers = [int(n) for n in re.findall(r"^Example (\d+), numbers", shown, re.MULTILINE)]
     assert numbers == list(range(1, len(g24.BOT_EXAMPLES) + 1))
+
+
+# ------------------------------------------------------------------ found by a larger draw
+
+DOMAIN = g24.Game24Domain(Hand.parse("4 7 8 8"))
+
+
+def test_an_operation_written_as_a_word_is_read_whatever_its_case() -> None:
+    line = "Two numbers selected: 8 8, Operation: Divide, New number calculated: 1"
+    (step,) = g24.parse_steps(line, Hand.parse("4 7 8 8").start())
+    assert step.op == "/" and step.valid
+
+
+def test_a_claimed_set_of_none_or_nothing_is_empty() -> None:
+    before = Hand.parse("4 6").start()
+    for left in ("none", "Nothing", "EMPTY"):
+        (step,) = g24.parse_steps(f"4 * 6 = 24 (left: {left})", before)
+        claimed = g24.claimed_state(before, step)
+        assert claimed is not None and claimed.numbers == (), left
+
+
+def test_a_chain_of_claims_spells_its_expression_with_the_brackets_it_needs() -> None:
+    steps = [
+        Step(Fraction(8), "+", Fraction(4), Fraction(12)),
+        Step(Fraction(20), "-", Fraction(12), Fraction(8)),
+    ]
+    assert g24.claimed_expression(Hand.parse("4 8 20"), steps) == "20 - (8 + 4)"
+    # A number never given or built stands as itself.
+    odd = [Step(Fraction(9), "*", Fraction(2), Fraction(18))]
+    assert g24.claimed_expression(Hand.parse("2 4"), odd) == "9 * 2"
+
+
+def test_a_json_answer_that_is_no_expression_is_kept_for_the_check_to_refuse() -> None:
+    reply = g24.parse_reply('{"answer": "four times six", "explanation": ["a", "b"]}')
+    assert reply.answer == "four times six" and reply.explanation == '["a", "b"]'
+    assert not DOMAIN.check(reply.answer).ok
+
+
+def test_a_prose_reply_loses_its_markdown() -> None:
+    reply = g24.parse_reply("**So** we get `(7 - 8 / 8) * 4`.\nAnswer: (7 - 8 / 8) * 4")
+    assert reply.explanation == "So we get (7 - 8 / 8) * 4. Answer: (7 - 8 / 8) * 4"
+
+
+def test_guidance_left_empty_or_missing_is_read_as_none_given() -> None:
+    assert g24.parse_guidance('{"guidance": "", "stop": true}') == Guidance("", True, parsed=False)
+    assert g24.parse_guidance("") == Guidance("", False, parsed=False)
+
+
+def test_scores_and_labels_on_other_scales_are_read() -> None:
+    assert g24.parse_score("Evaluation score: 10") == 1.0  # the top of a 1-10 scale
+    assert g24.parse_score("Evaluation score: 11") == 0.11  # a percentage
+    assert g24.parse_value("Hard to say.\nunlikely") == "impossible"
+
+
+def test_feedback_of_nothing_keeps_its_text_and_a_huge_step_number_is_passed_over() -> None:
+    assert g24.parse_feedback("", 2) == g24.Feedback("(no analysis)", parsed=False, text="")
+    huge = "Step " + "9" * 5000 + ": wrong. Advice: stop. Recommendation or Reject: Reject"
+    assert g24.parse_feedback(huge, 2).verdicts == ("", "")
+    plain = g24.parse_feedback("Step 1: the step looks fine to me", 1)
+    assert plain.advice == ("the step looks fine to me",)
+
+
+def test_an_entry_marks_a_step_with_no_verdict_by_a_dash() -> None:
+    feedback = g24.Feedback("r", ("keep", "drop"), ("recommend",))
+    entry = feedback.entry(1, ["8 / 8 = 1", "7 - 1 = 6"])
+    assert entry.splitlines()[-2:] == [
+        "Step 1: Advice: keep. Recommendation or Reject: recommend",
+        "Step 2: Advice: drop. Recommendation or Reject: -",
+    ]
+
+
+def test_a_claimed_chain_with_no_steps_says_so() -> None:
+    assert DOMAIN.replay_claimed([]) == (None, "no steps", False)
+
+
+def test_a_missing_roles_message_names_the_role_and_the_kind() -> None:
+    with pytest.raises(RolesMissing) as info:
+        DOMAIN.prompt("act")
+    assert str(info.value) == (
+        "a method cannot solve game24 puzzles yet: the game24 domain has no act prompt"
+    )
+
+
+def test_the_cot_prompts_worked_examples_show_their_steps() -> None:
+    text = DOMAIN.prompt("cot")[-1].content
+    assert re.search(r"^Input: [\d ]+\nSteps:\n", text, re.MULTILINE)
+
+
+def test_feedback_without_a_report_label_keeps_its_first_300_characters_as_the_report() -> None:
+    text = "I looked at it. " * 40
+    assert g24.parse_feedback(text, 1).report == " ".join(text.split())[:300]
+    assert len(g24.parse_feedback(text, 1).report) == 300

@@ -18,7 +18,7 @@ from puzzles.game24 import Hand
 from puzzles.wordproblem import WordProblem
 from solver.domains.crossword import CrosswordDomain
 from solver.domains.game24 import Game24Domain
-from solver.domains.reading import read_whole, whole_lines
+from solver.domains.reading import clip_text, read_whole, whole_lines
 from solver.domains.wordproblem import WordProblemDomain, parse_answer
 
 
@@ -120,3 +120,55 @@ def test_a_crossword_grid_row_cut_by_the_reply_limit_is_not_read() -> None:
     head = "Output:\nACRES\nTROLL\nTABOO\nINEPT\n"
     reply = head + "x" * (20000 - len(head) - 3) + "\nCEDES"
     assert CROSS.parse_answer(reply) == "ACRES/TROLL/TABOO/INEPT/_____"
+
+
+def test_a_clipped_text_ends_where_a_sentence_ends() -> None:
+    # Clipped at 40 characters, "8 / 8 = 12 + 3" would read "8 / 8 = 12" (or "= 1").
+    text = "First, 4 + 4 = 8. Then 8 / 8 = 12 + 3 is what we get."
+    assert clip_text(text, 40) == "First, 4 + 4 = 8. …"
+    assert clip_text(text, 200) == text
+    assert clip_text("x" * 50, 40) == "…"
+
+
+def test_an_explanation_clipped_to_4000_characters_claims_only_what_it_says_whole() -> None:
+    # The IoT answerer's explanation is read for arithmetic: a claim at the clip is not.
+    body = "We count the pens one by one. " * 133  # 3,990 characters
+    reply = WORD.parse_reply(
+        '{"explanation": "' + body + 'So 300 + 900 = 1200 pens.", "answer": "1200"}'
+    )
+    assert reply.explanation.endswith("one by one. …")
+    assert WORD.claims(reply.explanation) == []
+    game = GAME.parse_reply('{"explanation": "' + body + 'So 8 / 8 = 12.", "answer": "1"}')
+    assert game.explanation.endswith("one by one. …") and GAME.claims(game.explanation) == []
+
+
+def test_an_answer_is_judged_whole_or_refused_as_too_long() -> None:
+    # A Game of 24 answer is read whole and judged whole: one too long to parse is refused.
+    long_sum = "(7 - 8 / 8) * 4" + " + 0" * 200  # 815 characters, still 24
+    assert GAME.parse_reply('{"answer": "' + long_sum + '"}').answer == long_sum
+    too_long = "(7 - 8 / 8) * 4" + " + 0" * 400
+    answer = GAME.parse_reply('{"answer": "' + too_long + '"}').answer
+    assert answer == too_long and "too long" in GAME.check(answer).reason
+    assert GAME.parse_reply('{"answer": "(7 - 8 / 8) * 4 = 24' + " ok" * 200 + '"}').answer == (
+        "(7 - 8 / 8) * 4"
+    )
+    # A word-problem answer is kept to 1,000 characters, and refused over 200 as too long.
+    answer = parse_answer("Answer: " + "1" * 1001)
+    assert WORD.check(answer).reason == "the answer is too long (1000 characters; at most 200)"
+
+
+def test_a_tool_argument_too_long_to_run_whole_is_refused_not_run_in_part() -> None:
+    from solver.tools import parse_action
+
+    action = parse_action("Thought: add\nAction 1: calculate[" + "1 + " * 600 + "1]", ["calculate"])
+    assert not action.valid
+    assert action.problem == "the argument of calculate is too long (2401 characters; at most 2000)"
+
+
+def test_a_reasoning_thought_is_clipped_where_a_sentence_ends() -> None:
+    from solver.tools import parse_action
+
+    text = "Thought: " + "We add the pens. " * 120 + "So 300 + 900 = 1200.\nAction 1: finish[1200]"
+    action = parse_action(text, ["finish"])
+    assert action.valid and action.thought.endswith("We add the pens. …")
+    assert WORD.claims(action.thought) == []

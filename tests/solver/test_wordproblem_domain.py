@@ -246,9 +246,11 @@ def test_a_json_reply_with_no_answer_field_keeps_its_explanation() -> None:
     assert reply == Reply("6 * 7 = 42, not yet the total.", None, "", False)
 
 
-def test_a_prose_reply_is_kept_to_4000_characters() -> None:
-    reply = parse_reply("word " * 2000)
-    assert len(reply.explanation) == 4000 and not reply.parsed
+def test_a_prose_reply_is_kept_to_4000_characters_ending_where_a_sentence_ends() -> None:
+    reply = parse_reply("We count 3 + 4 = 7 pens. " * 300)
+    assert 3900 < len(reply.explanation) <= 4000 and not reply.parsed
+    assert reply.explanation.endswith("= 7 pens. …")
+    assert parse_reply("word " * 2000).explanation == "…"  # no sentence ends in reach
 
 
 def test_a_prose_reply_is_read_for_its_answer_line_and_its_final_flag() -> None:
