@@ -115,6 +115,8 @@ def parse_action(text: str, names: Sequence[str]) -> Action:
         )
         return Action(thought, "", "", action_text[:200], problem, tuple(notes))
     name, argument, problem = found
+    if name == "finish":  # the answer, kept whole: the check refuses one too long itself
+        return Action(thought, name, argument, action_text[:400], problem, tuple(notes))
     if len(argument) > _MAX_ARGUMENT and not problem:
         # Run in part, a tool would answer for an expression the model never wrote.
         problem = (
