@@ -351,3 +351,72 @@ def test_a_json_reply_reads_reasoning_and_answer_to_query_under_their_other_name
     reply = parse_reply('{"reasoning": "3 + 4 = 7", "answer": "7", "answer_to_query": true}')
     assert reply == Reply("3 + 4 = 7", "7", "", True)
     assert parse_reply("") == Reply("", None, "", False, parsed=False)
+
+
+def test_a_step_with_a_wrong_claim_among_right_ones_is_judged_by_the_wrong_one() -> None:
+    domain = WordProblemDomain(WordProblem("Ann has 3 pens and buys 4. How many?", Fraction(7)))
+    (step,) = domain.parse_steps("3 + 4 = 8, and 8 + 1 = 9", domain.start())
+    assert not step.claim.ok and step.claim.lhs == "3 + 4" and "actually 7" in step.problem
+
+
+def test_two_steps_are_as_similar_as_the_numbers_operators_and_words_they_share() -> None:
+    domain = WordProblemDomain(WordProblem("Ann has 3 pens and buys 4. How many?", Fraction(7)))
+    assert domain.similarity("3 + 4 = 7 pens", "3 + 4 = 7 apples") == 0.8  # 4 of 5 shared
+    assert domain.similarity("3 + 4 = 7", "3 + 4 = 7 pens") == 0.8  # of the longer
+    assert domain.similarity("3 + 4 = 7", "...") == 0.0
+
+
+def test_algebra_answers_vote_by_their_values_or_their_expanded_expression() -> None:
+    problems = generate_algebra(1, 80)
+    one = next(p for p in problems if p.form.value == "values" and len(p.variables) == 1)
+    assert WordProblemDomain(one).answer_key("(7)") == "x=7"
+    assert WordProblemDomain(one).answer_key("x = 7.") == "x=7"
+    assert WordProblemDomain(one).answer_key("X7") is None  # no value: a letter glued to it
+    two = next(p for p in problems if p.form.value == "values" and len(p.variables) == 2)
+    assert WordProblemDomain(two).answer_key("y = 2, x = -1") == "x=-1, y=2"
+    expression = next(p for p in problems if p.form.value == "expression")
+    assert WordProblemDomain(expression).answer_key("(x - 1)(x - 5)") == "x**2 - 6*x + 5"
+
+
+def test_the_public_context_names_the_question_topic_and_level_never_the_answer() -> None:
+    problem = WordProblem("Ann has 3 pens and buys 4. How many?", 7, id="q", topic="t", level="1")
+    domain = WordProblemDomain(problem)
+    assert domain.context(domain.start(), turn=1) == {
+        "kind": "wordproblem",
+        "id": "q",
+        "question": "Ann has 3 pens and buys 4. How many?",
+        "topic": "t",
+        "level": "1",
+        "steps": [],
+        "turn": 1,
+    }
+
+
+def test_reacts_system_message_lists_its_tools() -> None:
+    domain = WordProblemDomain(WordProblem("Ann has 3 pens and buys 4. How many?", Fraction(7)))
+    system = domain.prompt("act", steps=(), step=1, limit=8)[0]
+    assert system.role == "system" and "{tools}" not in system.content
+    assert "calculate[" in system.content and "solve[" in system.content
+
+
+def test_a_replayed_chain_keeps_the_answer_it_states() -> None:
+    domain = WordProblemDomain(WordProblem("Ann has 3 pens and buys 4. How many?", Fraction(7)))
+    (first,) = domain.parse_steps("3 + 4 = 7", domain.start())
+    assert first.state is not None
+    (last,) = domain.parse_steps("Answer: 7", first.state)
+    assert last.state is not None
+    state, _reason, ok = domain.replay([first.state, last.state])
+    assert state is not None and state.answer == "7" and ok
+
+
+def test_an_iot_turn_keeps_the_answerers_final_flag() -> None:
+    domain = WordProblemDomain(WordProblem("Ann has 3 pens and buys 4. How many?", Fraction(7)))
+    turn = domain.turn("Check it.", Reply("3 + 4 = 7", "7", "none", True))
+    assert (turn.answer, turn.final) == ("7", True)
+
+
+def test_the_io_prompt_ends_where_the_answer_is_to_be_written() -> None:
+    domain = WordProblemDomain(WordProblem("Ann has 3 pens and buys 4. How many?", Fraction(7)))
+    assert domain.prompt("io")[-1].content.endswith(
+        "Question: Ann has 3 pens and buys 4. How many?\nAnswer:"
+    )
