@@ -379,7 +379,9 @@ def test_algebra_answers_vote_by_their_values_or_their_expanded_expression() -> 
 
 
 def test_the_public_context_names_the_question_topic_and_level_never_the_answer() -> None:
-    problem = WordProblem("Ann has 3 pens and buys 4. How many?", 7, id="q", topic="t", level="1")
+    problem = WordProblem(
+        "Ann has 3 pens and buys 4. How many?", Fraction(7), id="q", topic="t", level="1"
+    )
     domain = WordProblemDomain(problem)
     assert domain.context(domain.start(), turn=1) == {
         "kind": "wordproblem",
