@@ -724,3 +724,14 @@ def test_a_number_it_cannot_read_is_skipped_and_the_rest_still_read() -> None:
 def test_a_call_for_a_purpose_it_has_no_role_for_is_answered_as_cot() -> None:
     prompt = domain_of(BOOKS).prompt("cot")
     assert reply("answer", prompt, 1) == reply("cot", prompt, 1)
+
+
+def test_react_keeps_one_plan_for_a_question_whatever_the_samples_seed() -> None:
+    # Each call continues the same plan (the one for this question), so its steps fit
+    # together from one call to the next; only the wording of a sample varies.
+    question = "A farm has 12 cows and buys 5 more each week for 3 weeks. How many cows now?"
+    firsts = {
+        re.search(r"^Action 1: (.*)$", act(question, [], s), re.MULTILINE).group(1)  # type: ignore[union-attr]
+        for s in range(40)
+    }
+    assert len(firsts) == 1, firsts
