@@ -247,3 +247,38 @@ async def test_a_crossword_bench_keeps_tots_letter_and_word_measures_per_run() -
         (1.0, 1.0, True),
     ]
     assert bench.measures() == {"letter": 0.8, "word": 0.65, "game": 0.5}
+
+
+class Recording:
+    """The offline engine, noting the sampling of every call (BoT draws each tree's)."""
+
+    name = "recording"
+
+    def __init__(self, seen: list[tuple[float, float]]) -> None:
+        from solver.model.offline import OfflineModel
+
+        self.inner, self.seen = OfflineModel(seed=0), seen
+
+    async def generate(self, call: Call, on_token: TokenCallback | None = None) -> Generation:
+        self.seen.append((call.sampling.temperature, call.sampling.top_p))
+        return await self.inner.generate(call, on_token)
+
+    async def aclose(self) -> None:
+        return None
+
+
+async def test_a_bench_is_seeded_from_zero_unless_told_otherwise() -> None:
+    hands = [Hand.parse(h) for h in ("2 3 4", "1 5 6")]
+
+    async def samplings(seed: int | None = None) -> list[tuple[float, float]]:
+        seen: list[tuple[float, float]] = []
+        method = BoT(BoTConfig(iterations=1, trees=3, children=1))
+        if seed is None:
+            await run_bench([method], hands, lambda: Recording(seen))
+        else:
+            await run_bench([method], hands, lambda: Recording(seen), seed=seed)
+        return seen
+
+    default = await samplings()
+    assert default == await samplings(0)
+    assert default != await samplings(1)
