@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from solver.domains.reading import clip_text
+from solver.domains.reading import clip_text, whole_lines
 
 __all__ = ["Action", "format_trajectory", "parse_action", "parse_final"]
 
@@ -76,7 +76,7 @@ def parse_action(text: str, names: Sequence[str]) -> Action:
     offered (tools and ``finish``)."""
     if not isinstance(text, str) or not text.strip():
         return Action("", "", "", "", "the reply was empty")
-    body = _MARKDOWN.sub("", text[:_SCAN])
+    body = _MARKDOWN.sub("", whole_lines(text, _SCAN))  # a line the limit cuts is not read
     notes: list[str] = []
     cut = _OBSERVATION.search(body)
     if cut:
@@ -118,12 +118,13 @@ def parse_action(text: str, names: Sequence[str]) -> Action:
     if name == "finish":  # the answer, kept whole: the check refuses one too long itself
         return Action(thought, name, argument, action_text[:400], problem, tuple(notes))
     if len(argument) > _MAX_ARGUMENT and not problem:
-        # Run in part, a tool would answer for an expression the model never wrote.
+        # Run or checked in part, it would be an expression the model never wrote: refused.
         problem = (
             f"the argument of {name} is too long ({len(argument)} characters; "
             f"at most {_MAX_ARGUMENT})"
         )
-    return Action(thought, name, argument[:_MAX_ARGUMENT], action_text[:400], problem, tuple(notes))
+        argument = ""
+    return Action(thought, name, argument, action_text[:400], problem, tuple(notes))
 
 
 _FINAL = re.compile(r"(?:final\s+answer|answer)\s*[:：]\s*(.+)", re.I)
@@ -133,7 +134,7 @@ def parse_final(text: str) -> str | None:
     """The text after the last ``Final Answer:`` (or ``Answer:``) label, or None."""
     if not isinstance(text, str):
         return None
-    found = _FINAL.findall(_MARKDOWN.sub("", text[:_SCAN]))
+    found = _FINAL.findall(_MARKDOWN.sub("", whole_lines(text, _SCAN)))
     if not found:
         return None
     answer = found[-1].strip()

@@ -172,3 +172,18 @@ def test_a_reasoning_thought_is_clipped_where_a_sentence_ends() -> None:
     action = parse_action(text, ["finish"])
     assert action.valid and action.thought.endswith("We add the pens. …")
     assert WORD.claims(action.thought) == []
+
+
+def test_a_final_answer_line_cut_by_the_reply_limit_is_not_delis_answer() -> None:
+    from solver.tools import parse_final
+
+    head = "Final Answer: 1100\n"
+    reply = head + "x" * (20000 - len(head) - 1 - len("Final Answer: 12")) + "\nFinal Answer: 1200"
+    assert parse_final(reply) == "1100"
+
+
+def test_a_refused_argument_carries_no_arithmetic_to_check() -> None:
+    from solver.tools import parse_action
+
+    action = parse_action("Action 1: calculate[" + "1 + " * 600 + "1 = 601]", ["calculate"])
+    assert action.argument == "" and WORD.claims(action.argument) == []
