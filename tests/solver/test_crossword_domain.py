@@ -461,3 +461,113 @@ def test_each_kind_of_invalid_word_names_its_clue_and_what_is_wrong(
     again = domain.write(first, "h1", "ACRES")
     assert again.name == "h1" and again.state is None
     assert again.claim == WordCheck("h1", "ACRES", "ACRES", "invalid", "h1 is already filled")
+
+
+# ------------------------------------------------------------------ found by the whole run
+
+
+def test_an_iot_turn_carries_the_guidance_and_the_whole_reply(domain: CrosswordDomain) -> None:
+    from solver.domains.dialogue import Turn
+
+    reply = Reply("rows first", "ACRES/TROLL/TABOO/INEPT/CEDES", "v2", True)
+    assert domain.turn("Check v2.", reply) == Turn(
+        "Check v2.", "rows first", "ACRES/TROLL/TABOO/INEPT/CEDES", "v2", True
+    )
+
+
+def test_a_replay_that_breaks_off_is_not_solved(domain: CrosswordDomain) -> None:
+    a = domain.parse_steps("h1. ACRES", domain.start())[0].state
+    bad = domain.parse_steps("v1. TRUST", domain.start())[0].state
+    assert a is not None and bad is not None
+    assert domain.replay([a, bad])[2] is False
+    assert domain.replay([domain.start()]) == (None, "step 1 is empty", False)
+
+
+def test_a_text_that_names_no_clue_is_like_no_step(domain: CrosswordDomain) -> None:
+    assert domain.similarity("h1. ACRES", "no clue here") == 0.0
+    assert domain.similarity("no clue here", "h1. ACRES") == 0.0
+
+
+def test_steps_and_proposals_stop_at_their_limit(domain: CrosswordDomain) -> None:
+    words = ["ACRES", "TROLL", "TABOO", "INEPT", "CEDES"]
+    text = "\n".join(
+        f"h{i}. {w[:j]}{'X' * (5 - j)}" for i, w in enumerate(words, 1) for j in range(5)
+    )
+    assert len(domain.parse_steps(text, domain.start())) == 25
+    assert len(domain.parse_steps(text, domain.start(), limit=1)) == 1
+    many = "\n".join(f"h1. {chr(65 + i)}CRES" for i in range(26)) + "\n" + text
+    assert len(domain.proposals(many, domain.start())) == 32
+    assert len(domain.proposals(many, domain.start(), limit=3)) == 3
+
+
+def test_a_step_keeps_its_line_and_a_fitting_word_with_a_confidence_has_no_problem(
+    domain: CrosswordDomain,
+) -> None:
+    (step,) = domain.parse_steps("**h1.** acres (high)", domain.start())
+    assert (step.text, step.problem, step.confidence) == ("h1. acres (high)", "", "high")
+
+
+def test_a_line_of_exactly_the_cap_is_read_whole(domain: CrosswordDomain) -> None:
+    line = "h5. " + ("so " * 200)[: 400 - 4 - len("-> CEDES")] + "-> CEDES"
+    assert len(line) == 400
+    (step,) = domain.parse_steps(line, domain.start())
+    assert step.word == "CEDES"
+
+
+def test_a_json_reply_reads_the_grid_answer_and_doubts_under_their_other_names(
+    domain: CrosswordDomain,
+) -> None:
+    reply = domain.parse_reply('{"grid": "ACRES\\nTROLL", "uncertainty": "v2  and   v3"}')
+    assert (reply.answer, reply.uncertainty) == ("ACRES/TROLL/_____/_____/_____", "v2 and v3")
+    reply = domain.parse_reply('{"response": "ACRES\\nTROLL", "doubts": "v4"}')
+    assert (reply.answer, reply.uncertainty) == ("ACRES/TROLL/_____/_____/_____", "v4")
+    reply = domain.parse_reply('{"explanation": "still thinking"}')
+    assert (reply.explanation, reply.answer) == ("still thinking", None)
+
+
+def test_parsers_given_no_text_at_all_read_nothing(domain: CrosswordDomain) -> None:
+    nothing: Any = None
+    assert domain.parse_answer(nothing) is None
+    assert domain.parse_reply(nothing) == Reply("", None, "", False, parsed=False)
+
+
+@pytest.mark.parametrize(
+    ("text", "answer"),
+    [
+        # Rows joined by "/" need not give every row.
+        ("ACRES/TROLL/TABOO/INEPT", "ACRES/TROLL/TABOO/INEPT/_____"),
+        # An X at either end of such a line is a letter, not a mark to strip.
+        ("XENON/AXXXA/BOXES/EXTRA/RELAX", "XENON/AXXXA/BOXES/EXTRA/RELAX"),
+        # Rows, then a grid on one line: the last grid written is the answer.
+        ("ACRES\nTROLL\nSLOPE/TRUMP/ADORE/BLAME/CRANE", "SLOPE/TRUMP/ADORE/BLAME/CRANE"),
+        ("ACRES\nTROLL\nslopetrumpadoreblamecrane", "SLOPE/TRUMP/ADORE/BLAME/CRANE"),
+        # A grid on one line, then rows: the rows are the last grid.
+        ("SLOPE/TRUMP/ADORE/BLAME/CRANE\nACRES\nTROLL", "ACRES/TROLL/_____/_____/_____"),
+        ("slopetrumpadoreblamecrane\nACRES\nTROLL", "ACRES/TROLL/_____/_____/_____"),
+        # Rows broken by prose, then more rows: the last run of rows.
+        ("ACRES\nTROLL\nand then\nTABOO\nINEPT", "TABOO/INEPT/_____/_____/_____"),
+        # After "Output:", the first grid: a grid on one line, or a run of rows that prose
+        # ends, whatever follows; even when a grid on one line follows its rows.
+        ("Output:\nacrestrolltabooineptcedes\nSLOPE\nTRUMP", "ACRES/TROLL/TABOO/INEPT/CEDES"),
+        ("Output:\nACRES\nTROLL\nwhich I like\nSLOPE\nTRUMP", "ACRES/TROLL/_____/_____/_____"),
+        ("Output:\nACRES\nTROLL\nSLOPE/TRUMP/ADORE/BLAME/CRANE", "ACRES/TROLL/_____/_____/_____"),
+    ],
+)
+def test_grids_in_several_pieces_are_read_as_a_person_would(
+    domain: CrosswordDomain, text: str, answer: str
+) -> None:
+    assert domain.parse_answer(text) == answer
+
+
+def test_a_small_grid_may_be_given_as_two_rows_joined_by_a_slash() -> None:
+    assert blocked().parse_answer("CAT#DOG/ARE#ONE") == "CAT#DOG/ARE#ONE/___#___"
+
+
+def test_a_reply_is_kept_to_4000_characters_and_its_doubts_to_600(
+    domain: CrosswordDomain,
+) -> None:
+    prose = domain.parse_reply("word " * 1000)
+    assert len(prose.explanation) == 4000 and prose.answer is None
+    data = json.dumps({"explanation": "word " * 1000, "uncertainty": "v2 " * 300, "answer": "?"})
+    reply = domain.parse_reply(data)
+    assert (len(reply.explanation), len(reply.uncertainty)) == (4000, 600)
