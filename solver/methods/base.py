@@ -333,6 +333,9 @@ async def run_method(
         queue.put_nowait(None)
 
     task = asyncio.ensure_future(body())
+    # However the body ends, the consumer stops waiting (a bug that escapes it is raised by
+    # ``await task`` below, never a consumer waiting for ever).
+    task.add_done_callback(lambda _: queue.put_nowait(None))
     try:
         while True:
             event = await queue.get()
@@ -371,12 +374,17 @@ def _finish(
     votes: int = 0,
     sampled: tuple[int, int] = (0, 0),
 ) -> None:
-    verdict = domain.check(answer)
+    try:
+        verdict = domain.check(answer)
+        ok, why = verdict.ok, verdict.reason
+    except Exception as exc:  # a bug in a check must end the run with the error, not hang it
+        ctx.emit(ErrorRaised("internal", f"{type(exc).__name__}: {exc}", fatal=True))
+        ok, why = False, f"the answer could not be checked ({type(exc).__name__})"
     ctx.emit(
         RunFinished(
             answer,
-            verdict.ok,
-            verdict.reason,
+            ok,
+            why,
             ctx.calls,
             ctx.prompt_tokens,
             ctx.completion_tokens,

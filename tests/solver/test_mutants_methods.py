@@ -1681,3 +1681,46 @@ async def test_a_run_whose_task_is_cancelled_still_reports_it_stopped() -> None:
     fin = events[-1]
     assert isinstance(fin, RunFinished) and fin.reason == "stopped" and fin.answer is None
     assert (fin.votes, fin.samples, fin.samples_solved) == (0, 0, 0)  # no vote, no samples
+
+
+class CheckFails(Game24Domain):
+    """A domain whose check has a bug: it raises on every answer."""
+
+    def check(self, answer: str | None) -> Any:
+        raise ValueError("the check broke")
+
+
+async def test_a_check_that_raises_ends_the_run_with_an_internal_error() -> None:
+    async def body(domain: Game24Domain, ctx: RunContext) -> Outcome:
+        return Outcome("2 * 3 * 4")
+
+    domain = CheckFails(Hand.parse("2 3 4"))
+    fin, events = await asyncio.wait_for(solve(Scripted(body), domain, BilledModel([])), 5)
+    assert [(e.kind, e.message) for e in of(events, ErrorRaised)] == [
+        ("internal", "ValueError: the check broke")
+    ]
+    assert fin.answer == "2 * 3 * 4" and not fin.solved
+    assert fin.verdict == "the answer could not be checked (ValueError)"
+
+
+async def test_a_bug_that_escapes_the_run_is_raised_to_the_consumer_not_waited_for(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import solver.methods.base as base
+
+    def broken(*args: Any, **kwargs: Any) -> None:
+        raise RuntimeError("finish broke")
+
+    monkeypatch.setattr(base, "_finish", broken)
+
+    async def body(domain: Game24Domain, ctx: RunContext) -> Outcome:
+        return Outcome("2 * 3 * 4")
+
+    async def consume() -> None:
+        async for _event in run_method(
+            Scripted(body), Game24Domain(Hand.parse("2 3 4")), BilledModel([])
+        ):
+            pass
+
+    with pytest.raises(RuntimeError, match="finish broke"):
+        await asyncio.wait_for(consume(), timeout=5)
