@@ -24,7 +24,6 @@ __all__ = [
     "all_options",
     "find_spec",
     "make_method",
-    "missing_roles",
     "run_method",
     "solve",
 ]
@@ -86,8 +85,3 @@ def all_options() -> dict[str, tuple[OptionInfo, list[MethodSpec]]]:
             else:
                 out[opt.name] = (opt, [spec])
     return out
-
-
-def missing_roles(spec: MethodSpec, roles: frozenset[str]) -> list[str]:
-    """The roles ``spec`` needs that a domain declaring ``roles`` lacks (sorted)."""
-    return sorted(spec.roles - roles)
