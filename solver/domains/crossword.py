@@ -31,7 +31,7 @@ from puzzles.crossword import BLOCK, Board, Crossword, CrosswordError, Grid, Slo
 from solver.domains.base import Guidance, Reply, RolesMissing, Tool
 from solver.domains.dialogue import Turn, iot_transcript
 from solver.domains.game24 import Feedback, parse_feedback, parse_guidance, parse_score
-from solver.domains.reading import read_json_object, read_whole, truthy, whole_lines
+from solver.domains.reading import read_json_object, reads_the_same, truthy, whole_lines
 from solver.events import WordChecked
 from solver.model import Message
 
@@ -735,7 +735,9 @@ class CrosswordDomain:
             # A line longer than the cap is read in part: a word the cut may have shortened
             # (CEDE of CEDES) is not read.
             word, conf = _read_word(rest)
-            if read_whole(lambda kept: _read_word(kept)[0], rest, len(raw) > _MAX_LINE) is None:
+            if len(raw) > _MAX_LINE and not reads_the_same(
+                lambda kept: _read_word(kept)[0], rest, word
+            ):
                 word = ""
             if not word or (name, word) in seen:
                 continue

@@ -48,7 +48,7 @@ from solver.domains.dialogue import Turn, iot_transcript
 from solver.domains.reading import (
     clip_text,
     read_json_object,
-    read_whole,
+    reads_the_same,
     truthy,
     whole_lines,
 )
@@ -601,11 +601,11 @@ def parse_steps(text: str, state: State, limit: int = 32) -> list[ParsedStep]:
         if not line:
             continue
         found: list[ParsedStep | None] = []
-        fields = read_whole(_bot_fields, line, cut)
-        if fields:
-            found.append(_check(state, line, *fields))
-        elif not _BOT_FIELDS.search(line):
+        fields = _bot_fields(line)
+        if fields is None:
             found.extend(_step_claims(state, line, cut))
+        elif not cut or reads_the_same(_bot_fields, line, fields):
+            found.append(_check(state, line, *fields))
         for step in found:
             if step is None:
                 continue

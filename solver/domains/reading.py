@@ -5,11 +5,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
-__all__ = ["clip_text", "read_json_object", "read_whole", "truthy", "whole_lines"]
-
-T = TypeVar("T")
+__all__ = ["clip_text", "read_json_object", "reads_the_same", "truthy", "whole_lines"]
 
 _SCAN_CHARS = 20_000
 _TRIES = 64
@@ -75,13 +73,10 @@ def clip_text(text: str, limit: int) -> str:
     return (text[: ends[-1]].rstrip() + " …").lstrip() if ends else "…"
 
 
-def read_whole(read: Callable[[str], T], line: str, cut: bool) -> T | None:
-    """``read(line)``, where ``line`` may be the kept start of a longer line (``cut``): then
-    what is read counts only if it does not reach the cut, that is, if the line read without
-    its last character gives the same. ``h1. CEDE`` cut from ``h1. CEDES`` reads ``CEDE``,
-    but ``CED`` without its last letter: it is not read at all."""
-    value = read(line)
-    if not cut or value is None:
-        return value
+def reads_the_same(read: Callable[[str], object], line: str, value: object) -> bool:
+    """Whether ``value``, read from ``line`` that is the kept start of a longer line, would
+    read the same without the line's last character, that is, whether it stops short of the
+    cut. ``h1. CEDE`` cut from ``h1. CEDES`` reads ``CEDE``, but ``CED`` without its last
+    letter: it reached the cut, and is not to be read at all."""
     kept = line.rstrip()
-    return value if kept and read(kept[:-1]) == value else None
+    return bool(kept) and read(kept[:-1]) == value

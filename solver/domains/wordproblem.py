@@ -43,7 +43,7 @@ from solver.domains.game24 import parse_guidance as _parse_guidance
 from solver.domains.reading import (
     clip_text,
     read_json_object,
-    read_whole,
+    reads_the_same,
     truthy,
     whole_lines,
 )
@@ -210,7 +210,9 @@ def parse_steps(text: str, state: Work, limit: int = 32, numeric: bool = True) -
         if not line:
             continue
         claims = extract_claims(line, limit=8, cut=cut)
-        answer = read_whole(lambda kept: _labelled_answer(kept, numeric), line, cut)
+        answer = _labelled_answer(line, numeric)
+        if cut and not reads_the_same(lambda kept: _labelled_answer(kept, numeric), line, answer):
+            answer = None
         if not claims and answer is None:
             continue
         key = _key_of(line)

@@ -18,7 +18,7 @@ from puzzles.game24 import Hand
 from puzzles.wordproblem import WordProblem
 from solver.domains.crossword import CrosswordDomain
 from solver.domains.game24 import Game24Domain
-from solver.domains.reading import clip_text, read_whole, whole_lines
+from solver.domains.reading import clip_text, reads_the_same, whole_lines
 from solver.domains.wordproblem import WordProblemDomain, parse_answer
 
 
@@ -36,13 +36,12 @@ def test_whole_lines_leaves_out_the_line_the_limit_cuts_through() -> None:
     assert whole_lines("a single long line", 5) == ""
 
 
-def test_read_whole_reads_a_cut_line_only_where_the_cut_changes_nothing() -> None:
+def test_a_cut_line_is_read_only_where_the_cut_changes_nothing() -> None:
     def first_word(text: str) -> str | None:
         return text.split()[0] if text.split() else None
 
-    assert read_whole(first_word, "TROLL and so on", cut=True) == "TROLL"
-    assert read_whole(first_word, "CEDE", cut=True) is None
-    assert read_whole(first_word, "CEDE", cut=False) == "CEDE"
+    assert reads_the_same(first_word, "TROLL and so on", "TROLL")
+    assert not reads_the_same(first_word, "CEDE", "CEDE")
 
 
 GAME = Game24Domain(Hand.parse("4 7 8 8"))
