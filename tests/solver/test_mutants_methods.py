@@ -64,7 +64,6 @@ from solver.model import (
     ModelError,
     Sampling,
     ScriptedModel,
-    TokenCallback,
     Usage,
 )
 from tests.solver.test_method_decisions import (
@@ -207,13 +206,9 @@ async def test_event_times_and_the_wall_time_count_from_the_start_of_the_run() -
 
 
 async def test_the_wall_time_is_stamped_to_a_tenth_of_a_millisecond() -> None:
-    class Slow(ScriptedModel):
-        async def generate(self, call: Call, on_token: TokenCallback | None = None) -> Generation:
-            await asyncio.sleep(0.02)
-            return await super().generate(call, on_token)
-
     for _ in range(5):
-        fin, _events = await solve(IO(), Game24Domain(Hand.parse(HAND)), Slow([CHAIN]))
+        slow = ScriptedModel([CHAIN], delay=0.02)
+        fin, _events = await solve(IO(), Game24Domain(Hand.parse(HAND)), slow)
         assert fin.wall_time >= 0.02 and fin.wall_time == round(fin.wall_time, 4)
 
 
