@@ -46,6 +46,10 @@ Hostile faults, the misbehaviours a careless or malicious server shows:
 - ``"echo_key"`` or ``"echo_key:<status>"``: an error (default 400) whose message echoes the
   ``Authorization`` header; ``"echo_key_reply"``: a reply whose text echoes it;
 - ``"huge_error"``: a 500 whose body is 4 MiB.
+
+Replies no well-behaved server sends (bombs, huge headers, redirects, HTML pages) come from
+:class:`CannedServer`, which answers every request with raw bytes a test scripts, built with
+:func:`http_response` and :func:`gzip_bomb`.
 """
 
 from __future__ import annotations
@@ -53,17 +57,29 @@ from __future__ import annotations
 import base64
 import email.utils
 import json
+import socketserver
+import struct
 import sys
 import threading
 import time
 import urllib.parse
+import zlib
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-__all__ = ["ESCAPES", "FakeServer", "RecordedRequest", "default_reply", "echo_secret"]
+__all__ = [
+    "ESCAPES",
+    "CannedServer",
+    "FakeServer",
+    "RecordedRequest",
+    "default_reply",
+    "echo_secret",
+    "gzip_bomb",
+    "http_response",
+]
 
 ESCAPES = "\x1b]0;pwned\x07\x1b[2J\x9b2J"
 """Escape sequences that set the window title and clear the screen (ESC and C1 forms)."""
@@ -80,14 +96,17 @@ def default_reply(request: dict[str, Any], choice_index: int) -> str:
 
 def echo_secret(authorization: str) -> str:
     """What a leaky server says about an ``Authorization`` header: the header itself, and the
-    key in it base64-encoded (alone and as ``Bearer <key>``) and URL-quoted."""
+    key in it base64-encoded (alone and as ``Bearer <key>``), URL-quoted, in JSON, reversed,
+    as hex in lower and upper case, and in upper and lower case."""
     key = authorization.removeprefix("Bearer ")
     b64 = base64.b64encode(key.encode()).decode()
     header_b64 = base64.b64encode(authorization.encode()).decode()
     quoted = urllib.parse.quote(key, safe="")
+    hexed = key.encode().hex()
     return (
         f"bad header Authorization: {authorization} (base64 {b64}, header {header_b64}, "
-        f"quoted {quoted}, json {json.dumps({'key': key})})"
+        f"quoted {quoted}, json {json.dumps({'key': key})}, reversed {key[::-1]}, "
+        f"hex {hexed}, HEX {hexed.upper()}, upper {key.upper()}, lower {key.lower()})"
     )
 
 
@@ -512,3 +531,105 @@ _BAD_USAGE: dict[str, object] = {
     "list": [1, 2],
 }
 """Usage a server should never send, by the name the ``usage:`` fault gives it."""
+
+
+# -- canned replies ----------------------------------------------------------------------------
+
+
+def http_response(status: int, headers: dict[str, str] | None = None, body: bytes = b"") -> bytes:
+    """A whole HTTP/1.1 response as bytes, with its Content-Length (the connection closes)."""
+    lines = [f"HTTP/1.1 {status} Canned", "Connection: close"]
+    lines += [f"{name}: {value}" for name, value in (headers or {}).items()]
+    lines.append(f"Content-Length: {len(body)}")
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body
+
+
+def gzip_bomb(size: int, fill: bytes = b"\0") -> bytes:
+    """A gzip stream of ``size`` bytes (a whole number of MiB) of ``fill``, in about
+    ``size / 1000`` bytes, made in a fraction of a second.
+
+    Compressing the whole would take seconds. After a full flush the compressor's output for
+    one more MiB of the same byte is the same every time, so one such piece is repeated;
+    the end (an empty final block, then the CRC and the length) is written by hand.
+    """
+    block = fill[:1] * (1 << 20)
+    count = size >> 20
+    packer = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    first = packer.compress(block) + packer.flush(zlib.Z_FULL_FLUSH)
+    steady = packer.compress(block) + packer.flush(zlib.Z_FULL_FLUSH)
+    crc = 0
+    for _ in range(count):
+        crc = zlib.crc32(block, crc)
+    end = b"\x03\x00" + struct.pack("<II", crc, (count << 20) & 0xFFFFFFFF)
+    return first + steady * (count - 1) + end
+
+
+Respond = Callable[[RecordedRequest], bytes | Iterable[bytes]]
+
+
+class CannedServer:
+    """An HTTP server on ``127.0.0.1`` in a daemon thread that answers every request with
+    ``respond(request)``: the raw bytes of a response, or pieces of them written one after
+    another (a reply too big to build whole), then closes the connection. What was asked is
+    in :attr:`requests`. A context manager, like :class:`FakeServer`."""
+
+    def __init__(self, respond: Respond) -> None:
+        self.respond = respond
+        self.requests: list[RecordedRequest] = []
+        self.port = 0
+        """The port it listens on (kept once closed, for the messages a test checks)."""
+        self._server: socketserver.ThreadingTCPServer | None = None
+
+    def __enter__(self) -> CannedServer:
+        handler = type("CannedHandler", (_CannedHandler,), {"canned": self})
+        server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), handler)
+        server.daemon_threads = True
+        server.block_on_close = False
+        self._server = server
+        self.port = int(server.server_address[1])
+        threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True).start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    @property
+    def origin(self) -> str:
+        """``http://127.0.0.1:PORT``."""
+        assert self.port, "server not started"
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def url(self) -> str:
+        """The API root to give a client: ``http://127.0.0.1:PORT/v1``."""
+        return self.origin + "/v1"
+
+
+class _CannedHandler(socketserver.StreamRequestHandler):
+    canned: CannedServer
+
+    def handle(self) -> None:
+        head = [self.rfile.readline().decode("latin-1").strip()]
+        while head[-1]:
+            head.append(self.rfile.readline().decode("latin-1").strip())
+        method, path, *_ = [*head[0].split(" "), "", ""]
+        headers = {
+            name.strip().lower(): value.strip()
+            for name, _, value in (line.partition(":") for line in head[1:-1])
+        }
+        body = self.rfile.read(int(headers.get("content-length") or 0))
+        try:
+            asked = json.loads(body or b"{}")
+        except ValueError:
+            asked = {}
+        request = RecordedRequest(method, path, headers, asked, time=time.monotonic())
+        self.canned.requests.append(request)
+        answer = self.canned.respond(request)
+        try:
+            for piece in [answer] if isinstance(answer, bytes) else answer:
+                self.wfile.write(piece)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up on a reply it would not read: what tests want

@@ -27,6 +27,7 @@ from solver.events import (
     TokensUsed,
 )
 from solver.model import Call, Generation, Model, ModelError
+from solver.model.base import counting_requests
 
 __all__ = ["Method", "Outcome", "RunContext", "run_method", "solve"]
 
@@ -165,19 +166,27 @@ class RunContext:
         """
         self._next_call_id += 1
         call_id = self._next_call_id
-        try:
-            model = self.guide_model if guide and self.guide_model is not None else self.model
-            if self.stream:
-                gen = await model.generate(call, self._streamer(call_id, call.purpose))
-            else:
-                gen = await model.generate(call)
-        except ModelError:
-            # A failed call may still be billed (a cut stream, a reply over the cap): the
-            # run's cost is unknown from here on, never a reassuring $0. It was made, so it
-            # counts among the run's calls.
-            self.cost_known = False
-            self.calls += 1
-            raise
+        with counting_requests() as sent:
+            try:
+                model = self.guide_model if guide and self.guide_model is not None else self.model
+                if self.stream:
+                    gen = await model.generate(call, self._streamer(call_id, call.purpose))
+                else:
+                    gen = await model.generate(call)
+            except ModelError:
+                # A failed call may still be billed (a cut stream, a reply over the cap): the
+                # run's cost is unknown from here on, never a reassuring $0. It was made, so
+                # it counts among the run's calls.
+                self.cost_known = False
+                self.calls += 1
+                raise
+            except asyncio.CancelledError:
+                # Stopped mid-call (Stop, the run's deadline): the server may have the
+                # request, and bill it, although no reply will ever be counted.
+                if sent.requests:
+                    self.cost_known = False
+                    self.calls += sent.requests
+                raise
         _rounds.set(_rounds.get() + 1)
         self.rounds = max(self.rounds, _rounds.get())
         self.calls += gen.requests

@@ -8,7 +8,9 @@ server), :class:`solver.model.offline.OfflineModel` (the embedded heuristic play
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import contextlib
+from collections.abc import Callable, Iterator, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -20,8 +22,11 @@ __all__ = [
     "Model",
     "ModelError",
     "Sampling",
+    "Sent",
     "TokenCallback",
     "Usage",
+    "counting_requests",
+    "request_sent",
     "rough_tokens",
 ]
 
@@ -131,7 +136,8 @@ class ModelError(Exception):
     """A model could not answer. ``kind`` is one of: ``unreachable``, ``unknown_model``,
     ``auth``, ``rate_limited``, ``timeout`` (an attempt, or the call's deadline, ran out),
     ``server``, ``bad_response``, ``too_large`` (a reply far past ``max_tokens``),
-    ``bad_request``, ``bad_url`` (the base URL cannot be a server's address)."""
+    ``bad_request``, ``bad_url`` (the base URL cannot be a server's address, or leads
+    somewhere that is not the API: a redirect, a web page)."""
 
     def __init__(self, kind: str, message: str, *, retryable: bool = False) -> None:
         super().__init__(message)
@@ -157,6 +163,40 @@ class Model(Protocol):
     async def aclose(self) -> None:
         """Release connections."""
         ...
+
+
+@dataclass(slots=True)
+class Sent:
+    """The requests a model has sent for one call so far.
+
+    A call that is cancelled (Stop, a run's deadline) returns no :class:`Generation` to
+    count its requests in, yet a request sent may be billed: this count is how the caller
+    learns of them. See :func:`counting_requests`.
+    """
+
+    requests: int = 0
+
+
+_sent: ContextVar[Sent | None] = ContextVar("ponder_requests_sent", default=None)
+
+
+@contextlib.contextmanager
+def counting_requests() -> Iterator[Sent]:
+    """Count the requests sent by the model calls made inside the ``with`` block (tasks
+    started inside it included): a model reports each with :func:`request_sent`."""
+    sent = Sent()
+    token = _sent.set(sent)
+    try:
+        yield sent
+    finally:
+        _sent.reset(token)
+
+
+def request_sent() -> None:
+    """Report one request sent to a server (for the innermost :func:`counting_requests`)."""
+    sent = _sent.get()
+    if sent is not None:
+        sent.requests += 1
 
 
 def rough_tokens(text: str) -> int:

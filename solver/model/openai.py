@@ -9,15 +9,18 @@ plain-English :class:`~solver.model.ModelError` for everything else.
 
 Nothing a server does can hold a call for ever or flood memory: each call has an overall
 deadline (attempts and waits between them included), and a reply is read line by line under
-caps on its tokens, characters and bytes derived from ``max_tokens``. Every string that comes
-from a server (reply text, error messages) passes through a :class:`Redactor` first, so an API
-key a server echoes back never reaches a screen, a log or a file.
+caps on its tokens, characters and bytes derived from ``max_tokens``; every cap counts bytes
+once decompressed, and bodies read whole (an error, a list of models) have caps of their own.
+No redirect is followed. Every string that comes from a server (reply text, error messages)
+passes through a :class:`Redactor` first, so an API key a server echoes back never reaches a
+screen, a log or a file.
 """
 
 from __future__ import annotations
 
 import asyncio
 import base64
+import bisect
 import contextlib
 import hashlib
 import importlib
@@ -26,9 +29,19 @@ import math
 import os
 import random
 import re
+import string
 import time
 import urllib.parse
-from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Mapping, Sequence
+import zlib
+from collections.abc import (
+    AsyncIterator,
+    Callable,
+    Coroutine,
+    Iterable,
+    Iterator,
+    Mapping,
+    Sequence,
+)
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,6 +56,7 @@ from solver.model.base import (
     Sampling,
     TokenCallback,
     Usage,
+    request_sent,
     rough_tokens,
 )
 from solver.model.cache import ResponseCache
@@ -81,10 +95,11 @@ class Redactor:
     """Hides secrets (the API key, a password in the base URL) in text that came from a server.
 
     A server may echo a secret in many forms: as sent (``Bearer sk-...``), URL-quoted, inside
-    JSON, base64-encoded at any offset (an echoed ``Authorization`` header), or in pieces
-    (a message cut short, a stream split into deltas). :meth:`scrub` replaces each secret as
-    written by its ``shown`` form (``sk-...abcd``) and every other form, and any run of
-    :attr:`PIECE` or more characters of a secret, by ``[redacted]``.
+    JSON, base64-encoded at any offset (an echoed ``Authorization`` header), reversed, as hex,
+    in upper or lower case, or in pieces (a message cut short, a stream split into deltas).
+    :meth:`scrub` replaces each secret as written by its ``shown`` form (``sk-...abcd``) and
+    every other form, and any run of :attr:`PIECE` or more characters of a secret (or of its
+    reversed or hex form), by ``[redacted]``. Matching ignores the case of ASCII letters.
 
     Secrets shorter than :attr:`PIECE` characters are left alone: placeholder keys such as
     ``ollama`` are no secrets, and hiding every ``x`` in a reply would break it.
@@ -98,41 +113,68 @@ class Redactor:
     def __init__(self, secrets: Iterable[str], shown: Mapping[str, str] | None = None) -> None:
         shown = shown or {}
         self.secrets = tuple(dict.fromkeys(s for s in secrets if len(s) >= self.PIECE))
-        forms: dict[str, str] = {}
-        for secret in self.secrets:
-            for form in _encoded_forms(secret):
-                forms.setdefault(form, self.HIDDEN)
-            forms[secret] = shown.get(secret, self.HIDDEN)
-        # Longest first, so a form is never half-replaced through a shorter one inside it.
-        self._forms = sorted(forms.items(), key=lambda item: -len(item[0]))
+        self._shown = {secret: shown[secret] for secret in self.secrets if secret in shown}
+        forms = {_fold(form) for secret in self.secrets for form in _encoded_forms(secret)}
+        # Longest first, so a form is never half-hidden through a shorter one inside it.
+        self._forms = sorted(forms, key=lambda form: (-len(form), form))
         self._pieces = {
-            secret[i : i + self.PIECE]
+            text[i : i + self.PIECE]
             for secret in self.secrets
-            for i in range(len(secret) - self.PIECE + 1)
+            for text in _piece_sources(secret)
+            for i in range(len(text) - self.PIECE + 1)
         }
-        alphabet = "".join(sorted({c for secret in self.secrets for c in secret}))
+        letters = {c for piece in self._pieces for c in piece}
+        alphabet = "".join(sorted(letters | {c.upper() for c in letters}))
         self._runs = re.compile(f"[{re.escape(alphabet)}]{{{self.PIECE},}}") if alphabet else None
-        self.longest = max((len(form) for form, _ in self._forms), default=0)
+        self.longest = len(self._forms[0]) if self._forms else 0
 
     def __bool__(self) -> bool:
         return bool(self.secrets)
 
     def scrub(self, text: str) -> str:
-        """``text`` with every secret, in every form, hidden."""
+        """``text`` with every secret, in every form, hidden.
+
+        Each form is looked for with ``str.find`` in a case-folded copy of ``text`` (folding
+        only ASCII letters keeps every index in place), so a scrub takes time linear in the
+        length of ``text`` for each form, however big the text.
+        """
         if not self.secrets or not text:
             return text
-        for form, replacement in self._forms:
-            if form in text:
-                text = text.replace(form, replacement)
+        out: list[str] = []
+        last = 0
+        for start, end in self._spans(_fold(text)):
+            found = text[start:end]
+            out += [text[last:start], self._shown.get(found, self.HIDDEN)]
+            last = end
+        out.append(text[last:])
         assert self._runs is not None
-        return self._runs.sub(self._hide_pieces, text)
+        return self._runs.sub(self._hide_pieces, "".join(out))
+
+    def _spans(self, folded: str) -> list[tuple[int, int]]:
+        """Where the forms of the secrets lie in ``folded``, longest forms first claimed, in
+        order and never overlapping."""
+        starts: list[int] = []  # sorted: the spans claimed so far
+        ends: dict[int, int] = {}
+        for form in self._forms:
+            start = folded.find(form)
+            while start >= 0:
+                end = start + len(form)
+                at = bisect.bisect(starts, start)
+                free_before = at == 0 or ends[starts[at - 1]] <= start
+                free_after = at == len(starts) or starts[at] >= end
+                if free_before and free_after:
+                    starts.insert(at, start)
+                    ends[start] = end
+                start = folded.find(form, end if free_before and free_after else start + 1)
+        return [(start, ends[start]) for start in starts]
 
     def _hide_pieces(self, match: re.Match[str]) -> str:
         run = match.group()
+        folded = _fold(run)
         width = self.PIECE
         hidden = [False] * len(run)
         for i in range(len(run) - width + 1):
-            if run[i : i + width] in self._pieces:
+            if folded[i : i + width] in self._pieces:
                 hidden[i : i + width] = [True] * width
         if not any(hidden):
             return run
@@ -145,23 +187,44 @@ class Redactor:
         return "".join(out)
 
     def holdback(self, text: str) -> int:
-        """How many characters at the end of ``text`` could be the start of a secret (so a
-        stream must hold them back until the next delta tells)."""
+        """How many characters at the end of ``text`` a stream must hold back until the next
+        delta tells: those that could be part of a secret in some form, and, should that cut
+        a whole form in two (its last characters may also begin another), the whole form."""
         if not self.secrets:
             return 0
         keep = 0
         while keep < min(len(text), self.longest):
-            tail = text[len(text) - keep - 1 :]
-            if not any(tail in form for form, _ in self._forms):
+            tail = _fold(text[len(text) - keep - 1 :])
+            if not any(tail in form for form in self._forms):
                 break
             keep += 1
+        cut = len(text) - keep
+        for start, end in self._spans(_fold(text)):
+            if start < cut < end:
+                return len(text) - start
         return keep
 
 
+_FOLD = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
+
+
+def _fold(text: str) -> str:
+    """``text`` with ASCII letters in lower case; unlike ``str.lower`` it never changes the
+    length of a text (``"İ".lower()`` is two characters), so indexes into it hold for both."""
+    return text.translate(_FOLD)
+
+
 def _encoded_forms(secret: str) -> set[str]:
-    """The forms a server may echo ``secret`` in, besides as written."""
-    forms = {urllib.parse.quote(secret, safe=""), json.dumps(secret)[1:-1]}
+    """The forms a server may echo ``secret`` in: as written, URL-quoted, inside JSON,
+    reversed, as hex, base64-encoded from any byte offset. Case is left to the matching."""
     raw = secret.encode()
+    forms = {
+        secret,
+        urllib.parse.quote(secret, safe=""),
+        json.dumps(secret)[1:-1],
+        secret[::-1],
+        raw.hex(),
+    }
     for offset in range(3):
         # Inside a longer base64 text the secret starts at any byte offset: the whole groups
         # of three bytes from the next group boundary encode the same way every time.
@@ -171,8 +234,13 @@ def _encoded_forms(secret: str) -> set[str]:
             form = encode(body[:whole]).decode()
             if len(form) >= Redactor.PIECE:
                 forms.add(form)
-    forms.discard(secret)
     return forms
+
+
+def _piece_sources(secret: str) -> tuple[str, ...]:
+    """The texts whose every run of :attr:`Redactor.PIECE` characters gives a secret away
+    (folded): the secret, reversed and as hex."""
+    return tuple(_fold(text) for text in (secret, secret[::-1], secret.encode().hex()))
 
 
 class _StreamRedactor:
@@ -212,6 +280,15 @@ def base_url_problem(url: str) -> str | None:
         return f"it must start with http:// or https://{hint}"
     if not parts.hostname:
         return "it names no host"
+    return None
+
+
+def _url_user(url: str) -> str | None:
+    """The user name a URL carries ("" for a password alone); None when it carries none."""
+    with contextlib.suppress(ValueError):
+        parts = urllib.parse.urlsplit(url)
+        if parts.username is not None or parts.password is not None:
+            return urllib.parse.unquote(parts.username or "")
     return None
 
 
@@ -282,10 +359,6 @@ class _Failure(Exception):
         self.retry_after = retry_after
         self.status = status
         self.deadline = deadline  # the call's deadline ran out
-
-
-class _BodyTooLarge(Exception):
-    """A body read whole (an error, a model list) passed its cap."""
 
 
 @dataclass
@@ -505,31 +578,7 @@ class OpenAIModel:
         Lists the server's models; when the model is not listed (or the server cannot list),
         a one-token request decides. Raises :class:`~solver.model.ModelError` on failure.
         """
-        names: list[str] = []
-        try:
-            client = self._client()
-            async with self._slot():
-                self.requests += 1
-                async with asyncio.timeout(self.call_deadline):
-                    page = await client.models.list()
-            names = [m.id for m in page.data if isinstance(m.id, str)]
-        except openai.NotFoundError:
-            pass  # some servers have no /models; the probe below still tells
-        except (AttributeError, TypeError):
-            # A reply that is no list of models (a bare list, text, "data" that is no list):
-            # the client fails to read it; the probe below still tells.
-            pass
-        except TimeoutError:
-            failure = _Failure("timeout", "", retryable=False, deadline=True)
-            raise self._model_error(failure, attempts=1) from None
-        except _BodyTooLarge:
-            failure = _Failure(
-                "too_large", "its list of models is too large to read", retryable=False
-            )
-            raise self._model_error(failure, attempts=1) from None
-        except (openai.APIError, ValueError) as err:
-            failure = self._classify(err, responded=False)
-            raise self._model_error(failure, attempts=1) from None
+        names = await self._model_names()
         if self.model in names or f"{self.model}:latest" in names:
             return f"Connected to {self.url}: model {self.model!r} is available."
         probe = Call(
@@ -538,6 +587,46 @@ class OpenAIModel:
         await self._request(probe, [0], None, _Tally())
         listed = f" ({len(names)} models listed)" if names else ""
         return f"Connected to {self.url}: model {self.model!r} answered{listed}."
+
+    async def _model_names(self) -> list[str]:
+        """The names of the server's models; none when it cannot list them (the probe of
+        :meth:`check_connection` still tells)."""
+        try:
+            client = self._client()
+            async with self._slot():
+                self.requests += 1
+                async with asyncio.timeout(self.call_deadline):
+                    page = await client.models.list()
+            return [m.id for m in page.data if isinstance(m.id, str)]
+        except openai.NotFoundError:
+            return []  # some servers have no /models
+        except (AttributeError, TypeError):
+            # A reply that is no list of models (a bare list, text, "data" that is no list):
+            # the client fails to read it.
+            return []
+        except (
+            TimeoutError,
+            _Failure,
+            _BodyTooLarge,
+            _BadCoding,
+            RecursionError,
+            openai.APIError,
+            ValueError,
+        ) as err:
+            raise self._model_error(self._list_failure(err), attempts=1) from None
+
+    def _list_failure(self, err: Exception) -> _Failure:
+        """What a failed request for the list of models means."""
+        if isinstance(err, _Failure):  # sorted already (a web page)
+            return err
+        if isinstance(err, TimeoutError):
+            return _Failure("timeout", "", retryable=False, deadline=True)
+        if isinstance(err, (_BodyTooLarge, _BadCoding)):
+            return _body_failure(err)
+        if isinstance(err, RecursionError):
+            detail = "its list of models is nested too deeply to read"
+            return _Failure("bad_response", detail, retryable=False)
+        return self._classify(err, responded=False)
 
     # -- one request, with retries -----------------------------------------------------------
 
@@ -566,6 +655,7 @@ class OpenAIModel:
                         raise _Failure("timeout", "", retryable=False, deadline=True)
                     self.requests += 1
                     tally.requests += 1
+                    request_sent()
                     timer = asyncio.timeout(remaining)
                     try:
                         async with timer:
@@ -644,12 +734,8 @@ class OpenAIModel:
                     self._take(reading, data)
         except (openai.APIError, json.JSONDecodeError) as err:
             raise self._classify(err, responded) from None
-        except _BodyTooLarge as err:
-            if responded:  # a reply that is no event stream, read whole by the cap on bodies
-                raise _Failure("too_large", limits.too_long(str(err)), retryable=False) from None
-            raise _Failure(
-                "server", "its error message was too large to read", retryable=True
-            ) from None
+        except (_BodyTooLarge, _BadCoding) as err:
+            raise _body_failure(err) from None
         except (OSError, UnicodeDecodeError) as err:
             raise _Failure(
                 "bad_response", f"the reply stream broke: {err}", retryable=True
@@ -693,7 +779,12 @@ class OpenAIModel:
 
     def _take(self, reading: _Reading, data: str) -> None:
         """Read one ``data:`` payload of the stream into ``reading``."""
-        chunk = json.loads(data)
+        try:
+            chunk = json.loads(data)
+        except RecursionError:  # [[[[... a hundred thousand deep: no chunk of any server
+            raise _Failure(
+                "bad_response", "a chunk was nested too deeply to read", retryable=True
+            ) from None
         if not isinstance(chunk, dict):
             raise _Failure("bad_response", "a chunk was not a JSON object", retryable=True)
         error = chunk.get("error")
@@ -778,9 +869,15 @@ class OpenAIModel:
         if isinstance(err, openai.APIConnectionError):
             if responded:  # the connection broke mid-reply
                 return _Failure("bad_response", "the connection dropped mid-reply", retryable=True)
+            if _bad_head(err):  # it answered, but not in HTTP: no reason to think it is down
+                detail = "the server's reply headers were too large or malformed"
+                cause = self._error_text(_cause_text(err))
+                return _Failure("bad_response", f"{detail} ({cause})", retryable=True)
             return _Failure("unreachable", self._error_text(_cause_text(err)), retryable=True)
         if isinstance(err, openai.APIStatusError):
             status = err.status_code
+            if 300 <= status < 400:
+                return self._redirected(err.response)
             detail = self._server_detail(err)
             if status == 429:
                 wait = _retry_after(err.response.headers)
@@ -799,6 +896,36 @@ class OpenAIModel:
         # An error event inside the stream (openai.APIError without a status).
         return _Failure("server", self._error_text(str(err)), retryable=True)
 
+    def _redirected(self, response: Any) -> _Failure:
+        """A redirect, refused: following it would send the prompt and the key elsewhere.
+        Where it points is said (the base URL to set, if that server is the right one)."""
+        status = response.status_code
+        location = response.headers.get("location")
+        if not location:
+            detail = (
+                f"answered HTTP {status}, a redirect without a location; ponder does not "
+                "follow redirects. Check the base URL."
+            )
+            return _Failure("bad_url", detail, retryable=False, status=status)
+        target = urllib.parse.urljoin(str(response.url), location)
+        asked = str(response.request.url)
+        # The request went to the base URL plus a path (/chat/completions); a server that
+        # moved keeps the path, so the rest of where it points is the base URL to set.
+        path = asked[len(self.base_url) :] if asked.startswith(self.base_url) else ""
+        base = target[: -len(path)] if path and target.endswith(path) else target
+        detail = (
+            f"redirected the request to {self._shown_url(target)} (HTTP {status}); ponder "
+            "does not follow redirects, which would send the whole prompt to another "
+            f"address. If that server is the right one, set the base URL to "
+            f"{self._shown_url(base)}."
+        )
+        return _Failure("bad_url", detail, retryable=False, status=status)
+
+    def _shown_url(self, url: str) -> str:
+        """A URL a server sent, fit to show: password masked, secrets hidden, printable."""
+        text = "".join(c for c in mask_url(url) if c.isprintable())
+        return _short(self.redactor.scrub(text), 200)
+
     def _server_detail(self, err: openai.APIStatusError) -> str:
         body = err.body
         message = body.get("message") if isinstance(body, Mapping) else body
@@ -809,7 +936,10 @@ class OpenAIModel:
         first, then shortened, so no part of a secret survives the cut."""
         if isinstance(error, Mapping) and isinstance(error.get("message"), str):
             error = error["message"]
-        text = error if isinstance(error, str) else json.dumps(error, default=str)
+        try:
+            text = error if isinstance(error, str) else json.dumps(error, default=str)
+        except (RecursionError, ValueError):  # nested past what can be written out again
+            text = f"an error of type {type(error).__name__}"
         return _short(self.redactor.scrub(text).strip(), _DETAIL_CHARS)
 
     def _model_error(
@@ -848,6 +978,10 @@ class OpenAIModel:
             text = f"The server at {url} has no model named {self.model!r} ({status}{detail})."
             if "model" not in detail.lower():
                 text += " Check the base URL too: it usually ends in /v1."
+        elif kind == "bad_url":
+            text = f"The server at {url} {detail}"
+        elif kind == "auth" and _url_user(self.base_url) is not None:
+            text = self._refused_url_credentials(f"{status}{detail}")
         elif kind == "auth":
             if self.settings.api_key:
                 text = (
@@ -860,6 +994,26 @@ class OpenAIModel:
         else:
             text = f"The server at {url} rejected the request ({status}{detail})."
         return ModelError(kind, self.redactor.scrub(text), retryable=failure.retryable)
+
+    def _refused_url_credentials(self, said: str) -> str:
+        """A refusal when the base URL carries a user name and password: the HTTP library
+        sends those as Basic auth, in the header the API key would have gone in, so the key
+        never reaches the server. Either may be what the server wants."""
+        text = (
+            f"The server at {self.url} refused the credentials ({said}). The base URL "
+            f"carries a user name and password ({_url_user(self.base_url)}:****), which are "
+            "sent as Basic auth"
+        )
+        if not self.settings.api_key:
+            return (
+                text + ": correct them if the server wants a password, or remove them and "
+                "set OPENAI_API_KEY if it wants an API key."
+            )
+        return text + (
+            f" in place of the API key {self.settings.masked_key()}, which never reached "
+            "the server. Remove them from the base URL if the server wants the key, or "
+            "correct them if it wants a password."
+        )
 
     # -- plumbing ----------------------------------------------------------------------------
 
@@ -951,8 +1105,52 @@ def _cause_text(err: BaseException) -> str:
     return _short(text, 160)
 
 
+def _body_failure(err: _BodyTooLarge | _BadCoding) -> _Failure:
+    """What a body that was not read means."""
+    if isinstance(err, _BadCoding):
+        return _Failure("bad_response", err.detail, retryable=err.retryable)
+    detail = f"the server's reply was too large to read: {err}"
+    if err.cap.status >= 300:
+        # The status says what went wrong (the body would only have said it at length): a
+        # server error, worth another try as before.
+        return _Failure("server", detail, retryable=True, status=err.cap.status)
+    return _Failure("too_large", detail, retryable=False)
+
+
+def _refuse_html(response: Any) -> None:
+    """Raise when a successful reply is a web page: the base URL leads to a web site (a chat
+    app's own page, a proxy's login page), not to the API, and nothing in it is an answer."""
+    if response.status_code >= 300:
+        return  # an error page: its status says what went wrong
+    if "html" in response.headers.get("content-type", "").lower():
+        wanted = "list of models" if _asked_for_models(response) else "event stream"
+        raise _Failure(
+            "bad_url",
+            f"answered with an HTML page, not an OpenAI-compatible {wanted}. "
+            "Is the base URL right? It usually ends in /v1.",
+            retryable=False,
+        )
+
+
+def _bad_head(err: BaseException) -> bool:
+    """Whether a connection error came from a reply whose head the HTTP parser (h11)
+    refused: headers past its size limit, or not HTTP at all."""
+    cause = err.__cause__
+    for _ in range(8):  # the chain is short; a cycle must not hold the loop
+        if cause is None:
+            return False
+        if type(cause).__module__.split(".")[0] == "h11":
+            return True
+        # httpcore raises its own error while handling h11's, without "from".
+        cause = cause.__cause__ or cause.__context__
+    return False
+
+
 def _short(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+_DATA_LINE = re.compile(rb"^data:([^\n]*)", re.MULTILINE)
 
 
 async def _events(blocks: AsyncIterator[bytes], limits: ReplyLimits) -> AsyncIterator[str]:
@@ -974,21 +1172,17 @@ async def _events(blocks: AsyncIterator[bytes], limits: ReplyLimits) -> AsyncIte
         if received > limits.bytes:
             raise _Failure("too_large", limits.too_long(f"{limits.bytes:,} bytes"), retryable=False)
         buffer += block
-        start = 0
-        while True:
-            end = buffer.find(b"\n", start)
-            if end < 0:
-                break
-            line = bytes(buffer[start:end]).rstrip(b"\r")
-            start = end + 1
-            if not line.startswith(b"data:"):
-                continue
-            data = line[5:].strip().decode("utf-8", errors="replace")
+        end = buffer.rfind(b"\n") + 1  # the whole lines in the buffer end here
+        lines = bytes(buffer[:end])
+        del buffer[:end]
+        # A regular expression finds the data lines: looked at one by one in Python, lines
+        # with no data (a few bytes each, or none) would cost seconds a megabyte.
+        for match in _DATA_LINE.finditer(lines):
+            data = match.group(1).strip().decode("utf-8", errors="replace")
             if data == "[DONE]":
                 done_at = received
                 break
             yield data
-        del buffer[:start]
         if done_at is not None:
             buffer.clear()
         elif len(buffer) > limits.line:
@@ -1033,33 +1227,169 @@ def _http_library() -> Any:
 
 
 def _capped_http_client() -> Any:
-    """The openai client's own HTTP client, except that bodies it reads whole (an error, a
-    list of models) are capped: a stream of events is read, and capped, by :func:`_events`."""
+    """The openai client's own HTTP client, made safe against what a server sends back.
+
+    It follows no redirect: one would send the whole prompt to wherever a server points. It
+    refuses a web page where the API should answer. It undoes content codings itself, one
+    layer of gzip or deflate and no more, a bounded piece at a time (the HTTP library would
+    undo up to five stacked layers, each multiplying what a few bytes unpack to), and caps
+    what bodies read whole (an error, a list of models) come to once decompressed: 1 MB of
+    gzip can unpack to 1 GB. A stream of events is read, and capped on its decompressed
+    bytes, by :func:`_events`.
+    """
     http = _http_library()
 
     class CappedBody(http.AsyncByteStream):  # type: ignore[misc, name-defined]
-        def __init__(self, inner: Any, cap: int) -> None:
+        def __init__(self, inner: Any, unpack: _Inflater | None, cap: _Cap | None) -> None:
             self.inner = inner
+            self.unpack = unpack
             self.cap = cap
 
         async def __aiter__(self) -> AsyncIterator[bytes]:
             size = 0
             async for block in self.inner:
-                size += len(block)
-                if size > self.cap:
-                    raise _BodyTooLarge(f"more than {self.cap} bytes")
-                yield block
+                for piece in self.unpack.feed(block) if self.unpack else (block,):
+                    size += len(piece)
+                    if self.cap is not None and size > self.cap.limit:
+                        raise _BodyTooLarge(self.cap)
+                    yield piece
+
+        async def aclose(self) -> None:
+            await self.inner.aclose()
+
+    class Unread(http.AsyncByteStream):  # type: ignore[misc, name-defined]
+        def __init__(self, inner: Any) -> None:
+            self.inner = inner
+
+        async def __aiter__(self) -> AsyncIterator[bytes]:
+            return
+            yield b""  # an async generator that yields nothing
 
         async def aclose(self) -> None:
             await self.inner.aclose()
 
     async def cap(response: Any) -> None:
-        if response.headers.get("content-type", "").lower().startswith("text/event-stream"):
+        if response.is_redirect:
+            # Only where it points matters, and that is in its headers: what a redirect
+            # says besides (a page, perhaps huge or compressed) is never read.
+            response.stream = Unread(response.stream)
             return
-        limit = _ERROR_BODY_BYTES if response.status_code >= 400 else _BODY_BYTES
-        response.stream = CappedBody(response.stream, limit)
+        _refuse_html(response)
+        coding = _content_coding(response.headers.get_list("content-encoding", split_commas=True))
+        limit = _cap_of(response, packed=coding is not None)
+        if coding is not None:
+            # Decoded here, so the HTTP library must not decode again.
+            del response.headers["content-encoding"]
+        unpack = _Inflater(coding) if coding is not None else None
+        response.stream = CappedBody(response.stream, unpack, limit)
 
-    return openai.DefaultAsyncHttpxClient(event_hooks={"response": [cap]})
+    return openai.DefaultAsyncHttpxClient(
+        event_hooks={"response": [cap]},
+        follow_redirects=False,
+        # Only what CappedBody undoes (the HTTP library would offer brotli and zstd too, were
+        # they installed).
+        headers={"Accept-Encoding": "gzip, deflate"},
+    )
+
+
+_PIECE_BYTES = 64 << 10  # a compressed body is unpacked this much at a time
+_CODINGS = {"gzip": 16 + zlib.MAX_WBITS, "x-gzip": 16 + zlib.MAX_WBITS, "deflate": zlib.MAX_WBITS}
+
+
+@dataclass(frozen=True)
+class _Cap:
+    """How much of one body is read: ``limit`` bytes once decompressed."""
+
+    limit: int
+    status: int
+    what: str  # what the body is, in words: "an error message", "a list of models"
+    packed: bool  # the body came compressed
+
+
+class _BodyTooLarge(Exception):
+    """A body read whole (an error, a list of models) passed its cap."""
+
+    def __init__(self, cap: _Cap) -> None:
+        self.cap = cap
+        unpacked = " once decompressed" if cap.packed else ""
+        super().__init__(f"{cap.what} past {cap.limit >> 20} MiB{unpacked}")
+
+
+class _BadCoding(Exception):
+    """A body in a content coding that is not read: several stacked, an unknown one, or
+    compressed data that is broken (which may be the network's doing: worth another try)."""
+
+    def __init__(self, detail: str, *, retryable: bool) -> None:
+        super().__init__(detail)
+        self.detail = detail
+        self.retryable = retryable
+
+
+def _content_coding(values: list[str]) -> str | None:
+    """The one content coding of a body (None: none), from its ``Content-Encoding`` values.
+
+    Several codings are refused: each layer of gzip multiplies what a few bytes unpack to,
+    and no server compresses twice but to do that. So is any coding not asked for.
+    """
+    codings = [value.strip().lower() for value in values]
+    codings = [coding for coding in codings if coding not in ("", "identity")]
+    shown = _short(", ".join(codings), 60)
+    if len(codings) > 1:
+        raise _BadCoding(
+            f"its reply is compressed {len(codings)} times over ({shown!r}); "
+            "ponder reads one layer of gzip or deflate",
+            retryable=False,
+        )
+    if codings and codings[0] not in _CODINGS:
+        raise _BadCoding(
+            f"its reply is compressed as {shown!r}, which ponder did not ask for "
+            "and does not read (it reads gzip and deflate)",
+            retryable=False,
+        )
+    return codings[0] if codings else None
+
+
+def _cap_of(response: Any, *, packed: bool) -> _Cap | None:
+    """The cap on a body read whole, by its status and what was asked; None for a reply's
+    event stream (read by :func:`_events` under its own caps)."""
+    status = response.status_code
+    if status >= 300:  # whatever its type: the client reads an error whole
+        return _Cap(_ERROR_BODY_BYTES, status, "an error message", packed)
+    if _asked_for_models(response):
+        return _Cap(_BODY_BYTES, status, "a list of models", packed)
+    if response.headers.get("content-type", "").lower().startswith("text/event-stream"):
+        return None
+    return _Cap(_BODY_BYTES, status, "a reply (not an event stream)", packed)
+
+
+def _asked_for_models(response: Any) -> bool:
+    return bool(response.request.url.path.endswith("/models"))
+
+
+class _Inflater:
+    """Undoes one gzip or deflate coding, :data:`_PIECE_BYTES` of output at a time, so that
+    however far a body unpacks, no more than a piece of it is held at once."""
+
+    def __init__(self, coding: str) -> None:
+        self.coding = coding
+        self.engine = zlib.decompressobj(_CODINGS[coding])
+        self.fed = False
+
+    def feed(self, data: bytes) -> Iterator[bytes]:
+        try:
+            piece = self.engine.decompress(data, _PIECE_BYTES)
+            self.fed = True
+            while piece:
+                yield piece
+                piece = self.engine.decompress(self.engine.unconsumed_tail, _PIECE_BYTES)
+        except zlib.error as err:
+            if self.coding == "deflate" and not self.fed:
+                # Some servers send deflate raw, without the zlib wrapper HTTP asks for.
+                self.engine = zlib.decompressobj(-zlib.MAX_WBITS)
+                self.fed = True
+                yield from self.feed(data)
+                return
+            raise _BadCoding(f"its {self.coding} data is broken ({err})", retryable=True) from None
 
 
 def _names_missing_model(err: openai.APIStatusError) -> bool:

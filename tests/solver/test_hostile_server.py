@@ -37,13 +37,17 @@ def domain(hand: str) -> Game24Domain:
 
 
 def leaks(text: str, secret: str = CANARY) -> list[str]:
-    """Every trace of ``secret`` in ``text``: the secret or any 12 characters of it, and any
-    16 characters of it base64-encoded at any byte offset (an echoed header, say)."""
+    """Every trace of ``secret`` in ``text``: any 12 characters of it, as written or reversed,
+    in any case; any 24 characters of it as hex, in any case; and any 16 characters of it
+    base64-encoded at any byte offset (an echoed header, say)."""
     found = []
-    for i in range(len(secret) - 11):
-        if secret[i : i + 12] in text:
-            found.append(f"piece {secret[i : i + 12]!r}")
-            break
+    folded = text.lower()
+    for form, width in ((secret, 12), (secret[::-1], 12), (secret.encode().hex(), 24)):
+        form = form.lower()
+        for i in range(len(form) - width + 1):
+            if form[i : i + width] in folded:
+                found.append(f"piece {form[i : i + width]!r}")
+                break
     for prefix in ("", "Bearer "):
         raw = (prefix + secret).encode()
         for offset in range(3):
@@ -84,7 +88,9 @@ async def make(fake_server: FakeServer) -> AsyncIterator[Callable[..., OpenAIMod
 
 def test_the_leak_check_finds_what_the_server_echoes() -> None:
     said = echo_secret(f"Bearer {CANARY}")
-    assert len(leaks(said)) >= 3  # as written, base64 alone, base64 as a header
+    assert len(leaks(said)) >= 5  # as written, reversed, hex, base64 alone and as a header
+    for form in (CANARY[::-1], CANARY.upper(), CANARY.encode().hex().upper()):
+        assert leaks(form[3:40])
     assert leaks(CANARY[5:25])
     assert not leaks("echo 0: What is 4 * 6?")
 

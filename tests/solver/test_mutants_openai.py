@@ -571,7 +571,8 @@ async def test_a_list_of_models_too_large_to_read(raw: RawServer) -> None:
         await model.aclose()
     assert (info.value.kind, info.value.retryable) == ("too_large", False)
     assert info.value.message == (
-        f"The model server at {raw.url} sent too much: its list of models is too large to read."
+        f"The model server at {raw.url} sent too much: the server's reply was too large to read: "
+        "a list of models past 32 MiB."
     )
 
 
@@ -1541,7 +1542,8 @@ async def test_an_error_body_may_be_one_mebibyte_exactly(raw: RawServer, over: i
     body = head + b"x" * ((1 << 20) - len(head) - len(end) + over) + end
     err = await answer(raw, Exchange(503, body))
     assert err.kind == "server"
-    detail = "its error message was too large to read" if over else "HTTP 503: " + "x" * 237 + "..."
+    too_large = "the server's reply was too large to read: an error message past 1 MiB"
+    detail = "HTTP 503: " + (too_large if over else "x" * 237 + "...")
     assert err.message == f"The model server at {raw.url} failed ({detail})."
 
 
@@ -1551,8 +1553,8 @@ async def test_a_huge_client_error_is_a_server_failure_too(raw: RawServer) -> No
     err = await answer(raw, huge, max_retries=1, backoff_base=0.001)
     assert (err.kind, err.retryable) == ("server", True)
     assert err.message == (
-        f"The model server at {raw.url} failed (its error message was too large to read) "
-        "(gave up after 2 tries)."
+        f"The model server at {raw.url} failed (HTTP 400: the server's reply was too large to "
+        "read: an error message past 1 MiB) (gave up after 2 tries)."
     )
 
 
@@ -1566,8 +1568,8 @@ async def test_a_reply_that_is_no_stream_is_capped_as_a_whole_body(raw: RawServe
     err = await answer(raw, Exchange(200, body))
     assert (err.kind, err.retryable) == ("too_large", False)
     assert err.message == (
-        f"The model server at {raw.url} sent too much: the reply passed more than 33554432 "
-        "bytes and was not read further (no reply needs that much)."
+        f"The model server at {raw.url} sent too much: the server's reply was too large to read: "
+        "a reply (not an event stream) past 32 MiB."
     )
 
 
