@@ -5,18 +5,25 @@ stopped. Every tool call is sent to one worker process (started on first use, wi
 imported once); the caller waits at most the call's time limit for the answer and, when it
 does not come, kills the process and says so. The next call starts a fresh one. Nothing in
 the worker evaluates text: it runs the tool functions of :mod:`solver.tools.math` by name.
+
+The worker never outlives ponder, however ponder ends (see :mod:`solver.tools.lifeline`): it
+gets the parent-death signal on Linux and, everywhere, watches a pipe that only ponder holds
+open.
 """
 
 from __future__ import annotations
 
 import atexit
 import multiprocessing
+import os
 import sys
 import threading
 import time
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any
+
+from solver.tools.lifeline import Launcher, die_with_parent
 
 __all__ = ["STARTUP_LIMIT", "ToolWorker", "WorkerReply", "shared_worker"]
 
@@ -35,8 +42,11 @@ class WorkerReply:
     elapsed: float
 
 
-def _serve(conn: Connection) -> None:
-    """The worker's loop: (tool name, argument) in, (ok, text, value) out."""
+def _serve(conn: Connection, parent: int, lifeline: Connection) -> None:
+    """The worker's loop: (tool name, argument) in, (ok, text, value) out. First of all the
+    worker ties its life to ``parent``'s, through the ``lifeline`` pipe among others."""
+    die_with_parent(parent, os.dup(lifeline.fileno()))
+    lifeline.close()
     from solver.tools import math as tools_math
 
     conn.send(("ready", "", None))
@@ -53,6 +63,11 @@ def _serve(conn: Connection) -> None:
         conn.send(("ok" if ok else "error", text, value))
 
 
+_LAUNCHER = Launcher("ponder-tools-launcher")
+"""Starts every worker, from a thread that lives as long as ponder (the parent-death signal
+follows the thread that started a process)."""
+
+
 class ToolWorker:
     """One worker process, restarted after a call that ran too long or crashed it."""
 
@@ -60,29 +75,37 @@ class ToolWorker:
         self._lock = threading.Lock()
         self._process: Any = None
         self._conn: Connection | None = None
+        self._lifeline: Connection | None = None
+
+    @property
+    def pid(self) -> int | None:
+        """The worker process's id while one is running."""
+        process = self._process
+        return None if process is None else int(process.pid)
 
     def _start(self) -> Connection:
-        ctx = multiprocessing.get_context("spawn")
         _tracker_with_real_stderr()
-        parent, child = ctx.Pipe()
-        process = ctx.Process(target=_serve, args=(child,), daemon=True, name="ponder-tools")
-        process.start()
-        child.close()
-        if not parent.poll(STARTUP_LIMIT):
-            process.kill()
-            process.join(5)
+        process, conn, lifeline = _LAUNCHER.run(_spawn)
+        # Only this end is kept: the worker sees end-of-file on its end once it is closed,
+        # which the system does when ponder dies, however it dies.
+        self._process, self._conn, self._lifeline = process, conn, lifeline
+        try:
+            ready = conn.poll(STARTUP_LIMIT) and conn.recv()[0] == "ready"
+        except (EOFError, OSError):  # it ended at start
+            ready = False
+        if not ready:
+            self._stop()
             raise RuntimeError("the tool worker did not start")
-        parent.recv()  # "ready"
-        self._process, self._conn = process, parent
-        return parent
+        return conn
 
     def _stop(self) -> None:
         if self._process is not None:
             self._process.kill()
             self._process.join(5)
-        if self._conn is not None:
-            self._conn.close()
-        self._process = self._conn = None
+        for end in (self._conn, self._lifeline):
+            if end is not None:
+                end.close()
+        self._process = self._conn = self._lifeline = None
 
     def call(self, name: str, argument: str, limit: float) -> WorkerReply:
         """Run tool ``name`` on ``argument``; at most ``limit`` seconds of tool time."""
@@ -117,6 +140,29 @@ class ToolWorker:
     def close(self) -> None:
         with self._lock:
             self._stop()
+
+
+def _spawn() -> tuple[Any, Connection, Connection]:
+    """A started worker process, the connection to it, and the write end of its lifeline."""
+    ctx = multiprocessing.get_context("spawn")
+    parent_end, child_end = ctx.Pipe()
+    watched, held = ctx.Pipe(duplex=False)
+    process = ctx.Process(
+        target=_serve,
+        args=(child_end, os.getpid(), watched),
+        daemon=True,
+        name="ponder-tools",
+    )
+    try:
+        process.start()
+    except BaseException:
+        for end in (parent_end, held):
+            end.close()
+        raise
+    finally:
+        child_end.close()
+        watched.close()
+    return process, parent_end, held
 
 
 _SHARED: ToolWorker | None = None
