@@ -1,4 +1,4 @@
-"""Reading files that people bring: one guard for every file ponder reads.
+"""Reading files that people bring, and writing the ones they name: one guard for each.
 
 Puzzle files, the config file, traces and texts to verify may be missing, a folder, a pipe
 or a device (``/dev/zero`` never ends, a FIFO blocks), huge, one endless line, binary, in the
@@ -19,17 +19,29 @@ a hang:
 
 Loaders of each kind add their own checks on top (shape, counts); the limits here are the
 floor every file gets.
+
+Every file ponder writes whole (exports, the config file, results kept aside) goes through
+:func:`write_whole`: written beside the target and renamed over it, so a crash leaves the old
+file or the new one. A rename replaces whatever has the name, so the target must be a regular
+file or nothing: a directory, a named pipe, a device (``--csv /dev/full`` run as root would
+otherwise swap the system's device for a plain file), a socket or a symbolic link is refused
+before anything is written (:func:`output_problem`). The link is refused rather than followed:
+``out.csv`` linked to someone else's file is not a request to overwrite that file. The config
+file, which people keep in a dotfiles folder and link, is the one exception and asks for it
+(``follow_links``): it is written where the link points, and that must be a regular file too.
 """
 
 from __future__ import annotations
 
 import codecs
+import contextlib
 import json
 import os
 import re
+import secrets
 import stat
 from array import array
-from collections.abc import Generator
+from collections.abc import Generator, Iterator
 from itertools import accumulate
 from typing import IO, Any, Literal
 
@@ -41,13 +53,16 @@ __all__ = [
     "PuzzleFileError",
     "check_nesting",
     "decode_text",
+    "file_kind",
     "nesting_depth",
     "open_file",
+    "output_problem",
     "parse_json",
     "read_file",
     "read_lines",
     "read_puzzle_file",
     "too_large",
+    "write_whole",
 ]
 
 MAX_FILE_BYTES = 20 * 1024 * 1024
@@ -334,3 +349,106 @@ def parse_json(
 
 def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a number JSON allows")
+
+
+# --- writing ----------------------------------------------------------------------------------
+
+_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISLNK, "a symbolic link"),
+    (stat.S_ISFIFO, "a named pipe"),
+    (stat.S_ISCHR, "a device"),
+    (stat.S_ISBLK, "a device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def file_kind(mode: int) -> str | None:
+    """What a file of ``mode`` (an ``st_mode``) is when it is not a regular file: ``"a
+    directory"``, ``"a symbolic link"``, ``"a named pipe"``, ``"a device"``, ``"a socket"``
+    (``"a special file"`` for anything else); ``None`` for a regular file."""
+    if stat.S_ISREG(mode):
+        return None
+    return next((kind for test, kind in _KINDS if test(mode)), "a special file")
+
+
+def _cannot_write(exc: OSError) -> str:
+    return exc.strerror or str(exc)
+
+
+def _output_info(path: str | os.PathLike[str], follow_links: bool) -> os.stat_result | None:
+    """The target's own details (a link's, not its target's, unless ``follow_links``), or
+    None when there is nothing there yet; :class:`FileError` when it may not be replaced."""
+    try:
+        info = os.stat(path) if follow_links else os.lstat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise FileError(path, _cannot_write(exc)) from None
+    kind = file_kind(info.st_mode)
+    if kind is not None:
+        raise FileError(path, f"it is {kind}, not a regular file; ponder writes only regular files")
+    return info
+
+
+def output_problem(path: str | os.PathLike[str], *, follow_links: bool = False) -> str | None:
+    """Why ``path`` may not be written by :func:`write_whole` (``"it is a named pipe, not a
+    regular file; ..."``), or None when it may: it is a regular file or does not exist."""
+    try:
+        _output_info(path, follow_links)
+    except FileError as exc:
+        return exc.problem
+    return None
+
+
+def _create_beside(target: str, mode: int) -> tuple[int, str]:
+    """A new, empty temporary file in ``target``'s folder, opened for writing. The system
+    applies the umask to ``mode``, as it does to any file a program creates."""
+    folder, name = os.path.split(target)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    while True:
+        temp = os.path.join(folder, f".{name}.{secrets.token_hex(6)}.tmp")
+        try:
+            return os.open(temp, flags, mode), temp
+        except FileExistsError:  # another writer's temporary file: pick another name
+            continue
+
+
+@contextlib.contextmanager
+def write_whole(
+    path: str | os.PathLike[str],
+    *,
+    follow_links: bool = False,
+    new_mode: int = 0o666,
+    errors: str = "strict",
+    newline: str | None = None,
+) -> Iterator[IO[str]]:
+    """A UTF-8 text file that replaces ``path`` once the block has written it whole, or not
+    at all: written to a temporary file beside it, synced, then renamed over it.
+
+    ``path`` must be a regular file or nothing (see the module's notes); that is checked before
+    anything is written and again just before the rename. A file replaced keeps its
+    permissions; a new one gets ``new_mode`` less the umask. :class:`FileError` names ``path``
+    when it may not or cannot be written; the temporary file never stays behind."""
+    target = os.path.realpath(path) if follow_links else os.fspath(path)
+    before = _output_info(target, follow_links=False)
+    try:
+        fd, temp = _create_beside(target, new_mode)
+    except OSError as exc:
+        raise FileError(path, _cannot_write(exc)) from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", errors=errors, newline=newline) as handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        if before is not None:
+            os.chmod(temp, stat.S_IMODE(before.st_mode))
+        # Whatever took the name meanwhile must be a regular file too.
+        _output_info(target, follow_links=False)
+        os.replace(temp, target)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        if isinstance(exc, OSError):
+            raise FileError(path, _cannot_write(exc)) from None
+        raise

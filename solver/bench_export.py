@@ -6,7 +6,8 @@ method and its config as JSON text, the puzzle with its place in the set and its
 the run's figures. Measures only some methods or kinds have (a crossword's letter and word
 shares, the baselines' samples, a dialogue's stop, BoT's success by iteration as JSON text)
 are columns only when some row has them. Files are written whole or not at all: to a temporary file
-beside the target, then renamed over it.
+beside the target, then renamed over it; a target that is not a regular file (a directory, a
+pipe, a device, a symbolic link) is refused before anything is written.
 """
 
 from __future__ import annotations
@@ -15,14 +16,20 @@ import contextlib
 import csv
 import json
 import os
-import tempfile
 from collections.abc import Iterable, Iterator, Sequence
-from pathlib import Path
 from typing import IO, Any
 
+from puzzles.files import FileError, output_problem, write_whole
 from solver.bench_results import Record
 
-__all__ = ["ExportError", "export_rows", "write_csv", "write_export", "write_jsonl"]
+__all__ = [
+    "ExportError",
+    "check_targets",
+    "export_rows",
+    "write_csv",
+    "write_export",
+    "write_jsonl",
+]
 
 CORE = (
     "kind",
@@ -151,7 +158,9 @@ def write_export(
     csv_path: str | None = None,
     jsonl_path: str | None = None,
 ) -> None:
-    """The runs to whichever of the two files is given."""
+    """The runs to whichever of the two files is given; neither is written when either
+    may not be (see :func:`check_targets`)."""
+    check_targets(csv_path, jsonl_path)
     rows = export_rows(setup, records)
     if csv_path:
         write_csv(csv_path, rows)
@@ -159,36 +168,23 @@ def write_export(
         write_jsonl(jsonl_path, rows)
 
 
+def check_targets(*paths: str | None) -> None:
+    """:class:`ExportError` when a given path may not be written: it is a directory, a pipe,
+    a device or a symbolic link (a missing file or a regular one is fine). A command checks
+    before it starts its runs, not once they are done."""
+    for path in paths:
+        problem = output_problem(path) if path else None
+        if problem is not None:
+            raise ExportError(f"cannot write {path}: {problem}")
+
+
 @contextlib.contextmanager
 def _atomic(path: str | os.PathLike[str]) -> Iterator[IO[str]]:
-    """A text file that replaces ``path`` only once it is written whole."""
-    target = Path(path)
-    if target.is_dir():
-        raise ExportError(f"cannot write {target}: it is a directory")
+    """A text file that replaces ``path`` only once it is written whole, through the one
+    write guard (:func:`puzzles.files.write_whole`): never over a directory, a pipe, a device
+    or a link."""
     try:
-        fd, temp = tempfile.mkstemp(
-            prefix=f".{target.name}.", suffix=".tmp", dir=target.parent or Path(".")
-        )
-    except OSError as exc:
-        raise ExportError(f"cannot write {target}: {exc.strerror or exc}") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace", newline="") as f:
-            yield f
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(temp, 0o644 & ~_umask())
-        os.replace(temp, target)
-    except OSError as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise ExportError(f"cannot write {target}: {exc.strerror or exc}") from None
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+        with write_whole(path, errors="backslashreplace", newline="") as handle:
+            yield handle
+    except FileError as exc:
+        raise ExportError(f"cannot write {exc.path}: {exc.problem}") from None

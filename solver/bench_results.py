@@ -16,13 +16,12 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import stat
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from puzzles.files import FileError, parse_json, read_lines
+from puzzles.files import FileError, file_kind, parse_json, read_lines
 from puzzles.text import json_line
 from solver.bench import BenchResult, PuzzleResult
 
@@ -241,9 +240,9 @@ class ResultsFile:
         except OSError as exc:
             raise ResultsError(f"cannot use results {self.path}: {exc.strerror or exc}") from None
         else:
-            if not stat.S_ISREG(info.st_mode):
+            kind = file_kind(info.st_mode)
+            if kind is not None:
                 # Opening a pipe waits for its other end, perhaps forever.
-                kind = "a directory" if stat.S_ISDIR(info.st_mode) else "a pipe or a device"
                 raise ResultsError(
                     f"cannot use results {self.path}: it is {kind}, not a regular file"
                 )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 import pytest
@@ -11,10 +12,13 @@ from puzzles.files import (
     FileError,
     check_nesting,
     decode_text,
+    file_kind,
     nesting_depth,
+    output_problem,
     parse_json,
     read_file,
     read_lines,
+    write_whole,
 )
 
 
@@ -91,3 +95,116 @@ def test_read_lines_caps_each_line_before_holding_it(tmp_path: Path) -> None:
     path.write_bytes(b"ok\n\xff\n")
     with pytest.raises(FileError, match="line 2: is not UTF-8"):
         list(read_lines(path, max_line=10))
+
+
+# --- writing whole files ----------------------------------------------------------------------
+
+
+def _snapshot(folder: Path) -> dict[str, tuple[int, str]]:
+    """Every name in ``folder`` with its file type and its link target or contents."""
+    out = {}
+    for entry in sorted(folder.iterdir()):
+        mode = entry.lstat().st_mode
+        if stat.S_ISLNK(mode):
+            seen = os.readlink(entry)
+        elif stat.S_ISREG(mode):
+            seen = entry.read_text()
+        else:
+            seen = ""
+        out[entry.name] = (stat.S_IFMT(mode), seen)
+    return out
+
+
+def _targets(folder: Path) -> dict[str, tuple[Path, str]]:
+    """A target of each kind write_whole refuses, and the words its message holds."""
+    (folder / "victim.txt").write_text("someone's file\n")
+    os.mkfifo(folder / "pipe")
+    (folder / "link").symlink_to(folder / "victim.txt")
+    (folder / "dangling").symlink_to(folder / "nowhere.txt")
+    (folder / "dir").mkdir()
+    return {
+        "fifo": (folder / "pipe", "a named pipe"),
+        "link": (folder / "link", "a symbolic link"),
+        "dangling": (folder / "dangling", "a symbolic link"),
+        "dir": (folder / "dir", "a directory"),
+    }
+
+
+@pytest.mark.parametrize("kind", ["fifo", "link", "dangling", "dir"])
+def test_write_whole_refuses_what_is_not_a_regular_file(tmp_path: Path, kind: str) -> None:
+    path, words = _targets(tmp_path)[kind]
+    before = _snapshot(tmp_path)
+    assert (
+        output_problem(path)
+        == f"it is {words}, not a regular file; ponder writes only regular files"
+    )
+    with pytest.raises(FileError, match=words) as info, write_whole(path) as handle:
+        handle.write("new")
+    assert info.value.path == str(path)
+    assert _snapshot(tmp_path) == before  # untouched, and no temporary file left
+
+
+def test_a_device_is_refused_and_stays_a_device() -> None:
+    # Only looked at: output_problem never writes, so /dev/null is safe to name here.
+    assert output_problem("/dev/null") is not None
+    assert "a device" in (output_problem("/dev/null") or "")
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+    assert file_kind(os.stat("/dev/null").st_mode) == "a device"
+    assert file_kind(os.stat(__file__).st_mode) is None
+
+
+def test_write_whole_writes_new_and_existing_files_whole(tmp_path: Path) -> None:
+    new = tmp_path / "new.txt"
+    assert output_problem(new) is None
+    with write_whole(new) as handle:
+        handle.write("one\n")
+    mask = os.umask(0o022)
+    os.umask(mask)
+    assert new.read_text() == "one\n" and stat.S_IMODE(new.stat().st_mode) == 0o666 & ~mask
+    new.chmod(0o600)
+    with write_whole(new) as handle:
+        handle.write("two\n")
+    assert new.read_text() == "two\n" and stat.S_IMODE(new.stat().st_mode) == 0o600
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["new.txt"]
+
+
+def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path: Path) -> None:
+    path = tmp_path / "out.txt"
+    path.write_text("old\n")
+    with pytest.raises(ZeroDivisionError), write_whole(path) as handle:
+        handle.write("half")
+        raise ZeroDivisionError
+    assert path.read_text() == "old\n" and [p.name for p in tmp_path.iterdir()] == ["out.txt"]
+    with pytest.raises(FileError, match="No such file"), write_whole(tmp_path / "no" / "x"):
+        pass
+
+
+def test_a_pipe_swapped_in_while_writing_is_not_replaced(tmp_path: Path) -> None:
+    path = tmp_path / "out.txt"
+    path.write_text("old\n")
+    with pytest.raises(FileError, match="a named pipe"), write_whole(path) as handle:
+        handle.write("new\n")
+        path.unlink()
+        os.mkfifo(path)  # someone else's pipe takes the name before the rename
+    assert stat.S_ISFIFO(path.lstat().st_mode) and [p.name for p in tmp_path.iterdir()] == [
+        "out.txt"
+    ]
+
+
+def test_follow_links_writes_where_the_link_points_and_only_to_a_regular_file(
+    tmp_path: Path,
+) -> None:
+    real = tmp_path / "dotfiles" / "config.toml"
+    real.parent.mkdir()
+    real.write_text("a = 1\n")
+    link = tmp_path / "config.toml"
+    link.symlink_to(real)
+    with write_whole(link, follow_links=True) as handle:
+        handle.write("a = 2\n")
+    assert link.is_symlink() and real.read_text() == "a = 2\n"
+    os.mkfifo(tmp_path / "pipe")
+    piped = tmp_path / "piped.toml"
+    piped.symlink_to(tmp_path / "pipe")
+    with pytest.raises(FileError, match="a named pipe"), write_whole(piped, follow_links=True):
+        pass
+    assert stat.S_ISFIFO((tmp_path / "pipe").lstat().st_mode) and piped.is_symlink()

@@ -118,6 +118,19 @@ def _add_export_flags(p: Parser) -> None:
     )
 
 
+def _check_export(args: argparse.Namespace) -> None:
+    """Refuse a --csv or --jsonl target that may never be written (a directory, a pipe, a
+    device, a symbolic link) before any run starts, not after the last one."""
+    if not (args.csv or args.jsonl):
+        return
+    from solver.bench_export import ExportError, check_targets
+
+    try:
+        check_targets(args.csv, args.jsonl)
+    except ExportError as exc:
+        raise UsageError(str(exc)) from None
+
+
 def _export(args: argparse.Namespace, setup: dict[str, Any], records: Sequence[Record]) -> None:
     """The runs to the --csv and --jsonl files, if asked; a file that cannot be written is
     a usage error."""
@@ -188,6 +201,7 @@ def run(kind: PuzzleKind, solver: SolverCommands, args: argparse.Namespace) -> i
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
     shard = parse_shard(args.shard)
+    _check_export(args)
     methods = library.with_library(args, chosen)
     err = Console(stderr=True)
     progress = Progress(
@@ -290,6 +304,7 @@ def run_report(args: argparse.Namespace) -> int:
     from solver.methods import METHODS
     from tui.kinds import UnknownKind, find_kind
 
+    _check_export(args)
     with _results_errors():
         merged = merge([read_results(path, METHODS) for path in args.files], args.files)
     err = Console(stderr=True, highlight=False)

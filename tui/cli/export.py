@@ -9,6 +9,9 @@ written is made visible (no control characters) and, in DOT, quoted.
 
 The screenshot plays the trace in the app without a screen (Textual's ``run_test``) as fast
 as it can, and saves the screen at the end as SVG.
+
+Both are written whole through the one write guard (:func:`puzzles.files.write_whole`): never
+over a directory, a pipe, a device or a symbolic link.
 """
 
 from __future__ import annotations
@@ -33,7 +36,15 @@ from solver.events import (
 )
 from tui.cli.usage import UsageError, visible
 
-__all__ = ["EXPORT_FORMATS", "ThoughtNode", "save_screenshot", "thought_tree", "write_tree"]
+__all__ = [
+    "EXPORT_FORMATS",
+    "ThoughtNode",
+    "check_output",
+    "save_screenshot",
+    "thought_tree",
+    "write_output",
+    "write_tree",
+]
 
 EXPORT_FORMATS = (".json", ".dot")
 SCREEN_SIZE = (140, 45)
@@ -120,10 +131,29 @@ def write_tree(header: dict[str, Any], events: Sequence[Event], path: Path) -> N
         text = to_dot(nodes, about)
     else:
         text = json.dumps({**about, "nodes": [n.to_json() for n in nodes]}, indent=2) + "\n"
+    write_output(path, text)
+
+
+def check_output(path: Path) -> None:
+    """A usage error, before any work, when ``path`` may never be written (a directory, a
+    pipe, a device, a symbolic link: see :func:`puzzles.files.output_problem`)."""
+    from puzzles.files import output_problem
+
+    problem = output_problem(path)
+    if problem is not None:
+        raise UsageError(f"cannot write {path}: {problem}")
+
+
+def write_output(path: Path, text: str) -> None:
+    """``text`` written whole to ``path`` through the one write guard; a usage error when
+    it cannot be."""
+    from puzzles.files import FileError, write_whole
+
     try:
-        path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+        with write_whole(path) as handle:
+            handle.write(text)
+    except FileError as exc:
+        raise UsageError(f"cannot write {path}: {exc.problem}") from None
 
 
 def _about(header: dict[str, Any], events: Sequence[Event]) -> dict[str, Any]:
@@ -224,7 +254,5 @@ async def _screenshot(header: dict[str, Any], events: list[Event], path: Path) -
                 raise UsageError(f"the replay did not end within {REPLAY_SECONDS:.0f} s")
             await asyncio.sleep(0.05)
         await pilot.pause(0.3)  # the last batch of events drawn
-        try:
-            app.save_screenshot(filename=path.name, path=str(path.parent or "."))
-        except OSError as exc:
-            raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+        svg = app.export_screenshot()
+    write_output(path, svg)

@@ -112,6 +112,11 @@ def _write_files(args: argparse.Namespace) -> int:
             raise UsageError(f"--screenshot {args.screenshot}: screenshots are SVG (.svg)")
     if args.print or args.json:
         raise UsageError("--export and --screenshot write files: leave out --print and --json")
+    from tui.cli.export import check_output
+
+    for target in (export, screenshot):
+        if target is not None:
+            check_output(target)  # before the trace is read and replayed
     try:
         header, read = read_trace(args.trace)
         events = list(rechecked(read, _domain(header, args.trace)))
