@@ -12,7 +12,8 @@ Plain stdlib ``sqlite3`` with the file's path passed in (the command line and th
 it; see :func:`tui.cli.library.default_path`). The layout is versioned with ``PRAGMA
 user_version``; every write is one transaction in WAL mode. A file that cannot be used raises
 :class:`LibraryError` (or :class:`CorruptLibraryError`, :class:`NewerLibraryError`) naming
-the file; nothing here deletes or moves a file.
+the file; nothing here deletes or moves a file. A library opened ``read_only`` (its file or
+folder cannot be written) reads the file through a read-only connection and never writes it.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from solver.events import ExperienceAdded
 from solver.methods.base import Method, Outcome, RunContext
 from solver.methods.spec import MethodSpec
 from solver.model.base import rough_tokens
-from solver.sqlite_files import connect, immediate
+from solver.sqlite_files import connect, immediate, snapshot
 
 __all__ = [
     "DEFAULT_BUDGET",
@@ -246,10 +247,15 @@ class ExperienceLibrary:
 
     The file (and its folder) is created on first use. Every method may raise
     :class:`LibraryError`. Use as a context manager, or call :meth:`close`.
+
+    A ``read_only`` library reads its file (into memory, through a read-only connection) and
+    never writes it, nor makes it: a missing file reads as an empty library, and :meth:`add`
+    and :meth:`clear` raise :class:`LibraryError`.
     """
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, read_only: bool = False) -> None:
         self.path = Path(path).expanduser()
+        self.read_only = read_only
         self._db: sqlite3.Connection | None = None
         # One connection, used by one thread at a time (runs read and write off the loop).
         self._lock = threading.RLock()
@@ -306,6 +312,7 @@ class ExperienceLibrary:
             for e in entries
         ]
         sql = f"INSERT INTO entries ({', '.join(_COLUMNS[1:])}) VALUES ({', '.join('?' * 14)})"
+        self._check_writable("store experience")
         with self._transaction("store experience") as db:
             db.executemany(sql, rows)
         return len(rows)
@@ -313,6 +320,7 @@ class ExperienceLibrary:
     def clear(self, kind: str | None = None) -> int:
         """Delete every entry (of ``kind``, if given); returns how many were deleted."""
         where, args = ("", ()) if kind is None else (" WHERE kind = ?", (kind,))
+        self._check_writable("clear it")
         with self._transaction("clear it") as db:
             count: int = db.execute(f"DELETE FROM entries{where}", args).rowcount
         return count
@@ -365,6 +373,13 @@ class ExperienceLibrary:
                     out.append(entry)
         return out
 
+    def _check_writable(self, action: str) -> None:
+        if self.read_only:
+            raise LibraryError(
+                self.name,
+                f"cannot {action}: it is read-only (the file or its folder cannot be written)",
+            )
+
     @contextlib.contextmanager
     def _reading(self, action: str) -> Any:
         with self._lock:
@@ -399,7 +414,7 @@ class ExperienceLibrary:
         if self._db is not None:
             return self._db
         try:
-            db = connect(self.path, BUSY_TIMEOUT_MS)  # self._lock serialises its use
+            db = self._open_file()  # self._lock serialises its use
         except OSError as err:
             raise LibraryError(
                 self.name, f"cannot create its folder: {err.strerror or err}"
@@ -413,6 +428,15 @@ class ExperienceLibrary:
             raise
         self._db = db
         return db
+
+    def _open_file(self) -> sqlite3.Connection:
+        """The file, opened to read and write; a copy of it in memory when read-only (an
+        empty database, set up below as a new file would be, when there is no file)."""
+        if not self.read_only:
+            return connect(self.path, BUSY_TIMEOUT_MS)
+        if not self.path.exists():
+            return connect(None, BUSY_TIMEOUT_MS)
+        return snapshot(self.path, BUSY_TIMEOUT_MS)
 
     def _prepare(self, db: sqlite3.Connection) -> None:
         action = "open it"
@@ -535,7 +559,8 @@ class WithLibrary:
             return await self.method.run(domain, ctx)
         finally:
             # Also after a model error or an early stop (StopRun): what was learned holds.
-            if self.write and added and not _cancelled():
+            # A read-only library was said to be so when it was opened: nothing to try.
+            if self.write and added and not self.library.read_only and not _cancelled():
                 problem = await asyncio.to_thread(
                     self._store, added, domain.kind, ctx.model.name, puzzle
                 )

@@ -33,8 +33,9 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, ClassVar, Final
 
+from puzzles.files import FileError, output_problem, write_whole
 from solver.settings import data_dir
-from solver.sqlite_files import connect, immediate, roll_back
+from solver.sqlite_files import can_write, connect, immediate, roll_back, snapshot
 
 __all__ = [
     "FILE_NAME",
@@ -391,13 +392,20 @@ class ResultStore:
     migrations: ClassVar[Sequence[Migration]] = MIGRATIONS
     """The layout steps this store applies (a subclass may extend them, as tests do)."""
 
-    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str] | None = None, *, read_only: bool = False
+    ) -> None:
         if path is None:
             self._path: Path | None = data_dir() / FILE_NAME
         elif os.fspath(path) == MEMORY:
             self._path = None
         else:
             self._path = Path(path).expanduser()
+        # A read-only store reads its file once, into memory, and never writes it: it is an
+        # in-memory store that starts with the file's results.
+        self._source: Path | None = None
+        if read_only and self._path is not None:
+            self._source, self._path = self._path, None
         self._db: sqlite3.Connection | None = None  # reads (and the layout), under _lock
         self._lock = threading.RLock()
         # Writes use a connection of their own, so a write waiting for another program's lock
@@ -415,18 +423,25 @@ class ResultStore:
 
     @property
     def path(self) -> Path | None:
-        """The file, or ``None`` for an in-memory store."""
-        return self._path
+        """The file (the one read, for a read-only store), or ``None`` for an in-memory store."""
+        return self._path or self._source
 
     @property
     def name(self) -> str:
         """The file's path as text, or ``":memory:"``: what messages call it."""
-        return MEMORY if self._path is None else str(self._path)
+        path = self.path
+        return MEMORY if path is None else str(path)
 
     @property
     def in_memory(self) -> bool:
         """Whether results vanish on :meth:`close` (nothing is written to disk)."""
         return self._path is None
+
+    @property
+    def read_only(self) -> bool:
+        """Whether the store only reads its file: it shows the file's results, and keeps
+        this session's in memory."""
+        return self._source is not None
 
     # -- lifecycle ------------------------------------------------------------------------------
 
@@ -475,18 +490,27 @@ class ResultStore:
 
     @classmethod
     def open_or_recover(
-        cls, path: str | os.PathLike[str] | None = None
+        cls,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        writable: Callable[[Path], bool] | None = None,
     ) -> tuple[ResultStore, str | None]:
         """Open the store at ``path`` whatever state its file is in; never raises StoreError.
 
         Returns the open store and ``None``, or a working store and a message for the player:
 
+        - a file ponder may not write (it, or its folder, is read-only; ``writable``, by
+          default :func:`solver.sqlite_files.can_write`, decides): it is read as it is and
+          never written; this session's results are kept in memory only;
         - damaged or foreign file: it is renamed ``<name>.corrupt-<UTC timestamp>`` (with any
           ``-wal``/``-shm``/``-journal`` beside it), keeping its bytes, and a fresh file starts;
         - file from a newer ponder, or a file or folder that cannot be read or written: the file
           is left untouched and the store keeps this session's results in memory only.
         """
         store = cls(path)
+        file = store.path
+        if file is not None and file.is_file() and not (writable or can_write)(file):
+            return cls._open_read_only(file)
         try:
             return store.open(), None
         except CorruptStoreError as err:
@@ -514,6 +538,18 @@ class ResultStore:
     @classmethod
     def _memory(cls) -> ResultStore:
         return cls(MEMORY).open()
+
+    @classmethod
+    def _open_read_only(cls, path: Path) -> tuple[ResultStore, str]:
+        """The file's results, read without writing it, and the message that says so."""
+        try:
+            store = cls(path, read_only=True).open()
+        except StoreError as err:
+            return cls._memory(), f"{err}. This session's results will not be saved."
+        return store, (
+            f"{path}: read-only (the file or its folder cannot be written): its results are "
+            "shown, but nothing new can be saved; this session's results are kept until you quit."
+        )
 
     # -- reading and writing --------------------------------------------------------------------
 
@@ -707,6 +743,7 @@ class ResultStore:
                         written += 1
                 for source in live:  # under the write lock; put back below if COMMIT fails
                     done = source.with_name(source.name + ".saved")
+                    _check_rename_target(done)
                     os.replace(source, done)
                     moved.append((source, done))
         except BaseException as err:
@@ -728,17 +765,11 @@ class ResultStore:
         with self._queue_lock:
             own = [q.result for q in self._queue if q.source is None]
         side = self._path.with_name(f"{self._path.name}.pending-{uuid.uuid4().hex}.jsonl")
-        temporary = side.with_name(side.name + ".tmp")
         try:
-            with open(temporary, "w", encoding="utf-8") as handle:
+            with write_whole(side) as handle:
                 for result in own:
                     handle.write(json.dumps(_to_json(result)) + "\n")
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(temporary, side)
-        except OSError as err:
-            with contextlib.suppress(OSError):
-                temporary.unlink()
+        except FileError as err:
             raise StoreError(
                 self.name, f"{len(own)} result(s) could not be saved or kept aside: {err}"
             ) from err
@@ -802,8 +833,11 @@ class ResultStore:
         """Open, check and migrate the file; raises :class:`StoreError` and leaves nothing open."""
         try:
             # No implicit transactions: _transaction() says where they are. self._lock
-            # serialises use across threads.
-            db = connect(self._path, BUSY_TIMEOUT_MS)
+            # serialises use across threads. A read-only store works on a copy of its file.
+            if self._source is not None:
+                db = snapshot(self._source, BUSY_TIMEOUT_MS)
+            else:
+                db = connect(self._path, BUSY_TIMEOUT_MS)
         except OSError as err:
             raise StoreError(self.name, f"cannot create its folder: {err.strerror or err}") from err
         except sqlite3.Error as err:
@@ -971,17 +1005,29 @@ def _move_aside(path: Path) -> Path:
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     aside = path.with_name(f"{path.name}.corrupt-{stamp}")
     n = 1
-    while aside.exists():
+    # lexists: a link there, even one pointing nowhere, is something a rename would replace.
+    while any(os.path.lexists(f"{aside}{suffix}") for suffix in ("", *_SIDE_FILES)):
         aside = path.with_name(f"{path.name}.corrupt-{stamp}-{n}")
         n += 1
     path.rename(aside)
     # SQLite finds these by the main file's name + suffix; renaming them alike keeps a WAL's
     # last transactions with the file they belong to.
-    for suffix in ("-wal", "-shm", "-journal"):
+    for suffix in _SIDE_FILES:
         side = path.with_name(path.name + suffix)
         if side.exists():
             side.rename(aside.with_name(aside.name + suffix))
     return aside
+
+
+_SIDE_FILES: Final = ("-wal", "-shm", "-journal")
+
+
+def _check_rename_target(path: Path) -> None:
+    """:class:`OSError` when a rename to ``path`` would replace something other than a
+    regular file (see :func:`puzzles.files.output_problem`)."""
+    problem = output_problem(path)
+    if problem is not None:
+        raise OSError(f"{path}: {problem}")
 
 
 move_aside = _move_aside

@@ -16,6 +16,7 @@ from solver.library import (
     CorruptLibraryError,
     Entry,
     ExperienceLibrary,
+    LibraryError,
     NewerLibraryError,
     WithLibrary,
     fit_budget,
@@ -241,3 +242,61 @@ def test_a_locked_library_leaves_the_run_going_with_a_message(
     assert finish.reason in ("done", "solved early") and finish.calls > 0
     assert any(str(path) in n and "not stored" in n for n in notes)
     lib.close()
+
+
+# --- a library ponder may not write -------------------------------------------------------------
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+def test_a_read_only_library_reads_the_file_and_never_writes_it(tmp_path: Path) -> None:
+    path = tmp_path / "lib.sqlite3"
+    with ExperienceLibrary(path) as lib:
+        lib.add([entry("4 5 10 11 -> 24"), entry("1 1 4 6 -> 24")])
+    before = _files(tmp_path)
+    with ExperienceLibrary(path, read_only=True) as lib:
+        assert lib.read_only and lib.count() == 2
+        found = lib.relevant("game24", "4 5 10 11 -> 24")
+        assert found[0].puzzle == "4 5 10 11 -> 24"
+        with pytest.raises(LibraryError, match="cannot store experience: it is read-only"):
+            lib.add([entry("2 3 5 12 -> 24")])
+        with pytest.raises(LibraryError, match="cannot clear it: it is read-only"):
+            lib.clear()
+        assert lib.count() == 2
+    assert _files(tmp_path) == before  # same bytes, and no WAL or shared-memory file made
+
+
+def test_a_missing_read_only_library_reads_as_empty_and_is_not_made(tmp_path: Path) -> None:
+    path = tmp_path / "none" / "lib.sqlite3"
+    with ExperienceLibrary(path, read_only=True) as lib:
+        assert lib.count() == 0 and lib.entries() == []
+    assert not path.parent.exists()
+
+
+def test_a_damaged_read_only_library_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "lib.sqlite3"
+    path.write_bytes(b"not a database " * 300)
+    with pytest.raises(CorruptLibraryError, match=str(path)):
+        ExperienceLibrary(path, read_only=True).open()
+    assert path.read_bytes() == b"not a database " * 300
+
+
+def test_a_run_with_a_read_only_library_starts_from_it_and_stores_nothing(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "lib.sqlite3"
+    lib = ExperienceLibrary(path).open()
+    domain = Game24Domain(Hand((4, 5, 10, 11)))
+    _, events = asyncio.run(solve(WithLibrary(bot(), lib), domain, OfflineModel(seed=1), seed=1))
+    learned = next(e.entry for e in events if isinstance(e, ExperienceAdded))
+    lib.close()
+    before = _files(tmp_path)
+    notes: list[str] = []
+    reader = WithLibrary(bot(), ExperienceLibrary(path, read_only=True).open(), notes=notes.append)
+    _, events = asyncio.run(solve(reader, domain, OfflineModel(seed=1), seed=1))
+    reader.library.close()
+    assert learned in first_step_prompt(events) and reader.stored == 0
+    assert notes == []  # said once when it was opened, not after every run
+    assert _files(tmp_path) == before

@@ -185,3 +185,54 @@ def test_the_readable_output_says_what_came_from_the_library(
     _, second, _ = run(capsys, *argv)
     said = "1 entry" if stored == 1 else f"{stored} entries"
     assert f"from the library {said} of earlier runs, in every prompt" in second
+
+
+# --- a library ponder may not write -------------------------------------------------------------
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+def test_a_library_that_cannot_be_written_is_opened_read_only(tmp_path: Path) -> None:
+    from tui.cli.library import open_library
+
+    lib = tmp_path / "lib.sqlite3"
+    ExperienceLibrary(lib).open().close()
+    library, message = open_library(lib, writable=lambda _: False)
+    assert library is not None and library.read_only
+    assert message == (
+        f"{lib}: read-only (the file or its folder cannot be written): its entries are read, "
+        "but nothing new can be stored"
+    )
+    library.close()
+    library, message = open_library(lib, writable=lambda _: True)
+    assert library is not None and not library.read_only and message is None
+    library.close()
+
+
+def test_a_read_only_data_folder_is_listed_and_used_and_never_written(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from tests.readonly import read_only, run_bound
+
+    folder = tmp_path / "data"  # conftest's PONDER_DATA_DIR
+    _, out, _ = solve(capsys, "--library")
+    learned = entries(out)
+    with ExperienceLibrary(folder / "experience.sqlite3") as library:
+        n = library.count()
+    assert learned and n >= 1
+    before = _files(folder)
+    with read_only(folder):
+        listed = run_bound("-m", "tui.cli", "library", "list")
+        cleared = run_bound("-m", "tui.cli", "library", "clear")
+        solved = run_bound("-m", "tui.cli", "solve", "24", "4 5 10 11", *BOT, "--json", "--library")
+    assert listed.returncode == 0, listed.stderr
+    assert f"{_entries(n)}" in listed.stdout and "4 5 10 11 -> 24" in listed.stdout
+    assert listed.stderr.count("\n") == 1 and "nothing new can be stored" in listed.stderr
+    assert cleared.returncode == 2 and "cannot clear it: it is read-only" in cleared.stderr
+    assert solved.returncode in (0, 1), solved.stderr
+    assert learned[0] in first_step_prompt(solved.stdout)  # the run started from it
+    assert solved.stderr.count("read-only") == 1 and "stored in" not in solved.stderr
+    assert "Traceback" not in listed.stderr + cleared.stderr + solved.stderr
+    assert _files(folder) == before

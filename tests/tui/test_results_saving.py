@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.widgets import DataTable, Static
 
 from solver.settings import Settings
@@ -100,3 +101,27 @@ async def test_home_lists_the_readable_games_and_says_how_many_rows_were_skipped
         assert "played 1" in stats
         assert "1 result in" in stats and "could not be read" in stats
         assert app.screen.query_one("#recent", DataTable).row_count == 1
+
+
+async def test_a_record_that_cannot_be_written_is_shown_and_said_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "results.sqlite3"
+    with ResultStore(path) as store:
+        store.record(Result(started_at=datetime(2024, 5, 1, tzinfo=UTC), **PLAYED))
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    # The folder as a read-only one: the decision is made here, since root writes anyway.
+    monkeypatch.setattr("tui.store.can_write", lambda _: False)
+    app = app_for(path)
+    assert app.store is not None and app.store.read_only
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        assert app.screen.query_one("#recent", DataTable).row_count == 1  # the history is there
+        app.record_result(**PLAYED)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        said = [n.message for n in app._notifications if "nothing new can be saved" in n.message]
+        assert len(said) == 1 and str(path) in said[0]
+        assert app.store.stats().played == 2  # this session's result, kept in memory
+    assert app.close_store() is None
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before

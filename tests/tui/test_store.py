@@ -739,3 +739,141 @@ def test_unreadable_rows_are_skipped_and_counted_not_hiding_the_rest(
     assert store.stats(kind="game24").unreadable == len(BAD_ROWS) - 1  # '' is another kind
     store.record(result(60, puzzle="still works"))
     assert store.recent(1)[0].puzzle == "still works"
+
+
+# --- a file ponder may not write ---------------------------------------------------------------
+
+
+def _folder_state(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+def test_a_file_ponder_may_not_write_is_read_and_never_written(db_path: Path) -> None:
+    with ResultStore(db_path) as first:
+        for minute in range(3):
+            first.record(result(minute, puzzle=f"p{minute}"))
+    before = _folder_state(db_path.parent)
+    asked: list[Path] = []
+
+    def writable(path: Path) -> bool:  # the decision, made here as it would be read-only
+        asked.append(path)
+        return False
+
+    store, message = ResultStore.open_or_recover(db_path, writable=writable)
+    assert asked == [db_path]
+    assert store.read_only and store.in_memory and store.name == str(db_path)
+    assert message is not None and "read-only" in message and "nothing new can be saved" in message
+    assert [r.puzzle for r in store.recent()] == ["p2", "p1", "p0"]
+    # This session's results are kept until the store closes, and never reach the file.
+    assert store.save(result(9, puzzle="new")).saved == 1
+    assert store.stats().played == 4
+    assert store.close() is None
+    assert _folder_state(db_path.parent) == before
+
+
+def test_a_read_only_connection_refuses_writes_and_reads(db_path: Path) -> None:
+    from solver.sqlite_files import open_read_only
+
+    with ResultStore(db_path) as first:
+        first.record(result(0))
+    db = open_read_only(db_path, 1000)
+    try:
+        assert db.execute("SELECT count(*) FROM results").fetchone() == (1,)
+        with pytest.raises(sqlite3.OperationalError, match="readonly"):
+            db.execute("DELETE FROM results")
+    finally:
+        db.close()
+    assert row_count(db_path) == 1
+
+
+def test_an_older_layout_is_read_without_being_migrated(db_path: Path) -> None:
+    db_path.parent.mkdir()
+    db = sqlite3.connect(db_path)
+    MIGRATIONS[0](db)
+    db.execute("PRAGMA user_version = 1")
+    db.execute(
+        "INSERT INTO results (kind, puzzle, started_at, seconds, solved) "
+        "VALUES ('game24', 'old', '2024-01-01T00:00:00.000000+00:00', 12, 1)"
+    )
+    db.commit()
+    db.close()
+    store, message = ResultStore.open_or_recover(db_path, writable=lambda _: False)
+    assert store.read_only and message is not None
+    assert [(r.puzzle, r.race) for r in store.recent()] == [("old", False)]
+    store.close()
+    assert user_version(db_path) == 1  # the copy in memory was brought up to date, not the file
+
+
+def test_a_writable_file_is_opened_as_before(db_path: Path) -> None:
+    store, message = ResultStore.open_or_recover(db_path, writable=lambda _: True)
+    assert message is None and not store.read_only and not store.in_memory
+    store.record(result())
+    store.close()
+    assert row_count(db_path) == 1
+
+
+def test_a_read_only_folder_is_read_by_a_process_that_cannot_write_it(db_path: Path) -> None:
+    from tests.readonly import read_only, run_bound
+
+    with ResultStore(db_path) as first:
+        first.record(result(0, puzzle="kept"))
+    before = _folder_state(db_path.parent)
+    code = (
+        "import sys\n"
+        "from tests.tui.test_store import result\n"
+        "from tui.store import ResultStore\n"
+        "store, message = ResultStore.open_or_recover(sys.argv[1])\n"
+        "print(store.read_only, [r.puzzle for r in store.recent()])\n"
+        "print(store.save(result(1, puzzle='new')).saved, store.stats().played, store.close())\n"
+        "print(message)\n"
+    )
+    with read_only(db_path.parent):
+        done = run_bound("-c", code, str(db_path))
+    assert done.returncode == 0, done.stderr
+    shown, saved, message = done.stdout.splitlines()
+    assert (shown, saved) == ("True ['kept']", "1 2 None")
+    assert message.startswith(f"{db_path}: read-only") and "nothing new can be saved" in message
+    assert _folder_state(db_path.parent) == before
+
+
+# --- renames never replace what is not a regular file -------------------------------------------
+
+
+def test_recovery_never_renames_over_a_link(db_path: Path, tmp_path: Path) -> None:
+    garbage = _garbage(db_path)
+    now = datetime.now(UTC)
+    links = []
+    for second in range(5):  # the names the copy would take over the next seconds
+        stamp = (now + timedelta(seconds=second)).strftime("%Y%m%dT%H%M%SZ")
+        links.append(db_path.with_name(f"{FILE_NAME}.corrupt-{stamp}"))
+        links[-1].symlink_to(tmp_path / "nowhere")
+    store, message = ResultStore.open_or_recover(db_path)
+    store.close()
+    assert message is not None and "kept as" in message
+    assert all(link.is_symlink() for link in links) and not (tmp_path / "nowhere").exists()
+    copies = [
+        p
+        for p in db_path.parent.glob(f"{FILE_NAME}.corrupt-*")
+        if not p.is_symlink() and not p.name.endswith(("-wal", "-shm", "-journal"))
+    ]
+    assert [p.read_bytes() for p in copies] == [garbage]
+
+
+def test_a_side_file_is_never_renamed_over_a_link(db_path: Path, tmp_path: Path) -> None:
+    store = ResultStore(db_path).open()
+    with HeldLock(db_path):
+        assert store.save(result(0, puzzle="kept")).waiting == 1
+        kept = store.close()
+    assert kept is not None
+    victim = tmp_path / "victim.txt"
+    victim.write_text("someone's file\n")
+    done = kept.with_name(kept.name + ".saved")
+    done.symlink_to(victim)
+    again = ResultStore(db_path).open()
+    report = again.flush()
+    assert report.saved == 0 and "a symbolic link" in str(report.error)
+    assert done.is_symlink() and victim.read_text() == "someone's file\n" and kept.exists()
+    assert row_count(db_path) == 0  # the transaction that would have saved it was undone
+    done.unlink()
+    assert again.flush().saved == 1 and [r.puzzle for r in again.recent()] == ["kept"]
+    again.close()

@@ -6,11 +6,16 @@ as the results store's), and what a file that cannot be used does to a run: a da
 kept under a new name and a fresh library started (as :mod:`tui.store` does with results); a
 file from a newer ponder, a locked or unwritable one leaves the run without the library. Each
 case is one line on stderr, never a traceback, and no file is deleted.
+
+A library ponder may not write (the file or its folder is read-only) is still read: runs start
+from its entries and ``ponder library list`` lists them, with one note that nothing new can be
+stored; ``ponder library clear`` is refused.
 """
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,7 +34,9 @@ __all__ = [
     "add_library_options",
     "add_parser",
     "default_path",
+    "is_read_only",
     "open_library",
+    "read_only_note",
     "with_library",
 ]
 
@@ -46,13 +53,37 @@ def note(message: str) -> None:
     print(f"ponder: {visible(message)}", file=sys.stderr, flush=True)
 
 
-def open_library(path: Path) -> tuple[ExperienceLibrary | None, str | None]:
+def read_only_note(path: Path) -> str:
+    """What is said, once, of a library ponder may not write."""
+    return (
+        f"{path}: read-only (the file or its folder cannot be written): its entries are "
+        "read, but nothing new can be stored"
+    )
+
+
+def is_read_only(path: Path, writable: Callable[[Path], bool] | None = None) -> bool:
+    """Whether the library at ``path`` is to be opened read-only: ``writable`` (by default
+    :func:`solver.sqlite_files.can_write`) says it cannot be written."""
+    from solver.sqlite_files import can_write
+
+    return not (writable or can_write)(path)
+
+
+def open_library(
+    path: Path, writable: Callable[[Path], bool] | None = None
+) -> tuple[ExperienceLibrary | None, str | None]:
     """The library at ``path``, open, and a message for the user when it is not the file as
     it was: a damaged file is renamed ``<name>.corrupt-<time>`` (kept whole) and a fresh one
-    started; a file that cannot be used otherwise gives ``None`` (the run goes without)."""
+    started; a file that cannot be written is read only (see :func:`is_read_only`); a file
+    that cannot be used otherwise gives ``None`` (the run goes without)."""
     from solver.library import CorruptLibraryError, ExperienceLibrary, LibraryError
     from tui.store import move_aside
 
+    if is_read_only(path, writable):
+        try:
+            return ExperienceLibrary(path, read_only=True).open(), read_only_note(path)
+        except LibraryError as err:
+            return None, f"{err}; running without the experience library"
     try:
         return ExperienceLibrary(path).open(), None
     except CorruptLibraryError as err:
@@ -152,7 +183,8 @@ def close_library(methods: list[Method]) -> None:
 
     for method in methods:
         if isinstance(method, WithLibrary):
-            note(f"{_entries(method.stored)} stored in {method.library.name}")
+            if not method.library.read_only:  # else said when it was opened
+                note(f"{_entries(method.stored)} stored in {method.library.name}")
             method.library.close()
 
 
@@ -210,16 +242,21 @@ def _kind_name(text: str | None) -> str | None:
         raise UsageError(str(exc)) from None
 
 
-def _open(args: argparse.Namespace) -> ExperienceLibrary:
+def _open(args: argparse.Namespace, *, listing: bool) -> ExperienceLibrary:
     """The library for ``list`` and ``clear``, as it is: a file that cannot be used is a
-    usage error (never moved aside by a command that only looks)."""
+    usage error (never moved aside by a command that only looks). A read-only one is read,
+    and listing says once that nothing new can be stored there."""
     from solver.library import ExperienceLibrary, LibraryError
 
     path = Path(args.library_file).expanduser() if args.library_file else default_path()
+    read_only = is_read_only(path)
     try:
-        return ExperienceLibrary(path).open()
+        library = ExperienceLibrary(path, read_only=read_only).open()
     except LibraryError as err:
         raise UsageError(str(err)) from None
+    if read_only and listing:
+        note(read_only_note(path))
+    return library
 
 
 def run_list(args: argparse.Namespace) -> int:
@@ -229,7 +266,7 @@ def run_list(args: argparse.Namespace) -> int:
     kind = _kind_name(args.kind)
     if args.limit < 0:
         raise UsageError("--limit must be at least 0")
-    library = _open(args)
+    library = _open(args, listing=True)
     try:
         total = library.count(kind)
         found = library.entries(kind, args.limit)
@@ -257,7 +294,7 @@ def run_clear(args: argparse.Namespace) -> int:
     from solver.library import LibraryError
 
     kind = _kind_name(args.kind)
-    library = _open(args)
+    library = _open(args, listing=False)
     try:
         gone = library.clear(kind)
     except LibraryError as err:
