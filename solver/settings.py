@@ -27,7 +27,6 @@ import dataclasses
 import math
 import os
 import re
-import tempfile
 import tomllib
 import urllib.parse
 from collections.abc import Mapping, MutableMapping
@@ -40,7 +39,7 @@ import platformdirs
 import tomlkit
 import tomlkit.exceptions
 
-from puzzles.files import FileError, check_nesting, decode_text, read_file
+from puzzles.files import FileError, check_nesting, decode_text, read_file, write_whole
 from solver.model import Usage
 
 __all__ = [
@@ -130,6 +129,36 @@ def mask_url(url: str) -> str:
         return urllib.parse.urlunsplit(parts._replace(netloc=netloc, query=query))
     except ValueError:
         return _USERINFO.sub(rf"\1{MASK}@", url)
+
+
+OPENAI_URL = "https://api.openai.com/v1"
+"""Where the openai client sends calls when no base URL is set."""
+
+
+def url_origin(url: str | None) -> str:
+    """The server a URL names, as browsers write an ``Origin``: ``scheme://host[:port]``,
+    lower-cased, the scheme's default port left out (None: OpenAI's own server); ``""`` for
+    what is no http(s) URL. Credentials, path and query are not part of it."""
+    try:
+        parts = urllib.parse.urlsplit(OPENAI_URL if url is None else url.strip())
+        port = parts.port
+    except ValueError:
+        return ""
+    scheme = parts.scheme.lower()
+    if scheme not in ("http", "https") or not parts.hostname:
+        return ""
+    host = parts.hostname.lower()
+    if ":" in host:
+        host = f"[{host}]"
+    default = 80 if scheme == "http" else 443
+    return f"{scheme}://{host}" if port in (None, default) else f"{scheme}://{host}:{port}"
+
+
+def key_travels(key_url: str | None, url: str | None) -> bool:
+    """Whether an API key set for the server of ``key_url`` may be sent to ``url``: only to
+    that same server (scheme, host and port), whatever the path."""
+    origin = url_origin(url)
+    return bool(origin) and origin == url_origin(key_url)
 
 
 def mask_urls(text: str) -> str:
@@ -530,25 +559,17 @@ def save_settings(changes: Mapping[str, Any], path: str | os.PathLike[str] | Non
     if text == before:
         return file
     # A config kept elsewhere and linked here (a dotfiles folder) is written where it lives,
-    # and the link stays.
+    # and the link stays; what it points to must be a regular file (or nothing) all the same.
     target = Path(os.path.realpath(file))
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        mode = target.stat().st_mode & 0o777 if before is not None else None
-        # Temp file in the same directory, then rename: a crash leaves the old file or the new
-        # one, never half of one.
-        fd, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-                handle.write(text)
-                handle.flush()
-                os.fsync(handle.fileno())
-            if mode is not None:
-                os.chmod(temp, mode)  # a file the user keeps private (it may hold a key) stays so
-            os.replace(temp, target)
-        except BaseException:
-            Path(temp).unlink(missing_ok=True)
-            raise
+        # Written beside it, then renamed over it: a crash leaves the old file or the new one,
+        # never half of one. A new file is private (it may come to hold a key); a file
+        # replaced keeps its permissions.
+        with write_whole(file, follow_links=True, new_mode=0o600, newline="") as handle:
+            handle.write(text)
     except OSError as err:
         raise SettingsError(f"{file}: cannot write: {err.strerror or err}") from None
+    except FileError as err:
+        raise SettingsError(f"{file}: cannot write: {err.problem}") from None
     return file

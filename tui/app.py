@@ -121,6 +121,9 @@ class PonderApp(App[None]):
     ) -> None:
         super().__init__()
         self.settings = settings
+        self.api_key = settings.api_key
+        self.key_url = settings.base_url
+        """The API key, and the base URL it was set for: it goes to that server only."""
         self._model_factory = model_factory
         self.store = store
         self.store_message = store_message
@@ -154,6 +157,10 @@ class PonderApp(App[None]):
                 self.run_worker(warm_up, thread=True, group="warm-up", exit_on_error=False)
         if self.store is not None and self.store.pending:  # kept aside by an earlier session
             self.save_results()
+        if getattr(self.store, "read_only", False) and self.store_message:
+            # A record in a read-only folder is shown as it is; said once, as the app opens,
+            # that nothing new can be saved to it.
+            self.notify(self.store_message, severity="warning", timeout=10)
         self.push_screen(HomeScreen())
         if self.replay is not None:
             self.open_replay(self.replay)
@@ -492,7 +499,10 @@ def run_app(replay: Replay | None = None) -> int:
     """Start the app in this terminal; returns the exit code."""
     from solver.settings import SettingsError, load_settings
     from tui.exitcodes import ExitCode
+    from tui.served import tie_to_server
 
+    if not tie_to_server():
+        return ExitCode.INTERRUPTED  # served, and its server is gone: no one to play
     try:
         settings = load_settings()
     except SettingsError as exc:

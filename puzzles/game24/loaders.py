@@ -160,11 +160,22 @@ def load_hands(
             try:
                 hand = _whole_numbers(cell, target) or Hand.parse(cell, target)
             except HandError as exc:
-                problem = f"{cell.strip()[:60]!r} is not a hand ({exc})"
+                if _plain(cell):
+                    problem = f"{cell.strip()!r} is not a hand ({exc})"
+                else:
+                    problem = "its puzzle cell is not a hand of 2 to 6 whole numbers"
                 raise PuzzleFileError(file, problem, line) from None
             seen[cell] = hand
         hands.append(hand)
     return hands
+
+
+def _plain(cell: str) -> bool:
+    """Whether a cell looks like a hand written badly (a few short words, ``4 7 eight 8``),
+    and so may be quoted in a message. Other text is not: a file that is no puzzle file (a
+    config file with a key in it) is never read out."""
+    words = cell.split()
+    return len(words) <= 8 and all(len(word) <= 8 for word in words)
 
 
 def _whole_numbers(cell: str, target: int) -> Hand | None:

@@ -207,10 +207,12 @@ def _collection(path: Path, lines: Iterable[str]) -> list[WordProblem]:
         m = _TAG.match(raw.strip()) if not raw[:1].isspace() else None
         if m is None:
             if not drafts or not raw[:1].isspace():
-                shown = raw.strip()[:40]
+                # What the line holds is not shown: a file that is no puzzle file (a config
+                # file with a key in it, opened in the browser) must not be read out.
                 raise PuzzleFileError(
                     path,
-                    f"expected 'Q:', 'A:' or 'S:' (or an indented continuation), not {shown!r}",
+                    "expected a line that starts 'Q:', 'A:' or 'S:' (or an indented "
+                    "continuation); this one starts otherwise",
                     number,
                 )
             drafts[-1].last.append(raw)

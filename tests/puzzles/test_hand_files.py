@@ -65,3 +65,13 @@ def test_repeated_rows_and_a_line_too_long(tmp_path: Path) -> None:
     path.write_text("4 7 8 8\n" + "1 " * MAX_LINE + "\n", encoding="utf-8")
     with pytest.raises(PuzzleFileError, match="line 2: has a line of"):
         load_hands(path)
+
+
+def test_a_file_that_is_no_hand_file_is_not_read_out(tmp_path: Path) -> None:
+    path = tmp_path / "k.toml"
+    path.write_text('api_key = "sk-proj-SECRET0123456789abcdef"\n', encoding="utf-8")
+    with pytest.raises(PuzzleFileError) as caught:
+        load_hands(path)
+    said = str(caught.value)
+    assert caught.value.line == 1 and "is not a hand" in said
+    assert "SECRET" not in said and "api_key" not in said

@@ -298,7 +298,7 @@ BAD_COLLECTIONS = [
     ("Q: How many?\n", 1, "no 'A:' answer"),
     ("Q: How many?\nA: 6\nA: 7\n", 3, "a second answer for the problem on line 1"),
     ("Q: How many?\nA: lots\n", 2, "'lots' is not a number"),
-    ("Q: How many?\nA: 6\nThe end\n", 3, "expected 'Q:', 'A:' or 'S:'"),
+    ("Q: How many?\nA: 6\nThe end\n", 3, "starts 'Q:', 'A:' or 'S:'"),
     ("Q:\nA: 6\n", 1, "the question is empty"),
 ]
 

@@ -151,7 +151,7 @@ async def test_a_file_of_one_problem_plays_at_once(app: PonderApp, tmp_path: Pat
     ("name", "content", "said"),
     [
         ("missing.txt", None, "no such file"),
-        ("prose.txt", b"hello, this is not a problem file\n", "expected 'Q:'"),
+        ("prose.txt", b"hello, this is not a problem file\n", "starts 'Q:'"),
         ("binary.dat", b"\x00\x01\x02\x03binary", "binary"),
         ("empty.txt", b"  \n", "empty"),
         ("list.json", b'[{"question": "x"}]', "JSON list"),
@@ -256,3 +256,82 @@ async def test_a_bad_crossword_file_is_said(
         await submit(pilot, path)
         assert app.screen is dialog
         assert said.lower() in error_of(dialog).lower()
+
+
+# -- in the browser ------------------------------------------------------------------------------
+
+SECRET_CONFIG = 'api_key = "sk-proj-SECRET0123456789abcdef"\nmodel = "gpt-4o"\n'
+
+
+async def test_a_file_that_is_no_puzzle_file_is_not_read_out(
+    app: PonderApp, tmp_path: Path
+) -> None:
+    """A config file opened as puzzles once showed its first line, the key in it, in full."""
+    path = tmp_path / "k.toml"
+    path.write_text(SECRET_CONFIG)
+    async with app.run_test(size=(80, 24)) as pilot:
+        for kind in ("wordproblem", "crossword"):
+            dialog = await open_dialog(pilot, kind)
+            await submit(pilot, path)
+            said = error_of(dialog) + notices(app)
+            assert "Cannot open it" in said and "SECRET" not in said and "api_key" not in said
+            assert kind == "crossword" or "line 1" in said  # where, and why, but not what
+            await pilot.press("escape")
+            await pilot.pause()
+
+
+async def test_in_the_browser_files_are_off_unless_a_folder_is_given(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PONDER_CONFIG", str(tmp_path / "config.toml"))
+    monkeypatch.setenv("PONDER_SERVE_FILES", "")
+    app = make_app(Settings(), store_path=tmp_path / "r.db", seed=1)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("o")
+        await pilot.pause()
+        assert isinstance(app.screen, HomeScreen)
+        assert "start ponder serve with --files DIR" in notices(app)
+
+
+async def test_in_the_browser_only_the_given_folder_is_shown_and_opened(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shared = tmp_path / "shared"
+    (shared / "more").mkdir(parents=True)
+    (shared / "three.txt").write_text(PROBLEMS)
+    outside = tmp_path / "private"
+    outside.mkdir()
+    (outside / "k.toml").write_text(SECRET_CONFIG)
+    (outside / "mine.txt").write_text(PROBLEMS)
+    (shared / "escape").symlink_to(outside)
+    (shared / "link.txt").symlink_to(outside / "mine.txt")
+    monkeypatch.setenv("PONDER_CONFIG", str(tmp_path / "config.toml"))
+    monkeypatch.setenv("PONDER_SERVE_FILES", str(shared))
+    monkeypatch.chdir(tmp_path)
+    app = make_app(Settings(), store_path=tmp_path / "r.db", seed=1)
+    async with app.run_test(size=(80, 24)) as pilot:
+        dialog = await open_dialog(pilot, "wordproblem")
+        tree = dialog.query_one(DirectoryTree)
+        assert Path(tree.path) == shared
+        await wait_for(pilot, lambda: tree.root.children)
+        shown = {str(node.label) for node in tree.root.children}
+        assert "three.txt" in shown and "more" in shown
+        assert "escape" not in shown and "link.txt" not in shown  # links out of the folder
+        refused: list[Path | str] = [
+            outside / "mine.txt",
+            "../private/mine.txt",
+            shared / "escape" / "mine.txt",
+            shared / "link.txt",
+            outside,
+            "/",
+        ]
+        for path in refused:
+            await submit(pilot, path)
+            assert f"only files under {shared}" in error_of(dialog), path
+            assert isinstance(app.screen, OpenFileDialog)
+        # Completion does not list what lies outside either.
+        assert complete_path("../priv", shared) is None
+        assert complete_path(f"{outside}/", shared) is None
+        assert complete_path("thr", shared) == "three.txt"
+        await submit(pilot, "three.txt")  # a path relative to the folder
+        await wait_for(pilot, lambda: isinstance(app.screen, ChooseDialog))

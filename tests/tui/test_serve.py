@@ -8,6 +8,7 @@ import hashlib
 import http.client
 import os
 import re
+import select
 import signal
 import socket
 import subprocess
@@ -15,11 +16,13 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NamedTuple
 from urllib.parse import urlsplit
 
 import pytest
 
 from tui.cli import main
+from tui.web import GuardedServer
 
 ROOT = Path(__file__).resolve().parents[2]
 WEBSOCKET_GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
@@ -70,22 +73,52 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
         os.killpg(group, 0)
 
 
-@pytest.fixture
-def served() -> Iterator[int]:
-    """``ponder serve`` on a free port of 127.0.0.1, in its own process group."""
+class Served(NamedTuple):
+    """A running ``ponder serve``: its port, its token and its process."""
+
+    port: int
+    token: str
+    proc: subprocess.Popen[bytes]
+
+    @property
+    def page(self) -> str:
+        return f"/?token={self.token}"
+
+    @property
+    def origin(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+
+def launch(*extra: str, env: dict[str, str] | None = None) -> Served:
+    """``ponder serve`` on a free port of 127.0.0.1, in its own process group; its token is
+    read from the address it prints first."""
     port = _free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "tui.cli", "serve", "--port", str(port)],
+        [sys.executable, "-m", "tui.cli", "serve", "--port", str(port), *extra],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         start_new_session=True,
+        env=env,
     )
-    try:
-        _wait_listening(port, proc)
-        yield port
-    finally:
+    assert proc.stdout is not None
+    ready, _, _ = select.select([proc.stdout], [], [], 60)
+    first = proc.stdout.readline().decode() if ready else ""
+    found = re.search(r"/\?token=([A-Za-z0-9_-]+)", first)
+    if not found:
         _stop(proc)
+        pytest.fail(f"ponder serve printed no address with a token: {first!r}")
+    _wait_listening(port, proc)
+    return Served(port, found.group(1), proc)
+
+
+@pytest.fixture
+def served() -> Iterator[Served]:
+    server = launch()
+    try:
+        yield server
+    finally:
+        _stop(server.proc)
 
 
 def _read_frame(sock: socket.socket) -> tuple[int, bytes]:
@@ -109,53 +142,200 @@ def _read_frame(sock: socket.socket) -> tuple[int, bytes]:
     return first & 0x0F, exactly(size)
 
 
-def test_serve_gives_the_page_and_its_websocket_runs_the_app(served: int) -> None:
-    conn = http.client.HTTPConnection("127.0.0.1", served, timeout=30)
-    conn.request("GET", "/")
-    response = conn.getresponse()
-    page = response.read().decode()
-    conn.close()
-    assert response.status == 200
-    assert "text/html" in response.getheader("Content-Type", "")
-    assert "<div>ponder</div>" in page  # the name textual-serve shows while it connects
-    found = re.search(r'data-session-websocket-url="([^"]+)"', page)
-    assert found, "the page names no websocket"
-    url = urlsplit(found.group(1))
-    assert url.scheme == "ws" and url.hostname == "127.0.0.1" and url.port == served
+def _get(port: int, path: str) -> tuple[int, dict[str, str], str]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        conn.request("GET", path)
+        response = conn.getresponse()
+        body = response.read().decode(errors="replace")
+        return response.status, {k.lower(): v for k, v in response.getheaders()}, body
+    finally:
+        conn.close()
 
+
+def _upgrade(
+    port: int, path: str, origin: str | None, query: str = "width=80&height=24"
+) -> tuple[str, socket.socket]:
+    """A websocket handshake as a browser (or anyone) may send it: the status line and the
+    open socket (the caller closes it)."""
     key = base64.b64encode(os.urandom(16)).decode()
-    with socket.create_connection(("127.0.0.1", served), timeout=60) as sock:
-        sock.sendall(
-            (
-                f"GET {url.path}?width=80&height=24 HTTP/1.1\r\n"
-                f"Host: 127.0.0.1:{served}\r\n"
-                "Upgrade: websocket\r\n"
-                "Connection: Upgrade\r\n"
-                f"Sec-WebSocket-Key: {key}\r\n"
-                "Sec-WebSocket-Version: 13\r\n\r\n"
-            ).encode()
-        )
-        head = b""
-        while b"\r\n\r\n" not in head:
-            chunk = sock.recv(1)
-            assert chunk, "the server closed the connection during the handshake"
-            head += chunk
-        status, *header_lines = head.decode().split("\r\n")
-        assert status.startswith("HTTP/1.1 101")
+    sock = socket.create_connection(("127.0.0.1", port), timeout=60)
+    origin_line = f"Origin: {origin}\r\n" if origin is not None else ""
+    sock.sendall(
+        (
+            f"GET {path}?{query} HTTP/1.1\r\n"
+            f"Host: 127.0.0.1:{port}\r\n"
+            f"{origin_line}"
+            "Upgrade: websocket\r\n"
+            "Connection: Upgrade\r\n"
+            f"Sec-WebSocket-Key: {key}\r\n"
+            "Sec-WebSocket-Version: 13\r\n\r\n"
+        ).encode()
+    )
+    head = b""
+    while b"\r\n\r\n" not in head:
+        chunk = sock.recv(1)
+        assert chunk, "the server closed the connection during the handshake"
+        head += chunk
+    status, *header_lines = head.decode().split("\r\n")
+    if status.startswith("HTTP/1.1 101"):
         headers = {
             name.strip().lower(): value.strip()
             for name, _, value in (line.partition(":") for line in header_lines if line)
         }
         accept = base64.b64encode(hashlib.sha1((key + WEBSOCKET_GUID).encode()).digest())
         assert headers["sec-websocket-accept"] == accept.decode()
+    return status, sock
+
+
+def _read_until(sock: socket.socket, text: bytes, seconds: float = 60) -> bytes:
+    """What the app draws through the socket, until ``text`` is on it."""
+    screen = b""
+    end = time.monotonic() + seconds
+    while text not in screen and time.monotonic() < end:
+        opcode, payload = _read_frame(sock)
+        assert opcode != 8, f"the server closed the websocket: {screen[-500:]!r}"
+        screen += payload
+    assert text in screen
+    return screen
+
+
+def _apps(server: Served) -> list[int]:
+    """The app processes the server runs now (its children)."""
+    pid = server.proc.pid
+    try:
+        text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
+    except OSError:
+        return []
+    return [int(child) for child in text.split()]
+
+
+def _gone(pid: int, seconds: float) -> bool:
+    """Whether process ``pid`` ends (or is a zombie left to reap) within ``seconds``."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            return True
+        if state in ("Z", "X"):
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def test_serve_gives_the_page_and_its_websocket_runs_the_app(served: Served) -> None:
+    status, headers, page = _get(served.port, served.page)
+    assert status == 200
+    assert "text/html" in headers["content-type"]
+    # The token is in the page's address: it must not leak in a Referer or be framed.
+    assert headers["referrer-policy"] == "no-referrer" and headers["x-frame-options"] == "DENY"
+    assert "<div>ponder</div>" in page  # the name textual-serve shows while it connects
+    found = re.search(r'data-session-websocket-url="([^"]+)"', page)
+    assert found, "the page names no websocket"
+    url = urlsplit(found.group(1))
+    assert url.scheme == "ws" and url.hostname == "127.0.0.1" and url.port == served.port
+    assert url.path == f"/ws/{served.token}"
+
+    upgraded, sock = _upgrade(served.port, url.path, served.origin)
+    with sock:
+        assert upgraded.startswith("HTTP/1.1 101")
         # The app started behind the socket draws its home screen through it.
-        screen = b""
-        end = time.monotonic() + 60
-        while b"Game of 24" not in screen and time.monotonic() < end:
-            opcode, payload = _read_frame(sock)
-            assert opcode != 8, f"the server closed the websocket: {screen[-500:]!r}"
-            screen += payload
-        assert b"Game of 24" in screen
+        _read_until(sock, b"Game of 24")
+
+
+@pytest.mark.parametrize("path", ["/", "/?token=", "/?token=wrong", "/?fontsize=12"])
+def test_serve_gives_no_page_without_its_token(served: Served, path: str) -> None:
+    status, _, body = _get(served.port, path)
+    assert status == 403
+    assert "needs the address ponder serve printed" in body and served.token not in body
+    assert _apps(served) == []
+
+
+def test_serve_starts_no_app_for_a_wrong_token_or_another_site(served: Served) -> None:
+    wrong = "x" * len(served.token)
+    refusals = [
+        (f"/ws/{wrong}", served.origin, "403"),  # a guessed token, from the page's own origin
+        (f"/ws/{served.token[:-1]}", served.origin, "403"),
+        ("/ws", served.origin, "404"),  # textual-serve's own address no longer exists
+        (f"/ws/{served.token}", "http://evil.example", "403"),  # the token, from another site
+        (f"/ws/{served.token}", f"http://127.0.0.1:{served.port + 1}", "403"),
+        (f"/ws/{served.token}", None, "403"),  # browsers always send Origin
+    ]
+    for path, origin, code in refusals:
+        status, sock = _upgrade(served.port, path, origin)
+        sock.close()
+        assert status.startswith(f"HTTP/1.1 {code}"), (path, origin, status)
+    time.sleep(0.5)
+    assert _apps(served) == []
+    # This machine's other names for itself are the same site.
+    status, sock = _upgrade(served.port, f"/ws/{served.token}", f"http://localhost:{served.port}")
+    with sock:
+        assert status.startswith("HTTP/1.1 101")
+        _read_until(sock, b"Game of 24")
+
+
+def test_twenty_clients_at_once_run_at_most_max_clients_apps() -> None:
+    server = launch("--max-clients", "3")
+    opened: list[socket.socket] = []
+    try:
+        statuses = []
+        for _ in range(20):
+            status, sock = _upgrade(server.port, f"/ws/{server.token}", server.origin)
+            statuses.append(status.split()[1])
+            opened.append(sock)
+        assert statuses.count("101") == 3 and statuses.count("503") == 17
+        assert len(_apps(server)) == 3
+        # A tab closed frees its place.
+        first = _apps(server)
+        opened[0].close()
+        assert any(_gone(pid, 15) for pid in first)
+        end = time.monotonic() + 15
+        status = ""
+        while time.monotonic() < end:
+            status, sock = _upgrade(server.port, f"/ws/{server.token}", server.origin)
+            opened.append(sock)
+            if status.startswith("HTTP/1.1 101"):
+                break
+            time.sleep(0.2)
+        assert status.startswith("HTTP/1.1 101")
+    finally:
+        for sock in opened:
+            sock.close()
+        _stop(server.proc)
+
+
+def test_a_huge_window_is_clamped_and_an_app_whose_client_vanished_ends(served: Served) -> None:
+    """A 4000x4000 request once left an app blocked for ever writing frames to a client that
+    was gone (343 MB, holding the results database)."""
+    status, sock = _upgrade(
+        served.port, f"/ws/{served.token}", served.origin, "width=4000&height=4000"
+    )
+    assert status.startswith("HTTP/1.1 101")
+    end = time.monotonic() + 30
+    while not _apps(served) and time.monotonic() < end:
+        time.sleep(0.1)
+    (app,) = _apps(served)
+    environ: list[bytes] = []
+    while not any(v.startswith(b"PONDER_SERVED_BY=") for v in environ):  # once it has started
+        assert time.monotonic() < end, "the app never started"
+        environ = Path(f"/proc/{app}/environ").read_bytes().split(b"\0")
+        time.sleep(0.05)
+    assert b"COLUMNS=400" in environ and b"ROWS=150" in environ
+    time.sleep(3)  # frames pile up unread in the socket and the pipe
+    sock.close()  # gone without a goodbye
+    assert _gone(app, 20), "the app of a client that is gone kept running"
+    assert _apps(served) == []
+
+
+def test_an_app_ends_when_its_server_is_killed(served: Served) -> None:
+    status, sock = _upgrade(served.port, f"/ws/{served.token}", served.origin)
+    with sock:
+        assert status.startswith("HTTP/1.1 101")
+        _read_until(sock, b"Game of 24")
+        (app,) = _apps(served)
+        os.kill(served.proc.pid, signal.SIGKILL)  # no chance to end its apps itself
+        assert _gone(app, 15), "an app outlived its server"
 
 
 def test_serve_refuses_a_port_in_use(capsys: pytest.CaptureFixture[str]) -> None:
@@ -189,34 +369,47 @@ def test_serve_refuses_bad_addresses(
 def test_serve_warns_when_listening_beyond_this_machine(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    started: list[tuple[str, str, int]] = []
-    urls: list[str] = []
-
-    class Server:
-        def __init__(
-            self, command: str, *, host: str, port: int, public_url: str, **_: object
-        ) -> None:
-            started.append((command, host, port))
-            urls.append(public_url)
-
-        def serve(self) -> None:
-            return None
-
-    import textual_serve.server
-
-    monkeypatch.setattr(textual_serve.server, "Server", Server)
+    started: list[GuardedServer] = []
+    monkeypatch.setattr(GuardedServer, "serve", lambda self: started.append(self))
     port = _free_port()
     assert main(["serve", "--host", "0.0.0.0", "--port", str(port)]) == 0
-    err = capsys.readouterr().err
+    captured = capsys.readouterr()
+    err = captured.err
     assert "anyone who can reach port" in err and "API key" in err
-    ((command, host, _),) = started
-    assert host == "0.0.0.0" and command.startswith(sys.executable.replace(" ", "\\ ")[:5])
-    assert command.endswith("-m tui.cli")
+    (server,) = started
+    assert server.host == "0.0.0.0" and server.port == port
+    assert server.argv == [sys.executable, "-m", "tui.cli"]
     # The page tells browsers where to connect: this machine unless --public-url says more.
-    assert urls == [f"http://0.0.0.0:{port}"] and f"connect to {urls[0]}; give" in err
+    assert (
+        server.public_url == f"http://0.0.0.0:{port}"
+        and f"connect to {server.public_url}; give" in err
+    )
+    assert f"open http://0.0.0.0:{port}/?token={server.token}" in captured.out
     port = _free_port()
     assert main(["serve", "--port", str(port)]) == 0
     assert "anyone" not in capsys.readouterr().err
     given = "https://puzzles.example.org"
     assert main(["serve", "--port", str(port), "--public-url", given]) == 0
-    assert urls[1:] == [f"http://127.0.0.1:{port}", given]
+    assert [s.public_url for s in started[1:]] == [f"http://127.0.0.1:{port}", given]
+    # Each start has its own token, long enough not to be guessed.
+    assert len({s.token for s in started}) == 3 and all(len(s.token) >= 40 for s in started)
+    # A page behind a proxy is reached at the public URL: its origin is allowed, besides this
+    # machine's own names for the server itself; on 0.0.0.0 only the public URL's.
+    assert "https://puzzles.example.org" in started[2].origins
+    assert {o.rsplit(":", 1)[-1] for o in started[2].origins - {given}} == {str(port)}
+    assert started[0].origins == {f"http://0.0.0.0:{started[0].port}"}
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--max-clients", "0"], "--max-clients must be 1 to 64"),
+        (["--files", "/no/such/folder"], "--files '/no/such/folder': no such folder"),
+    ],
+)
+def test_serve_refuses_bad_limits(
+    capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    code = main(["serve", "--port", str(_free_port()), *argv])
+    err = capsys.readouterr().err
+    assert code == 2 and f"ponder: {message}" in err and "Traceback" not in err

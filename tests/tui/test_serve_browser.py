@@ -18,6 +18,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -30,7 +31,7 @@ import aiohttp
 import pytest
 
 from solver.settings import data_dir, load_settings
-from tests.tui.test_serve import ROOT, _free_port, _stop, _wait_listening
+from tests.tui.test_serve import Served, _stop, launch
 from tui.app import make_app
 from tui.store import FILE_NAME, ResultStore
 
@@ -129,21 +130,13 @@ class DevTools:
 
 
 @pytest.fixture
-def served_app() -> Iterator[int]:
+def served_app() -> Iterator[Served]:
     """``ponder serve`` on a free port of 127.0.0.1 (the test's own data dir)."""
-    port = _free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "tui.cli", "serve", "--port", str(port)],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
+    server = launch()
     try:
-        _wait_listening(port, proc)
-        yield port
+        yield server
     finally:
-        _stop(proc)
+        _stop(server.proc)
 
 
 @pytest.fixture
@@ -193,10 +186,10 @@ async def own_hand_box(columns: int, rows: int) -> tuple[float, float]:
         return region.x + region.width / 2, region.y + region.height / 2
 
 
-async def drive(page: DevTools, port: int, shots: Path) -> None:
+async def drive(page: DevTools, server: Served, shots: Path) -> None:
     await page.send("Network.enable")
     await page.send("Page.enable")
-    await page.send("Page.navigate", url=f"http://127.0.0.1:{port}/")
+    await page.send("Page.navigate", url=f"{server.origin}{server.page}")
     await page.until(lambda: "Pick Game of 24" in page.screen, "the app to draw home")
     await asyncio.sleep(1)  # the rest of the first frames
     first = await page.screenshot(shots / "home.png")
@@ -230,7 +223,7 @@ async def drive(page: DevTools, port: int, shots: Path) -> None:
 
 
 def test_keys_typed_in_chromium_reach_the_served_app(
-    served_app: int, chromium: int, tmp_path: Path
+    served_app: Served, chromium: int, tmp_path: Path
 ) -> None:
     shots = Path(os.environ.get("BROWSER_CHECK_SHOTS") or tmp_path)
     shots.mkdir(parents=True, exist_ok=True)
@@ -247,3 +240,75 @@ def test_keys_typed_in_chromium_reach_the_served_app(
     with ResultStore(data_dir() / FILE_NAME) as store:
         results = store.recent(5)
     assert [(r.kind, r.puzzle, r.solved) for r in results] == [("game24", HAND, True)]
+
+
+async def _page(http: aiohttp.ClientSession, chromium: int) -> Any:
+    async with http.get(f"http://127.0.0.1:{chromium}/json/list") as reply:
+        targets = await reply.json()
+    return next(t for t in targets if t["type"] == "page")
+
+
+def test_a_page_of_another_site_cannot_start_the_app_even_with_the_token(
+    served_app: Served, chromium: int, tmp_path: Path
+) -> None:
+    """The page of another site (here another port of 127.0.0.1) opens the served app's
+    websocket from the browser, token and all: the server refuses it and starts no app; the
+    served page without its token is refused too."""
+    (tmp_path / "evil.html").write_text(
+        "<script>const s = new WebSocket("
+        f"'ws://127.0.0.1:{served_app.port}/ws/{served_app.token}?width=80&height=24');"
+        "s.onopen = () => { document.title = 'opened'; };"
+        "s.onerror = () => { document.title = 'refused'; };</script>"
+    )
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        evil_port = probe.getsockname()[1]
+    evil = subprocess.Popen(
+        [sys.executable, "-m", "http.server", str(evil_port), "--bind", "127.0.0.1"],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+    async def title_after(url: str) -> str:
+        async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=30)) as http:
+            target = await _page(http, chromium)
+            async with http.ws_connect(target["webSocketDebuggerUrl"], max_msg_size=0) as ws:
+                page = DevTools(ws, tmp_path)
+                await page.send("Page.enable")
+                await page.send("Page.navigate", url=url)
+                end = time.monotonic() + 20
+                while time.monotonic() < end:
+                    title = await page.value("document.title + '|' + document.body.innerText")
+                    if isinstance(title, str) and title.split("|")[0] in ("opened", "refused"):
+                        return title
+                    if isinstance(title, str) and "ponder serve:" in title:
+                        return title
+                    await asyncio.sleep(0.2)
+                return "timed out"
+
+    try:
+        _wait_port(evil_port)
+        said = asyncio.run(title_after(f"http://127.0.0.1:{evil_port}/evil.html"))
+        assert said.startswith("refused|"), said
+        said = asyncio.run(title_after(f"{served_app.origin}/"))
+        assert "needs the address ponder serve printed" in said
+        assert _children(served_app.proc.pid) == []
+    finally:
+        evil.terminate()
+        evil.wait(timeout=10)
+
+
+def _wait_port(port: int) -> None:
+    end = time.monotonic() + 20
+    while time.monotonic() < end:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return
+        except OSError:
+            time.sleep(0.1)
+    pytest.fail(f"nothing listens on port {port}")
+
+
+def _children(pid: int) -> list[str]:
+    return Path(f"/proc/{pid}/task/{pid}/children").read_text().split()

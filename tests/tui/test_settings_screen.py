@@ -9,6 +9,7 @@ import pytest
 from textual.widgets import Input, Static
 
 from solver.settings import config_path, load_settings
+from tests.fakeserver import FakeServer
 from tui.app import PonderApp, make_app
 from tui.screens.settings import SettingsScreen
 
@@ -141,3 +142,70 @@ async def test_a_new_models_price_is_saved_for_that_model_only(tmp_path: Path) -
     assert saved.model == "gpt-4o" and saved.price_for("gpt-4o") == (2.5, 12.0)
     assert saved.price_for("llama3.1") == (0.0, 0.0)
     assert '"llama3.1" = [0, 0]\n' in path.read_text(encoding="utf-8")
+
+
+KEY = "sk-owner-0123456789abcdefXYZ"
+
+
+async def _test_connection(screen: SettingsScreen, pilot: object, url: str) -> str:
+    screen.query_one("#base-url", Input).value = url
+    await pilot.pause(0.3)  # type: ignore[attr-defined]
+    await pilot.click("#test")  # type: ignore[attr-defined]
+    for _ in range(100):
+        await pilot.pause(0.05)  # type: ignore[attr-defined]
+        if "Connecting" not in message(screen):
+            break
+    return message(screen)
+
+
+async def test_the_key_goes_only_to_the_server_it_was_set_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A browser session once sent the owner's key to an address typed into the settings."""
+    with FakeServer() as own, FakeServer() as other:
+        monkeypatch.setenv("OPENAI_API_KEY", KEY)
+        monkeypatch.setenv("OPENAI_BASE_URL", own.url)
+        monkeypatch.setenv("PONDER_MODEL", "fake-model")
+        app = app_for(tmp_path)
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = await open_settings(app, pilot)
+            said = await _test_connection(screen, pilot, other.url)
+            assert "Connected to" in said
+            assert f"The API key is not sent to http://127.0.0.1:{other.port}" in said
+            assert other.requests
+            assert all(KEY not in str(r.headers) for r in other.requests)
+            # Back to its own server (another path of it): the key goes with the calls again.
+            said = await _test_connection(screen, pilot, own.url.replace("/v1", "/v1/"))
+            assert "not sent" not in said
+            assert own.requests[-1].headers["authorization"] == f"Bearer {KEY}"
+            # Saved in the terminal, the new address is kept, and the running app has no key.
+            screen.query_one("#base-url", Input).value = other.url
+            await pilot.pause(0.3)
+            await pilot.click("#save")
+            await pilot.pause()
+            assert "Saved base url" in message(screen) and "not sent" in message(screen)
+            assert app.settings.base_url == other.url and app.settings.api_key is None
+        assert load_settings(config_path(), env={}).base_url == other.url
+        assert KEY not in config_path().read_text(encoding="utf-8")
+
+
+async def test_in_the_browser_another_servers_address_is_used_but_never_saved(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.setattr(PonderApp, "is_web", property(lambda self: True))
+    app = app_for(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_settings(app, pilot)
+        screen.query_one("#base-url", Input).value = "http://evil.example:8080/v1"
+        screen.query_one("#concurrency", Input).value = "3"
+        await pilot.click("#save")
+        await pilot.pause()
+        said = message(screen)
+        assert "Saved concurrency" in said and "until ponder closes" in said
+        assert "not sent to http://evil.example:8080" in said
+        assert app.settings.base_url == "http://evil.example:8080/v1"
+        assert app.settings.api_key is None and app.settings.concurrency == 3
+    text = config_path().read_text(encoding="utf-8")
+    assert "evil" not in text and "concurrency = 3" in text

@@ -1,15 +1,16 @@
 """``ponder serve``: the app in a web browser, through ``textual-serve``.
 
 Each browser tab that opens the page starts its own ``ponder`` process (the same Python that
-runs this command, ``python -m tui.cli``), whose screen travels over a websocket. The server
-binds to 127.0.0.1 unless told otherwise: anyone who can reach the port plays the app with
-this machine's settings, its API key included, so binding elsewhere is said out loud.
+runs this command, ``python -m tui.cli``), whose screen travels over a websocket. Only the
+owner drives it: the page and the websocket need the secret token in the printed address, and
+a websocket must come from the page itself (:mod:`tui.web`). The server binds to 127.0.0.1
+unless told otherwise, and binding elsewhere is said out loud.
 """
 
 from __future__ import annotations
 
 import ipaddress
-import shlex
+import os
 import socket
 import sys
 from typing import TYPE_CHECKING, Any
@@ -26,6 +27,7 @@ __all__ = ["DEFAULT_HOST", "DEFAULT_PORT", "add_parser", "app_command", "run"]
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
+DEFAULT_MAX_CLIENTS = 4
 
 
 def add_parser(sub: _SubParsers, **common: Any) -> None:
@@ -51,12 +53,26 @@ def add_parser(sub: _SubParsers, **common: Any) -> None:
         help="the address browsers reach the server at, when it is not http://HOST:PORT "
         "(behind a proxy, or listening on 0.0.0.0)",
     )
+    p.add_argument(
+        "--max-clients",
+        type=int,
+        default=DEFAULT_MAX_CLIENTS,
+        metavar="N",
+        help=f"browser tabs that may play at once, each its own app process "
+        f"({DEFAULT_MAX_CLIENTS}); more are refused",
+    )
+    p.add_argument(
+        "--files",
+        metavar="DIR",
+        help="the folder whose puzzle files the app's Open file dialog may show and open "
+        "(off by default: in the browser, no file of this machine can be opened)",
+    )
     p.set_defaults(run=run, parser=p)
 
 
-def app_command() -> str:
-    """The shell command each browser session runs: this Python, this command line."""
-    return shlex.join([sys.executable, "-m", "tui.cli"])
+def app_command() -> list[str]:
+    """The command each browser session runs: this Python, this command line."""
+    return [sys.executable, "-m", "tui.cli"]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -83,14 +99,43 @@ def run(args: argparse.Namespace) -> int:
                 "--public-url with this machine's address for browsers elsewhere.",
                 file=sys.stderr,
             )
-    from textual_serve.server import Server
+    if not 1 <= args.max_clients <= 64:
+        raise UsageError(f"--max-clients must be 1 to 64, not {args.max_clients}")
+    files = _files_folder(args.files)
+    from tui.served import environment
+    from tui.web import GuardedServer
 
-    server = Server(app_command(), host=host, port=port, title="ponder", public_url=public_url)
+    server = GuardedServer(
+        app_command(),
+        host=host,
+        port=port,
+        public_url=public_url,
+        max_clients=args.max_clients,
+        app_env=environment(files),
+        loopback=all(_loopback(address) for address in addresses),
+    )
+    shown = "off" if files is None else files
+    print(
+        f"ponder serve: open {server.page_url}\n"
+        "  The token in this address keeps everyone else out: share it with no one. "
+        f"Files: {shown}. Ctrl-C stops.",
+        flush=True,
+    )
     try:
         server.serve()
     except OSError as exc:  # taken between the check and the bind
         raise UsageError(f"cannot listen on {host} port {port}: {exc.strerror or exc}") from None
     return ExitCode.OK
+
+
+def _files_folder(given: str | None) -> str | None:
+    """The absolute folder of ``--files``; a usage error when it is no folder."""
+    if given is None:
+        return None
+    folder = os.path.realpath(os.path.expanduser(given))
+    if not os.path.isdir(folder):
+        raise UsageError(f"--files {given!r}: no such folder")
+    return folder
 
 
 def _addresses(host: str, port: int) -> list[tuple[Any, ...]]:

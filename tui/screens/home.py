@@ -304,7 +304,16 @@ class HomeScreen(PonderScreen):
     def action_open_file(self) -> None:
         """Open a file of puzzles of the highlighted kind (a file of many: choose one)."""
         from tui.screens.open_file import OpenFileDialog
+        from tui.served import served_files
 
+        allowed, root = served_files()
+        if not allowed:
+            self.notify(
+                "In the browser no file of this machine can be opened: start ponder serve "
+                "with --files DIR to allow the files of one folder.",
+                severity="warning",
+            )
+            return
         kind = self.kind
         screen_class = kind.screen_class()
         if not hasattr(screen_class, "load_file"):
@@ -319,7 +328,7 @@ class HomeScreen(PonderScreen):
             if result is not None:
                 self.play_from_file(kind, *result)
 
-        self.ponder.push_screen(OpenFileDialog(screen_class, kind.label), opened)
+        self.ponder.push_screen(OpenFileDialog(screen_class, kind.label, root=root), opened)
 
     def play_from_file(self, kind: PuzzleKind, path: Path, found: list[Any]) -> None:
         """Play the one puzzle of a file, or let the player choose one of many."""

@@ -36,6 +36,7 @@ __all__ = [
     "PathSuggester",
     "complete_path",
     "load_puzzles",
+    "within",
 ]
 
 MAX_LISTED = 1000
@@ -44,6 +45,11 @@ _PREVIEW_CHARS = 52
 """A listed puzzle's preview, at most (one line of the list in an 80-column terminal)."""
 _MAX_ENTRIES = 2000
 """Folder entries looked at for one completion (a huge folder completes nothing)."""
+
+
+def within(path: Path, root: Path | None) -> bool:
+    """Whether ``path``, its links followed, lies under ``root`` (always, without a root)."""
+    return root is None or Path(os.path.realpath(path)).is_relative_to(root)
 
 
 def load_puzzles(screen_class: Any, path: Path) -> list[Any]:
@@ -65,19 +71,28 @@ class PathSuggester(Suggester):
     """Completes a path as it is typed: the rest of the one entry that fits, or as much as
     every entry that fits shares. Hidden entries only when a dot is typed."""
 
-    def __init__(self) -> None:
+    def __init__(self, root: Path | None = None) -> None:
         super().__init__(use_cache=False, case_sensitive=True)
+        self.root = root
 
     async def get_suggestion(self, value: str) -> str | None:
-        return complete_path(value)
+        return complete_path(value, self.root)
 
 
-def complete_path(value: str) -> str | None:
-    """``value`` completed as far as the folder's entries agree, or None."""
+def complete_path(value: str, root: Path | None = None) -> str | None:
+    """``value`` completed as far as the folder's entries agree, or None; with a ``root``,
+    only within it (a relative path is read from it)."""
     if not value or "\n" in value or "\x00" in value:
         return None
     folder, _, start = value.rpartition(os.sep)
-    where = Path(os.path.expanduser(folder + os.sep if folder or value.startswith(os.sep) else "."))
+    base = "." if root is None else str(root)
+    where = Path(
+        os.path.expanduser(folder + os.sep if folder or value.startswith(os.sep) else base)
+    )
+    if root is not None and not where.is_absolute():
+        where = root / where
+    if not within(where, root):
+        return None
     names: list[str] = []
     try:
         with os.scandir(where) as entries:
@@ -107,10 +122,19 @@ def _is_dir(entry: os.DirEntry[str]) -> bool:
 
 
 class FileTree(DirectoryTree):
-    """The folder tree, without hidden entries and caches."""
+    """The folder tree, without hidden entries and caches, nor (with a root) links that lead
+    out of the root."""
+
+    def __init__(self, path: Path, confine: Path | None = None, **kwargs: Any) -> None:
+        self.confine = confine  # (a tree's ``root`` is its top node)
+        super().__init__(path, **kwargs)
 
     def filter_paths(self, paths: Iterable[Path]) -> Iterable[Path]:
-        return [p for p in paths if not p.name.startswith(".") and p.name != "__pycache__"]
+        return [
+            p
+            for p in paths
+            if not p.name.startswith(".") and p.name != "__pycache__" and within(p, self.confine)
+        ]
 
 
 class OpenFileDialog(ModalScreen[tuple[Path, list[Any]] | None]):
@@ -121,11 +145,15 @@ class OpenFileDialog(ModalScreen[tuple[Path, list[Any]] | None]):
     AUTO_FOCUS = "#file-path"
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="file.cancel")]
 
-    def __init__(self, screen_class: Any, label: str, start: Path | None = None) -> None:
+    def __init__(
+        self, screen_class: Any, label: str, start: Path | None = None, root: Path | None = None
+    ) -> None:
         super().__init__(classes="dialog")
         self.screen_class = screen_class
         self.label = label
-        self.start = start or Path.cwd()
+        self.root = root
+        """The folder nothing outside of may be shown or opened (None: anywhere)."""
+        self.start = root or start or Path.cwd()
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog-box", id="file-box"):
@@ -133,11 +161,11 @@ class OpenFileDialog(ModalScreen[tuple[Path, list[Any]] | None]):
             yield Static(Text(f"It may hold {self.screen_class.FILES}.", style="dim"))
             yield Input(
                 placeholder="a path (→ completes it), or pick a file below",
-                suggester=PathSuggester(),
+                suggester=PathSuggester(self.root),
                 id="file-path",
                 compact=True,
             )
-            yield FileTree(self.start, id="file-tree")
+            yield FileTree(self.start, self.root, id="file-tree")
             yield Static(id="file-error")
             with Horizontal(classes="buttons"):
                 yield Button("Open", id="file-open", variant="primary")
@@ -155,6 +183,11 @@ class OpenFileDialog(ModalScreen[tuple[Path, list[Any]] | None]):
             self.error("Type a path or choose a file in the tree.")
             return
         path = Path(os.path.expanduser(text))
+        if self.root is not None and not path.is_absolute():
+            path = self.root / path
+        if not within(path, self.root):
+            self.error(f"In the browser only files under {self.root} can be opened.")
+            return
         if path.is_dir():
             tree = self.query_one(DirectoryTree)
             tree.path = path

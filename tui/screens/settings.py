@@ -21,13 +21,16 @@ from puzzles.text import visible
 from solver.model import ModelError
 from solver.settings import (
     MASK,
+    OPENAI_URL,
     Settings,
     SettingsError,
     config_path,
     env_sources,
+    key_travels,
     mask_url,
     mask_urls,
     save_settings,
+    url_origin,
 )
 from tui.screens.base import PonderScreen
 from tui.widgets.footer import KeyHints
@@ -232,16 +235,36 @@ class SettingsScreen(PonderScreen):
             else:
                 prices[model] = changes["prices"][model]
             runtime["prices"] = prices
-        return self.settings.replace(**runtime), changes
+        return self._with_key(self.settings.replace(**runtime)), changes
+
+    def _with_key(self, settings: Settings) -> Settings:
+        """``settings`` with the API key only when they still point at the server the key was
+        set for: a key is never sent to an address typed in the app (in the browser, anyone
+        at the keyboard could type their own)."""
+        key, key_url = self.ponder.api_key, self.ponder.key_url
+        if key and key_travels(key_url, settings.base_url):
+            return settings.replace(api_key=key)
+        return settings.replace(api_key=None)
+
+    def _key_note(self, settings: Settings) -> str:
+        """A sentence on a key held back from ``settings``' server; "" when none is."""
+        if not self.ponder.api_key or settings.api_key:
+            return ""
+        return (
+            f" The API key is not sent to {url_origin(settings.base_url) or 'that address'}: it "
+            f"was set for {url_origin(self.ponder.key_url)}. Set OPENAI_API_KEY for the new "
+            "server and start ponder again."
+        )
 
     @on(Button.Pressed, "#save")
     def save(self) -> None:
         try:
             settings, changes = self.read_form()
-            if not changes:
+            unsaved = self._browser_only(changes)
+            if not changes and not unsaved:
                 self.say("Nothing changed; the config file is as it was.")
                 return
-            path = save_settings(changes)
+            path = save_settings(changes) if changes else None
         except (SettingsError, OSError) as exc:
             self.say(f"Not saved: {mask_urls(str(exc))}", "bold red")
             return
@@ -250,11 +273,29 @@ class SettingsScreen(PonderScreen):
         # A URL typed with credentials is saved as typed (the user's choice) but shown masked.
         self.query_one("#base-url", Input).value = self.shown["base-url"]
         self.ponder.apply_settings(settings)
-        names = ", ".join(name.replace("_", " ") for name in changes)
-        # The path is on the line below the buttons: said once, not twice.
-        self.say(
-            f"Saved {names}." if path == config_path() else f"Saved {names} to {path}.", "green"
-        )
+        said = []
+        if changes:
+            names = ", ".join(name.replace("_", " ") for name in changes)
+            # The path is on the line below the buttons: said once, not twice.
+            said.append(f"Saved {names}." if path == config_path() else f"Saved {names} to {path}.")
+        if unsaved:
+            said.append(
+                f"Using {mask_url(unsaved)} until ponder closes: in the browser, an address for "
+                "another server is not saved (edit the config file where ponder serve runs)."
+            )
+        self.say(" ".join(said) + self._key_note(settings), "green")
+
+    def _browser_only(self, changes: dict[str, Any]) -> str | None:
+        """In the browser, a base URL for another server than the one ponder started with is
+        taken out of ``changes`` (used, not saved: the config file outlives the session, and
+        the key would follow it at the next start); the URL, or None."""
+        url = changes.get("base_url")
+        if "base_url" not in changes or not self.app.is_web:
+            return None
+        if url_origin(url) == url_origin(self.ponder.key_url):
+            return None
+        del changes["base_url"]
+        return str(url or OPENAI_URL)
 
     @on(Button.Pressed, "#test")
     def action_test(self) -> None:
@@ -266,7 +307,7 @@ class SettingsScreen(PonderScreen):
         if settings.engine != "openai":
             self.say("The offline engine needs no connection.", "green")
             return
-        self.say("Connecting…")
+        self.say("Connecting…" + self._key_note(settings))
         self.test_connection(settings)
 
     @work(exclusive=True, group="settings-test", exit_on_error=False)
@@ -274,10 +315,11 @@ class SettingsScreen(PonderScreen):
         from solver.model.openai import OpenAIModel
 
         model = OpenAIModel(settings.replace(max_retries=0))
+        note = self._key_note(settings)
         try:
-            self.say(mask_urls(await model.check_connection()), "green")
+            self.say(mask_urls(await model.check_connection()) + note, "green")
         except ModelError as exc:
-            self.say(mask_urls(f"{exc.kind.replace('_', ' ')}: {exc.message}"), "bold red")
+            self.say(mask_urls(f"{exc.kind.replace('_', ' ')}: {exc.message}") + note, "bold red")
         finally:
             await model.aclose()
 

@@ -1,0 +1,51 @@
+"""What an app started by ``ponder serve`` (for a browser) is told, and how it behaves.
+
+The server puts two variables in each app's environment (:func:`environment`): the folder
+whose files the app may open (``--files DIR``; empty: none), and the server's process id. Both
+are read here, without importing anything heavy: the app asks :func:`served_files` before it
+shows a file dialog, and calls :func:`tie_to_server` at start so that it ends with its server.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections.abc import Mapping
+from pathlib import Path
+
+__all__ = ["FILES_VAR", "SERVER_VAR", "environment", "served_files", "tie_to_server"]
+
+FILES_VAR = "PONDER_SERVE_FILES"
+"""The one folder whose files a served app may open, or empty when opening files is off."""
+SERVER_VAR = "PONDER_SERVED_BY"
+"""The process id of the ``ponder serve`` that started the app."""
+
+
+def environment(files: str | None) -> dict[str, str]:
+    """The variables ``ponder serve`` gives each app it starts."""
+    return {FILES_VAR: os.path.abspath(files) if files else "", SERVER_VAR: str(os.getpid())}
+
+
+def served_files(env: Mapping[str, str] = os.environ) -> tuple[bool, Path | None]:
+    """Whether this app may open files, and the folder it is confined to (None: anywhere).
+    In the browser only ``--files DIR`` allows it, and only under that folder: whoever has
+    the page must not read this machine's other files."""
+    if FILES_VAR not in env:
+        return True, None
+    folder = env[FILES_VAR]
+    return (True, Path(os.path.realpath(folder))) if folder else (False, None)
+
+
+def tie_to_server(env: Mapping[str, str] = os.environ) -> bool:
+    """In a served app, ask to be sent SIGTERM (the app quits cleanly on it) when the server
+    dies, even by SIGKILL: nothing else would end an app whose browser and server are gone.
+    False when this app is not served or its server has gone already (then it should not
+    start); True otherwise."""
+    server = env.get(SERVER_VAR)
+    if not server:
+        return True
+    from solver.tools.lifeline import set_death_signal
+
+    set_death_signal(signal.SIGTERM)
+    # A server that died before the signal was asked for would never send it.
+    return str(os.getppid()) == server
