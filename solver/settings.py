@@ -218,6 +218,11 @@ class Settings:
     """The app's colour theme (a Textual theme name such as ``"nord"``), kept when it is
     changed in the app; ``None``: the default theme."""
 
+    env_credentials: bool = True
+    """Whether the openai client may add what it reads from the environment besides the key
+    (``OPENAI_ORG_ID``, ``OPENAI_PROJECT_ID``, ``OPENAI_CUSTOM_HEADERS``). The app turns it off
+    for a base URL typed for another server than the one the key was set for."""
+
     experience_library: bool = False
     """The app's BoT runs start with the most relevant experience of earlier runs and store
     their own (``experience.sqlite3`` in the data dir). Off: each run starts empty, as the
@@ -324,7 +329,7 @@ def _check(name: str, value: object, source: str) -> None:
     elif name == "max_retries":
         if not _is_int(value) or value < 0:  # type: ignore[operator]
             raise bad("a whole number of at least 0")
-    elif name in ("cache", "experience_library"):
+    elif name in ("cache", "experience_library", "env_credentials"):
         if not isinstance(value, bool):
             raise bad("true or false")
     elif name == "theme":

@@ -26,12 +26,15 @@ def environment(files: str | None) -> dict[str, str]:
     return {FILES_VAR: os.path.abspath(files) if files else "", SERVER_VAR: str(os.getpid())}
 
 
-def served_files(env: Mapping[str, str] = os.environ) -> tuple[bool, Path | None]:
+def served_files(
+    web: bool = False, env: Mapping[str, str] = os.environ
+) -> tuple[bool, Path | None]:
     """Whether this app may open files, and the folder it is confined to (None: anywhere).
     In the browser only ``--files DIR`` allows it, and only under that folder: whoever has
-    the page must not read this machine's other files."""
+    the page must not read this machine's other files. An app in a browser that ``ponder
+    serve`` did not start (``web``, and no word from a server) opens none."""
     if FILES_VAR not in env:
-        return True, None
+        return not web, None
     folder = env[FILES_VAR]
     return (True, Path(os.path.realpath(folder))) if folder else (False, None)
 

@@ -54,8 +54,9 @@ QUIT_GRACE = 3.0
 """Seconds an app whose client has gone gets to quit before it is killed."""
 MAX_MESSAGE_BYTES = 1 << 20
 """The largest message a browser may send (a paste of a long text is far below)."""
-HEARTBEAT = 5.0
-"""Seconds between pings: a client that vanished without closing is noticed within two."""
+HEARTBEAT = 15.0
+"""Seconds between pings: a client that vanished without closing (no FIN) is noticed within
+about 22 s; one that closes, or whose connection is reset, at once."""
 
 
 def clamp_size(width: object, height: object) -> tuple[int, int]:
@@ -103,6 +104,15 @@ class _App(AppService):
         # ask for them gets nothing.
         with contextlib.suppress(ValueError):
             if json.loads(data).get("type") == "exit":
+                await self.remote_close()
+
+    async def run(self) -> None:
+        """Relay the app's screen; when the app ends by itself (a crash, or it found its
+        server gone), close the browser's websocket so the tab says so and frees its place."""
+        try:
+            await super().run()
+        finally:
+            with contextlib.suppress(Exception):
                 await self.remote_close()
 
     async def set_terminal_size(self, width: int, height: int) -> None:
@@ -155,7 +165,7 @@ class GuardedServer(Server):
         if loopback:
             # The page may be opened by any of this machine's names for itself.
             self.origins |= {
-                f"{scheme}://{name}:{port}"
+                url_origin(f"{scheme}://{name}:{port}")
                 for scheme in ("http", "https")
                 for name in ("127.0.0.1", "localhost", "[::1]")
             }
@@ -172,6 +182,7 @@ class GuardedServer(Server):
         return given is not None and hmac.compare_digest(given.encode(), self.token.encode())
 
     def _refuse(self, request: web.Request, status: int, why: str) -> web.Response:
+        # The path is not logged whole: a websocket's holds the token.
         log.warning("refused %s from %s: %s", request.path[:3], request.remote, why)
         return web.Response(status=status, text=f"ponder serve: {why}\n", headers=_NO_STORE)
 
@@ -220,7 +231,9 @@ class GuardedServer(Server):
             return self._refuse(request, 403, "wrong or missing token")
         origin = request.headers.get("Origin")
         if origin is None or origin.lower().rstrip("/") not in self.origins:
-            return self._refuse(request, 403, f"a websocket from another site ({origin})")
+            # Said to the owner as ASCII (the header is the client's own text), not echoed back.
+            log.warning("refused a websocket from %s", ascii(origin)[:100])
+            return self._refuse(request, 403, "a websocket from another site")
         if len(self.apps) >= self.max_clients:
             return self._refuse(
                 request,
@@ -238,6 +251,8 @@ class GuardedServer(Server):
             close=websocket.close,
             download_manager=self.download_manager,
         )
+        # Counted from here until its process has ended: a tab closed and opened again at
+        # once must not run more apps than allowed while the old one is still quitting.
         self.apps.add(service)
         try:
             await websocket.prepare(request)
@@ -248,9 +263,11 @@ class GuardedServer(Server):
             await self._relay(websocket, service)
         except (asyncio.CancelledError, ConnectionError):
             pass
+        except Exception as exc:  # a bug here must end this session, not the server
+            log.error("app %s: %s: %s", service.pid, type(exc).__name__, exc)
         finally:
-            self.apps.discard(service)
             await service.finish()
+            self.apps.discard(service)
             with contextlib.suppress(Exception):
                 await websocket.close()
             log.info("app %s ended (%d running)", service.pid, len(self.apps))
@@ -263,7 +280,7 @@ class GuardedServer(Server):
                 continue
             try:
                 envelope = json.loads(message.data)
-            except ValueError:
+            except (ValueError, RecursionError):
                 continue
             if not isinstance(envelope, list) or len(envelope) != 2:
                 continue
@@ -291,7 +308,10 @@ class GuardedServer(Server):
     def initialize_logging(self) -> None:
         handler = logging.StreamHandler()
         handler.setFormatter(logging.Formatter("%(asctime)s %(message)s", "%H:%M:%S"))
-        for name in ("ponder.serve", "textual-serve"):
+        # aiohttp's own reports (a malformed request from anyone who reaches the port) as one
+        # line each, not a traceback.
+        handler.addFilter(_one_line)
+        for name in ("ponder.serve", "textual-serve", "aiohttp.server", "aiohttp.web"):
             logger = logging.getLogger(name)
             logger.handlers[:] = [handler]
             logger.setLevel(logging.INFO)
@@ -322,6 +342,17 @@ class GuardedServer(Server):
 
 
 _NO_STORE = {"Cache-Control": "no-store"}
+
+
+def _one_line(record: logging.LogRecord) -> bool:
+    """Keep a log record to one line: its exception's type and message, no traceback."""
+    if record.exc_info and record.exc_info[1] is not None:
+        error = record.exc_info[1]
+        record.msg = f"{record.getMessage()}: {type(error).__name__}: {str(error)[:200]!r}"
+        record.args = None
+        record.exc_info = None
+        record.exc_text = None
+    return True
 
 
 def clamp_font(value: str) -> int:

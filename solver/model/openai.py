@@ -1060,6 +1060,7 @@ class OpenAIModel:
                 timeout=self.settings.timeout,
                 max_retries=0,  # our retry loop is in charge
                 http_client=_capped_http_client(),
+                **({} if self.settings.env_credentials else _without_env_credentials(key)),
             )
         return slots.client
 
@@ -1390,6 +1391,20 @@ class _Inflater:
                 yield from self.feed(data)
                 return
             raise _BadCoding(f"its {self.coding} data is broken ({err})", retryable=True) from None
+
+
+def _without_env_credentials(key: str | None) -> dict[str, Any]:
+    """Client arguments that keep the openai package from adding what it reads from the
+    environment (``OPENAI_ORG_ID``, ``OPENAI_PROJECT_ID``, every header of
+    ``OPENAI_CUSTOM_HEADERS``, an ``Authorization`` among them): they were set for one server
+    and must not reach another (a base URL typed in the app)."""
+    custom = os.environ.get("OPENAI_CUSTOM_HEADERS", "")
+    names = {line.partition(":")[0].strip() for line in custom.split("\n") if ":" in line}
+    headers: dict[str, Any] = {name: openai.omit for name in names if name}
+    headers |= {"OpenAI-Organization": openai.omit, "OpenAI-Project": openai.omit}
+    # Named here, an Authorization of the environment's is dropped; this one is ours.
+    headers["Authorization"] = f"Bearer {key or 'no-key'}"
+    return {"organization": openai.omit, "project": openai.omit, "default_headers": headers}
 
 
 def _names_missing_model(err: openai.APIStatusError) -> bool:

@@ -335,3 +335,14 @@ async def test_in_the_browser_only_the_given_folder_is_shown_and_opened(
         assert complete_path("thr", shared) == "three.txt"
         await submit(pilot, "three.txt")  # a path relative to the folder
         await wait_for(pilot, lambda: isinstance(app.screen, ChooseDialog))
+
+
+def test_an_app_in_a_browser_no_server_of_ours_started_opens_no_files(tmp_path: Path) -> None:
+    from tui.served import served_files
+
+    assert served_files(web=False, env={}) == (True, None)  # the terminal
+    assert served_files(web=True, env={}) == (False, None)  # another web launcher
+    assert served_files(web=True, env={"PONDER_SERVE_FILES": ""}) == (False, None)
+    folder = tmp_path / "shared"
+    folder.mkdir()
+    assert served_files(web=True, env={"PONDER_SERVE_FILES": str(folder)}) == (True, folder)

@@ -305,6 +305,121 @@ def test_twenty_clients_at_once_run_at_most_max_clients_apps() -> None:
         _stop(server.proc)
 
 
+def _send_text(sock: socket.socket, text: str | bytes) -> None:
+    """One masked text frame, as a browser sends it."""
+    payload = text.encode() if isinstance(text, str) else text
+    mask = os.urandom(4)
+    size = len(payload)
+    if size < 126:
+        head = bytes([0x81, 0x80 | size])
+    elif size < 1 << 16:
+        head = bytes([0x81, 0x80 | 126]) + size.to_bytes(2, "big")
+    else:
+        head = bytes([0x81, 0x80 | 127]) + size.to_bytes(8, "big")
+    sock.sendall(head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload)))
+
+
+def _until_pong(sock: socket.socket, seconds: float = 30) -> bytes:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        opcode, payload = _read_frame(sock)
+        assert opcode != 8, "the server closed the websocket"
+        if opcode == 1 and payload.startswith(b'["pong"'):
+            return payload
+    raise AssertionError("no pong")
+
+
+def test_malformed_messages_are_dropped_and_the_session_goes_on(served: Served) -> None:
+    status, sock = _upgrade(served.port, f"/ws/{served.token}", served.origin)
+    with sock:
+        assert status.startswith("HTTP/1.1 101")
+        _read_until(sock, b"Game of 24")
+        for bad in ["[" * 200_000, "not json", '{"a": 1}', '["stdin", 5]', '["resize", "big"]']:
+            _send_text(sock, bad)
+        _send_text(sock, '["ping", "still here"]')
+        assert _until_pong(sock) == b'["pong", "still here"]'
+    out = _stop_and_read(served)
+    assert "Traceback" not in out and "RecursionError" not in out
+
+
+def _stop_and_read(server: Served) -> str:
+    _stop(server.proc)
+    assert server.proc.stdout is not None
+    return server.proc.stdout.read().decode(errors="replace")
+
+
+def test_strange_requests_are_refused_in_one_line_each(served: Served) -> None:
+    status, sock = _upgrade(served.port, f"/ws/{served.token}", "http://\u00e9vil.example")
+    sock.close()
+    assert status.startswith("HTTP/1.1 403")
+    # An Origin that is no UTF-8 (and would be a terminal's control code if printed raw).
+    for origin, code in ((b"http://\x9b2J", b"403"), (b"http://\x1b[2J", b"400")):
+        with socket.create_connection(("127.0.0.1", served.port), timeout=10) as raw:
+            raw.sendall(
+                f"GET /ws/{served.token} HTTP/1.1\r\nHost: x\r\n".encode()
+                + b"Origin: "
+                + origin
+                + b"\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n"
+            )
+            assert raw.recv(100).split()[1] == code
+    with socket.create_connection(("127.0.0.1", served.port), timeout=10) as raw:
+        raw.sendall(b"NOT HTTP AT ALL\r\n\r\n")
+        raw.recv(100)
+    time.sleep(0.5)
+    assert _apps(served) == []
+    out = _stop_and_read(served)
+    assert "Traceback" not in out and "\x1b" not in out and "\x9b" not in out
+    assert "refused a websocket from" in out
+
+
+def test_a_tab_closed_and_opened_again_at_once_runs_no_more_apps_than_allowed() -> None:
+    server = launch("--max-clients", "1")
+    try:
+        statuses = []
+        most = 0
+        for _ in range(6):
+            status, sock = _upgrade(server.port, f"/ws/{server.token}", server.origin)
+            statuses.append(status.split()[1])
+            sock.close()
+            most = max(most, len(_apps(server)))
+            time.sleep(0.2)
+            most = max(most, len(_apps(server)))
+        assert statuses[0] == "101" and "503" in statuses
+        assert most <= 1
+        end = time.monotonic() + 20
+        while _apps(server) and time.monotonic() < end:
+            time.sleep(0.1)
+        assert _apps(server) == []
+    finally:
+        _stop(server.proc)
+
+
+def test_an_app_that_ends_by_itself_closes_its_tab_and_frees_its_place(served: Served) -> None:
+    status, sock = _upgrade(served.port, f"/ws/{served.token}", served.origin)
+    with sock:
+        assert status.startswith("HTTP/1.1 101")
+        _read_until(sock, b"Game of 24")
+        (app,) = _apps(served)
+        os.kill(app, signal.SIGKILL)
+        end = time.monotonic() + 20
+        closed = False
+        while not closed and time.monotonic() < end:
+            try:
+                opcode, _ = _read_frame(sock)
+            except (ConnectionError, OSError):
+                closed = True
+            else:
+                closed = opcode == 8
+        assert closed, "the tab of an app that ended was left open"
+    assert _gone(app, 10)
+    end = time.monotonic() + 10
+    while _apps(served) and time.monotonic() < end:
+        time.sleep(0.1)
+    status, sock = _upgrade(served.port, f"/ws/{served.token}", served.origin)
+    sock.close()
+    assert status.startswith("HTTP/1.1 101")
+
+
 def test_a_huge_window_is_clamped_and_an_app_whose_client_vanished_ends(served: Served) -> None:
     """A 4000x4000 request once left an app blocked for ever writing frames to a client that
     was gone (343 MB, holding the results database)."""

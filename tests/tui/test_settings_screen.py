@@ -166,6 +166,10 @@ async def test_the_key_goes_only_to_the_server_it_was_set_for(
         monkeypatch.setenv("OPENAI_API_KEY", KEY)
         monkeypatch.setenv("OPENAI_BASE_URL", own.url)
         monkeypatch.setenv("PONDER_MODEL", "fake-model")
+        # What the openai package adds from the environment stays with the key's server too.
+        monkeypatch.setenv("OPENAI_ORG_ID", "org-owner")
+        monkeypatch.setenv("OPENAI_PROJECT_ID", "proj-owner")
+        monkeypatch.setenv("OPENAI_CUSTOM_HEADERS", "X-Proxy-Token: proxy-secret")
         app = app_for(tmp_path)
         async with app.run_test(size=(120, 40)) as pilot:
             screen = await open_settings(app, pilot)
@@ -173,11 +177,15 @@ async def test_the_key_goes_only_to_the_server_it_was_set_for(
             assert "Connected to" in said
             assert f"The API key is not sent to http://127.0.0.1:{other.port}" in said
             assert other.requests
-            assert all(KEY not in str(r.headers) for r in other.requests)
+            for secret in (KEY, "org-owner", "proj-owner", "proxy-secret"):
+                assert all(secret not in str(r.headers) for r in other.requests), secret
             # Back to its own server (another path of it): the key goes with the calls again.
             said = await _test_connection(screen, pilot, own.url.replace("/v1", "/v1/"))
             assert "not sent" not in said
-            assert own.requests[-1].headers["authorization"] == f"Bearer {KEY}"
+            sent = own.requests[-1].headers
+            assert sent["authorization"] == f"Bearer {KEY}"
+            assert sent["x-proxy-token"] == "proxy-secret"
+            assert sent["openai-organization"] == "org-owner"
             # Saved in the terminal, the new address is kept, and the running app has no key.
             screen.query_one("#base-url", Input).value = other.url
             await pilot.pause(0.3)

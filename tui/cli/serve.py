@@ -36,9 +36,11 @@ def add_parser(sub: _SubParsers, **common: Any) -> None:
         "serve",
         help="serve the app in a web browser",
         description="Serve the app in a web browser (textual-serve): open the printed address "
-        "and every tab runs its own ponder. It listens on 127.0.0.1 unless --host says "
-        "otherwise; anyone who can reach another address can use the app and the model of "
-        "the configured API key. Ctrl-C stops it.",
+        "and every tab runs its own ponder. The address holds a secret token made at each "
+        "start: without it no page is given and no app starts, and the app's websocket only "
+        "answers its own page. It listens on 127.0.0.1 unless --host says otherwise. In the "
+        "browser the API key is sent only to the server it was set for, and no file of this "
+        "machine can be opened unless --files names a folder. Ctrl-C stops it.",
         **common,
     )
     p.add_argument(

@@ -306,7 +306,7 @@ class HomeScreen(PonderScreen):
         from tui.screens.open_file import OpenFileDialog
         from tui.served import served_files
 
-        allowed, root = served_files()
+        allowed, root = served_files(self.app.is_web)
         if not allowed:
             self.notify(
                 "In the browser no file of this machine can be opened: start ponder serve "

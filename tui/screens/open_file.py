@@ -183,8 +183,10 @@ class OpenFileDialog(ModalScreen[tuple[Path, list[Any]] | None]):
             self.error("Type a path or choose a file in the tree.")
             return
         path = Path(os.path.expanduser(text))
-        if self.root is not None and not path.is_absolute():
-            path = self.root / path
+        if self.root is not None:
+            # Checked, and then opened, with its links followed: a link changed in between
+            # leads nowhere else.
+            path = Path(os.path.realpath(self.root / path))
         if not within(path, self.root):
             self.error(f"In the browser only files under {self.root} can be opened.")
             return

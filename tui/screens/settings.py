@@ -242,9 +242,10 @@ class SettingsScreen(PonderScreen):
         set for: a key is never sent to an address typed in the app (in the browser, anyone
         at the keyboard could type their own)."""
         key, key_url = self.ponder.api_key, self.ponder.key_url
-        if key and key_travels(key_url, settings.base_url):
-            return settings.replace(api_key=key)
-        return settings.replace(api_key=None)
+        if key_travels(key_url, settings.base_url):
+            return settings.replace(api_key=key, env_credentials=True)
+        # Nor what the environment adds to the key (an organization, a proxy's token).
+        return settings.replace(api_key=None, env_credentials=False)
 
     def _key_note(self, settings: Settings) -> str:
         """A sentence on a key held back from ``settings``' server; "" when none is."""
