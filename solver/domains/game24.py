@@ -46,6 +46,8 @@ from puzzles.game24 import (
 from solver.domains.base import Guidance, Reply, RolesMissing, Tool
 from solver.domains.dialogue import Turn, iot_transcript
 from solver.domains.reading import (
+    BULLET,
+    LIST_NUMBER,
     clip_text,
     read_json_object,
     reads_the_same,
@@ -508,9 +510,12 @@ class ParsedStep:
         return self.state is not None and not self.problem
 
 
+_LINE_HEAD = re.compile(rf"^\s*(?:{BULLET}|{LIST_NUMBER}|step\s*\d+\s*[:.,]?)\s*", re.IGNORECASE)
+
+
 def _clean(line: str) -> str:
     line = _MARKDOWN.sub("", line)
-    line = re.sub(r"^\s*(?:[-•]|\d+[.)]|step\s*\d+\s*[:.,]?)\s*", "", line, flags=re.IGNORECASE)
+    line = _LINE_HEAD.sub("", line)
     return line.strip()
 
 

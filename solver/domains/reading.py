@@ -7,7 +7,22 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["clip_text", "read_json_object", "reads_the_same", "truthy", "whole_lines"]
+__all__ = [
+    "BULLET",
+    "LIST_NUMBER",
+    "clip_text",
+    "read_json_object",
+    "reads_the_same",
+    "truthy",
+    "whole_lines",
+]
+
+LIST_NUMBER = r"\d{1,3}[.)](?!\d)"
+"""A list number at the head of a line (``1.``, ``2)``): never the start of a decimal, so
+``1.33 + 4 = 5.33`` keeps its ``1.33`` and ``1. 1.5 * 2 = 3`` loses only ``1.``."""
+BULLET = r"[-•](?=\s)"
+"""A bullet at the head of a line (``- 0.5 * 8 = 4``): a dash followed by a space, never the
+sign of a number (``-0.5 * 8``)."""
 
 _SCAN_CHARS = 20_000
 _TRIES = 64

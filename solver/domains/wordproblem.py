@@ -41,6 +41,7 @@ from solver.domains.dialogue import Turn, iot_transcript
 from solver.domains.game24 import Feedback, parse_feedback, parse_score
 from solver.domains.game24 import parse_guidance as _parse_guidance
 from solver.domains.reading import (
+    LIST_NUMBER,
     clip_text,
     read_json_object,
     reads_the_same,
@@ -78,7 +79,7 @@ _MAX_ANSWER = 1000
 _MAX_LINE = 600
 _MARKDOWN = re.compile(r"\*\*|__|`+|^\s*[#>]+\s*|^\s*[-•*]\s+", re.MULTILINE)
 _SCORE_TAIL = re.compile(r",?\s*\(?\s*evaluat\w*\s+score\b.*$", re.IGNORECASE)
-_STEP_HEAD = re.compile(r"^\s*(?:reasoning\s+)?(?:step\s*\d+\s*[:.,)]?|\d+[.)])\s*", re.I)
+_STEP_HEAD = re.compile(rf"^\s*(?:reasoning\s+)?(?:step\s*\d+\s*[:.,)]?|{LIST_NUMBER})\s*", re.I)
 _ANSWER_LABEL = re.compile(
     r"(?:final\s+answer|the\s+answer\s+is|answer)\s*(?:is\b)?\s*[:：=]?\s*(.*)", re.IGNORECASE
 )

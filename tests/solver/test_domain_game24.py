@@ -300,3 +300,24 @@ def test_feedback_without_a_report_label_keeps_its_first_300_characters_as_the_r
     text = "I looked at it. " * 40
     assert g24.parse_feedback(text, 1).report == " ".join(text.split())[:300]
     assert len(g24.parse_feedback(text, 1).report) == 300
+
+
+@pytest.mark.parametrize(
+    ("line", "read"),
+    [
+        # A real ToT proposal: "1." of 1.33 was once taken for a list number (33 + 4 = 5.33).
+        ("1.33 + 4 = 5.33 (left: 5.33 13)", (Fraction(133, 100), "+", Fraction(4), "5.33")),
+        ("1. 1.5 * 2 = 3", (Fraction(3, 2), "*", Fraction(2), "3")),
+        ("2) 0.5 * 8 = 4 (left: 4 13)", (Fraction(1, 2), "*", Fraction(8), "4")),
+        ("- 0.5 * 8 = 4", (Fraction(1, 2), "*", Fraction(8), "4")),
+        ("-0.5 * 8 = -4", (Fraction(-1, 2), "*", Fraction(8), "-4")),  # a sign, no bullet
+        ("12. 4 + 13 = 17", (Fraction(4), "+", Fraction(13), "17")),
+    ],
+)
+def test_a_decimal_at_the_head_of_a_line_is_no_list_number(
+    line: str, read: tuple[Fraction, str, Fraction, str]
+) -> None:
+    state = g24.State((Fraction(4, 3), Fraction(4), Fraction(13)))
+    (step,) = g24.parse_steps(line, state)
+    assert (step.a, step.op, step.b, step.claimed) == read
+    assert step.claim.status.name == "EXACT"  # true as written: never marked wrong

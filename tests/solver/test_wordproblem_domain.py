@@ -422,3 +422,10 @@ def test_the_io_prompt_ends_where_the_answer_is_to_be_written() -> None:
     assert domain.prompt("io")[-1].content.endswith(
         "Question: Ann has 3 pens and buys 4. How many?\nAnswer:"
     )
+
+
+def test_a_decimal_at_the_head_of_a_step_is_no_list_number() -> None:
+    text = "1.5 * 4 = 6 hours\n2. 2.5 * 2 = 5 miles\n3) 0.25 * 8 = 2"
+    steps = DOMAIN.parse_steps(text, Work())
+    assert [s.text for s in steps] == ["1.5 * 4 = 6 hours", "2.5 * 2 = 5 miles", "0.25 * 8 = 2"]
+    assert all(s.valid for s in steps)
