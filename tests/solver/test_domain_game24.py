@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from puzzles.game24 import Hand, apply, check_answer
-from puzzles.game24.rules import Step
+from puzzles.game24.rules import State, Step
 from solver.domains import game24 as g24
 from solver.domains.base import Guidance, Reply, RolesMissing
 
@@ -317,7 +317,7 @@ def test_feedback_without_a_report_label_keeps_its_first_300_characters_as_the_r
 def test_a_decimal_at_the_head_of_a_line_is_no_list_number(
     line: str, read: tuple[Fraction, str, Fraction, str]
 ) -> None:
-    state = g24.State((Fraction(4, 3), Fraction(4), Fraction(13)))
+    state = State((Fraction(4, 3), Fraction(4), Fraction(13)))
     (step,) = g24.parse_steps(line, state)
     assert (step.a, step.op, step.b, step.claimed) == read
     assert step.claim.status.name == "EXACT"  # true as written: never marked wrong
