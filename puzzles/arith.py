@@ -41,6 +41,7 @@ __all__ = [
     "leading_expression",
     "parse",
     "parse_number",
+    "read_mixed_numbers",
     "read_step",
     "verify_claim",
 ]
@@ -851,6 +852,25 @@ def claim_sides(
         rhs_end = toks[eq + 1].start + len(rhs)
         found.append((text[lhs_start : toks[eq - 1].end], rhs, (lhs_start, rhs_end), problem))
     return found
+
+
+_MIXED = re.compile(
+    r"(?<![\w.,/])(?<!step )(?<!Step )(\d{1,9})[ \t]+(\d{1,9})[ \t]*/[ \t]*(\d{1,9})(?![\w.,]|\s*/)"
+)
+
+
+def read_mixed_numbers(text: str) -> str:
+    """Mixed numbers written as people write them (``7 * 1 1/4 = 8.75``) made explicit,
+    ``7 * (1 + 1/4) = 8.75``, so that a claim about one is checked as meant rather than as
+    ``1/4 = 8.75``. Only a proper fraction after a whole number counts (``12 150/2`` stays)."""
+
+    def explicit(m: re.Match[str]) -> str:
+        whole, top, bottom = m.groups()
+        if int(top) >= int(bottom):
+            return m.group()
+        return f"({whole} + {top}/{bottom})"
+
+    return _MIXED.sub(explicit, text)
 
 
 def extract_claims(text: str, limit: int = 64, *, cut: bool = False) -> list[Claim]:

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from puzzles.arith import Claim, ClaimStatus, extract_claims, parse_number
+from puzzles.arith import Claim, ClaimStatus, extract_claims, parse_number, read_mixed_numbers
 from puzzles.wordproblem import (
     AlgebraError,
     AlgebraProblem,
@@ -61,7 +61,6 @@ __all__ = [
     "parse_answer",
     "parse_reply",
     "parse_steps",
-    "read_mixed_numbers",
     "similarity",
     "task",
 ]
@@ -89,25 +88,6 @@ _NUMBER_TEXT = re.compile(
 )
 _LEAD = re.compile(r"^\s*(?:the\s+)?(?:final\s+)?answer\s*(?:is)?\s*[:=]?\s*", re.I)
 _QUANTITY = re.compile(r"\d[\d,]*(?:\.\d+)?(?:/\d+)?|\b(?:half|twice|double|triple|third)\b")
-
-
-_MIXED = re.compile(
-    r"(?<![\w.,/])(?<!step )(?<!Step )(\d{1,9})[ \t]+(\d{1,9})[ \t]*/[ \t]*(\d{1,9})(?![\w.,]|\s*/)"
-)
-
-
-def read_mixed_numbers(text: str) -> str:
-    """Mixed numbers written as people write them (``7 * 1 1/4 = 8.75``) made explicit,
-    ``7 * (1 + 1/4) = 8.75``, so that a claim about one is checked as meant rather than as
-    ``1/4 = 8.75``. Only a proper fraction after a whole number counts (``12 150/2`` stays)."""
-
-    def explicit(m: re.Match[str]) -> str:
-        whole, top, bottom = m.groups()
-        if int(top) >= int(bottom):
-            return m.group()
-        return f"({whole} + {top}/{bottom})"
-
-    return _MIXED.sub(explicit, text)
 
 
 # ------------------------------------------------------------------ states and steps

@@ -13,7 +13,14 @@ import sys
 from collections import Counter
 from typing import IO, TYPE_CHECKING, Any
 
-from puzzles.arith import MAX_LENGTH, Claim, ClaimStatus, extract_claims, format_number
+from puzzles.arith import (
+    MAX_LENGTH,
+    Claim,
+    ClaimStatus,
+    extract_claims,
+    format_number,
+    read_mixed_numbers,
+)
 from puzzles.files import MAX_FILE_BYTES, PuzzleFileError, read_puzzle_file, too_large
 from tui.cli.usage import UsageError, json_line, say, visible
 from tui.exitcodes import ExitCode
@@ -98,6 +105,8 @@ def verify_text(text: str) -> list[tuple[int, Claim]]:
             found.append((number, claim))
             continue
         if "=" in line:
+            # A mixed number (7 * 1 1/4) is read as meant, never as 1/4 = 8.75.
+            line = read_mixed_numbers(line)
             found += [(number, claim) for claim in extract_claims(line, limit=len(line))]
     return found
 

@@ -31,6 +31,7 @@ from puzzles.arith import (
     format_decimal,
     format_number,
     parse,
+    read_mixed_numbers,
     verify_claim,
 )
 from puzzles.wordproblem import (
@@ -41,7 +42,6 @@ from puzzles.wordproblem import (
     read_answer,
     show_number,
 )
-from solver.domains.wordproblem import read_mixed_numbers
 from solver.text import visible
 from tui.notation import written
 from tui.screens.puzzle import Command, PuzzleScreen, ScreenCommands, clock
