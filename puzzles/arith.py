@@ -289,10 +289,35 @@ class _Parser:
 
     def term(self) -> Expr:
         node = self.unary()
-        while (tok := self.peek()) is not None and tok.kind == "op" and tok.text in "*/":
-            self.take()
-            node = BinOp(tok.text, node, self.unary(), tok.pos)
+        divided = False
+        while (tok := self.peek()) is not None:
+            if tok.kind == "op" and tok.text in "*/":
+                self.take()
+                node = BinOp(tok.text, node, self.unary(), tok.pos)
+                divided = tok.text == "/"
+            elif self._implicit_times():
+                if divided:
+                    # 6/2(1+2): 6/(2*3) or (6/2)*3? Writers differ; so is no reading.
+                    raise ArithError(
+                        "a bracket right after a division is ambiguous; write * or more brackets",
+                        tok.pos,
+                    )
+                node = BinOp("*", node, self.primary(), tok.pos)
+            else:
+                break
         return node
+
+    def _implicit_times(self) -> bool:
+        """Whether the next token multiplies what came before without a ``*``, as people
+        write it: a bracket after a number or a bracket (``2(40+9)``, ``(2)(3)``,
+        ``2 (3 + 4)``), or a number glued to a closing bracket (``(1/4)24``)."""
+        if self.i == 0 or self.i >= len(self.tokens):
+            return False
+        before, tok = self.tokens[self.i - 1], self.tokens[self.i]
+        if tok.kind == "open":
+            return before.kind in ("num", "close")
+        glued = before.pos + len(before.text) == tok.pos
+        return tok.kind == "num" and before.kind == "close" and glued
 
     def unary(self) -> Expr:
         tok = self.peek()

@@ -145,6 +145,26 @@ def test_precedence_associativity_and_unary_minus(text: str, value: Fraction | i
 
 
 @pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("2(40+9)", 98),
+        ("27(1/3)", 9),
+        ("(1/4)24", 6),
+        ("3(47)+12", 153),
+        ("2 (3 + 4)", 14),
+        ("(2)(3)", 6),
+        ("(2) (3)", 6),
+        ("-2(3)", -6),
+        ("2 * 3(4)", 24),
+        ("(6/2)(1+2)", 9),
+        ("1 + 2(3)", 7),
+    ],
+)
+def test_implicit_multiplication_as_people_write_it(text: str, value: int) -> None:
+    assert evaluate(text) == value
+
+
+@pytest.mark.parametrize(
     ("text", "fragment"),
     [
         ("", "empty expression"),
@@ -152,7 +172,9 @@ def test_precedence_associativity_and_unary_minus(text: str, value: Fraction | i
         ("(1 + 2", "missing ')'"),
         ("1 + 2)", "unmatched ')'"),
         ("1 2", "missing operator"),
-        ("(1)(2)", "missing operator"),
+        ("(1) 2", "missing operator"),  # a number after a bracket, with a space between
+        ("6/2(1+2)", "ambiguous"),  # 6/(2*3) or (6/2)*3: writers differ
+        ("1/2 (3)", "ambiguous"),
         ("1 +", "ends too early"),
         ("* 2", "expected a number"),
         ("2 ^ 3", "not allowed"),

@@ -152,3 +152,15 @@ def test_a_mixed_number_is_read_as_meant_never_marked_wrong(
     assert code == 0 and "2 claims: 2 exact" in out
     code, out, _ = _run(["verify", "-"], capsys, stdin=b"7 * 1 1/4 = 9\n")
     assert code == 1 and "✗ 7 * (1 + 1/4) = 9   (is 35/4)" in out
+
+
+def test_implicit_multiplication_is_read_and_an_ambiguous_one_is_no_verdict(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Human worked solutions once marked wrong (or unreadable) though true."""
+    text = b"So 2(40+9) = 98 and 27(1/3) = 9, then (1/4)24 = 6 and 3(47)+12 = 153.\n"
+    code, out, _ = _run(["verify", "-"], capsys, stdin=text)
+    assert code == 0 and "4 claims: 4 exact" in out
+    code, out, _ = _run(["verify", "-"], capsys, stdin=b"6/2(1+2) = 9\n2(40+9) = 89\n")
+    assert "? 6/2(1+2) = 9   (a bracket right after a division is ambiguous" in out
+    assert "✗ 2(40+9) = 89   (is 98)" in out and code == 1
