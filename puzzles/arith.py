@@ -91,6 +91,16 @@ class _Token:
     pos: int
 
 
+def _percent_sign(text: str, i: int, tokens: list[_Token]) -> bool:
+    """Whether the ``%`` at ``text[i]`` is a percent (``20%``, ``(1/4)%``): after a number or
+    a bracket and before nothing that could be its right operand. ``7 % 2`` is a remainder,
+    which ponder does not take."""
+    if not tokens or tokens[-1].kind not in ("num", "close"):
+        return False
+    rest = text[i + 1 :].lstrip()
+    return not rest or not (rest[0].isdigit() or rest[0] == "." or rest[0] in _OPEN)
+
+
 def _tokenize(text: str) -> list[_Token]:
     if len(text) > MAX_LENGTH:
         raise ArithError(f"expression is too long ({len(text)} characters; at most {MAX_LENGTH})")
@@ -129,6 +139,8 @@ def _tokenize(text: str) -> list[_Token]:
             tokens.append(_Token("open", "(", i))
         elif ch in _CLOSE:
             tokens.append(_Token("close", ")", i))
+        elif ch == "%" and _percent_sign(text, i, tokens):
+            tokens.append(_Token("pct", "%", i))
         elif ch in "^%":
             raise ArithError(f"operator {ch!r} is not allowed; use + - * / only", i)
         else:
@@ -330,6 +342,13 @@ class _Parser:
         return self.primary()
 
     def primary(self) -> Expr:
+        node = self._operand()
+        while (tok := self.peek()) is not None and tok.kind == "pct":
+            self.take()  # a percent is a number over 100: 30% is 30/100
+            node = BinOp("/", node, Num(Fraction(100), "100", tok.pos), tok.pos)
+        return node
+
+    def _operand(self) -> Expr:
         tok = self.peek()
         if tok is None:
             raise ArithError("expression ends too early", len(self.text))

@@ -165,6 +165,28 @@ def test_implicit_multiplication_as_people_write_it(text: str, value: int) -> No
 
 
 @pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("20%", Fraction(1, 5)),
+        ("100% - 20%", Fraction(4, 5)),
+        ("$80 x 30%", 24),
+        ("12/20 x 100%", Fraction(3, 5)),
+        ("(1/4)%", Fraction(1, 400)),
+        ("50 %", Fraction(1, 2)),
+        ("20% * 5", 1),
+    ],
+)
+def test_a_percent_is_a_number_over_100(text: str, value: Fraction | int) -> None:
+    assert evaluate(text) == value
+
+
+@pytest.mark.parametrize("text", ["7 % 2", "7 %2", "7 % (2)", "% 5", "20 % .5"])
+def test_a_remainder_is_still_refused(text: str) -> None:
+    with pytest.raises(ArithError, match="not allowed"):
+        parse(text)
+
+
+@pytest.mark.parametrize(
     ("text", "fragment"),
     [
         ("", "empty expression"),

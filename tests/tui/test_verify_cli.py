@@ -164,3 +164,14 @@ def test_implicit_multiplication_is_read_and_an_ambiguous_one_is_no_verdict(
     code, out, _ = _run(["verify", "-"], capsys, stdin=b"6/2(1+2) = 9\n2(40+9) = 89\n")
     assert "? 6/2(1+2) = 9   (a bracket right after a division is ambiguous" in out
     assert "✗ 2(40+9) = 89   (is 98)" in out and code == 1
+
+
+def test_percent_claims_are_read_as_numbers_over_100(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """True human claims with % were marked wrong, then unreadable; now they are read."""
+    text = b"100% - 20% = 80%\n$80 x 30% = $24\n3 / 6 = 50%\n12/20 x 100% = 60%\n"
+    code, out, _ = _run(["verify", "-"], capsys, stdin=text)
+    assert code == 0 and "4 claims: 4 exact" in out
+    code, out, _ = _run(["verify", "-"], capsys, stdin=b"3 / 6 = 60%\n7 % 2 = 1\n")
+    assert "✗ 3 / 6 = 60%" in out and "? 7 % 2 = 1   (operator '%' is not allowed" in out
