@@ -13,7 +13,15 @@ import random
 from collections.abc import Sequence
 
 from puzzles.wordproblem.model import KIND, Solution, WordProblem
-from puzzles.wordproblem.templates import LEVELS, TEMPLATES, TOPICS, Template, TemplateError, Work
+from puzzles.wordproblem.templates import (
+    LEVELS,
+    TEMPLATES,
+    TOPICS,
+    Template,
+    TemplateError,
+    Work,
+    counts_of_one,
+)
 
 __all__ = ["LEVELS", "TOPICS", "generate", "make_problem", "problem_by_id", "template", "templates"]
 
@@ -47,7 +55,7 @@ def template(name: str) -> Template:
 def make_problem(chosen: Template, seed: int) -> WordProblem:
     """The problem ``chosen`` writes from ``seed``; its id is ``<template>/<seed>``."""
     work = Work()
-    question = chosen.write(random.Random(seed), work)
+    question = counts_of_one(chosen.write(random.Random(seed), work))
     answer = work.last
     if answer is None:
         raise TemplateError(f"{chosen.name} wrote no steps")

@@ -109,6 +109,15 @@ _LEAD = re.compile(r"(?:square )?([a-z]+)(?: (are|were))?(?=$|[.,;:!?]| )")
 _VERBS = {"are": "is", "were": "was"}
 
 
+_ONE_OF = re.compile(r"(?<![\d.,/:-])1 ([a-z]+)\b")
+
+
+def counts_of_one(text: str) -> str:
+    """A question's counts of exactly one made singular: ``for 1 hours`` as ``for 1 hour``,
+    ``1 years younger`` as ``1 year younger`` (units without a plural are left alone)."""
+    return _ONE_OF.sub(lambda m: "1 " + _SINGULARS.get(m.group(1), m.group(1)), text)
+
+
 def _singular_lead(after: str) -> str:
     """The text after a step's result of 1, its leading unit (and verb) made singular:
     ``hours.`` as ``hour.``, ``girls are not.`` as ``girl is not.``."""
@@ -700,7 +709,9 @@ def working_together(rng: random.Random, w: Work) -> str:
     jobs = rng.randint(2, 5)
     w.fractions = True
     rate = w.calc("Together they do", f"1/{a}+1/{b}", "of a job each hour.")
-    one = w.calc("One job takes them", f"1/({operand(rate, True)})", "hours.")
+    divisor = operand(rate, True)
+    divisor = divisor if rate.denominator == 1 else f"({divisor})"  # 1/(1) reads oddly
+    one = w.calc("One job takes them", f"1/{divisor}", "hours.")
     w.calc(f"{jobs} {tasks} take", f"{jobs}*{operand(one)}", "hours.")
     w.expect(jobs * t)
     return (
@@ -1091,7 +1102,8 @@ def juice_glasses(rng: random.Random, w: Work) -> str:
     w.expect(glasses - guests)
     return (
         f"{name} makes {litres} litres of {drink} and pours it into glasses of {glass} ml. "
-        f"{guests} guests drink one glass each. How many full glasses are left?"
+        f"{guests} {'guest drinks' if guests == 1 else 'guests drink'} one glass each. How many "
+        "full glasses are left?"
     )
 
 

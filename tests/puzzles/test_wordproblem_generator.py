@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from fractions import Fraction
 
@@ -21,6 +22,7 @@ from puzzles.wordproblem import (
     templates,
 )
 from puzzles.wordproblem.loaders import _gsm8k  # the parser behind load_gsm8k, without a file
+from puzzles.wordproblem.templates import counts_of_one
 
 SEEDS = range(60)
 STEPS = {"easy": (2, 2), "medium": (3, 3), "hard": (4, 8)}
@@ -127,3 +129,26 @@ def test_fraction_stories_show_fractions_not_decimals() -> None:
     text = problem.solution.render()
     assert "/8" in text and "0.375" not in text
     assert problem.answer == Fraction(problem.answer.numerator)  # whole slices
+
+
+_PLURAL_AFTER_ONE = re.compile(
+    r"(?<![\d.,/:-])1 (?:hours|minutes|years|litres|days|weeks|guests)\b"
+)
+
+
+@pytest.mark.parametrize("chosen", TEMPLATES, ids=lambda t: t.name)
+def test_a_count_of_one_reads_in_the_singular(chosen: Template) -> None:
+    """ "for 1 hours", "1 years younger", "1 guests drink" and "1/(1) = 1 hour" were written."""
+    for seed in range(300):
+        problem = make_problem(chosen, seed)
+        text = problem.question + "\n" + (problem.solution.prose() if problem.solution else "")
+        assert not _PLURAL_AFTER_ONE.search(text), (problem.id, text)
+        assert "/(1)" not in text, problem.id
+
+
+def test_counts_of_one_leaves_other_numbers_alone() -> None:
+    assert counts_of_one("for 1 hours and 1 minutes") == "for 1 hour and 1 minute"
+    assert counts_of_one("11 hours, 2.1 hours, 1/1 hours, 3 hours") == (
+        "11 hours, 2.1 hours, 1/1 hours, 3 hours"
+    )
+    assert counts_of_one("1 km a minute, ratio 1:4") == "1 km a minute, ratio 1:4"
