@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from datetime import UTC, datetime
 from collections.abc import Callable
 from pathlib import Path
 
@@ -423,3 +424,46 @@ async def test_a_hand_of_ones_own_with_any_target_is_played_from_home(tmp_path: 
         await pilot.pause()
         assert isinstance(app.screen, HomeScreen)  # refused, with a notice
         assert any("Not a puzzle to play" in str(n.message) for n in app._notifications)
+
+
+async def test_an_own_hand_without_a_solution_says_so_and_ending_it_keeps_the_streak(
+    tmp_path: Path,
+) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert app.store is not None
+        app.store.record(
+            Result(
+                kind="game24",
+                puzzle="4 7 8 8",
+                started_at=datetime.now(UTC),
+                seconds=9.0,
+                solved=True,
+            )
+        )
+        solvable = Game24Screen.own("1 2 3 4 5 -> 10")
+        await app.push_screen(solvable)
+        await pilot.pause(0.3)
+        assert not solvable.unsolvable and "No solution" not in text(solvable, "#message")
+        app.pop_screen()
+        screen = Game24Screen.own("1 2 3")
+        await app.push_screen(screen)
+        await wait_for(pilot, lambda: "No solution" in text(screen, "#message"))
+        assert "cannot make 24" in text(screen, "#message")
+        await pilot.press("g")
+        await pilot.pause()
+        await pilot.press("escape")
+        await pilot.pause()
+        assert "gave up" in text(screen, "#message")
+        assert len(app.store.recent(5)) == 1  # nothing recorded for a hand without a solution
+        assert app.store.stats().current_streak == 1
+
+
+def test_solve_says_when_a_hand_has_no_solution(capsys) -> None:  # type: ignore[no-untyped-def]
+    from tui.cli import main
+
+    code = main(["solve", "24", "1 2 3", "--method", "io"])
+    err = capsys.readouterr().err
+    assert code == 1 and "note: 1 2 3 has no solution" in err
+    main(["solve", "24", "4 7 8 8", "--method", "io"])
+    assert "no solution" not in capsys.readouterr().err

@@ -120,8 +120,13 @@ def add_solve_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def solve_puzzle(args: argparse.Namespace) -> SolvePuzzle:
+    from puzzles.game24.solve import is_solvable
+
     hand = _hand(args.puzzle, args.target)
-    return SolvePuzzle(_domain(hand), {"puzzle": str(hand), "target": hand.target})
+    notes = (
+        () if is_solvable(hand) else (f"{hand} has no solution: no method can make {hand.target}",)
+    )
+    return SolvePuzzle(_domain(hand), {"puzzle": str(hand), "target": hand.target}, notes)
 
 
 # ------------------------------------------------------------------ ponder bench 24

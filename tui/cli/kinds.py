@@ -34,6 +34,8 @@ class SolvePuzzle:
 
     domain: Domain[Any, Any]
     header: dict[str, object]
+    notes: tuple[str, ...] = ()
+    """What a person should know before the run (a hand with no solution), said on stderr."""
 
 
 @dataclass(frozen=True)

@@ -125,6 +125,8 @@ def run(kind: PuzzleKind, solver: SolverCommands, args: argparse.Namespace) -> i
     guide_settings = options.guide_settings(args, settings)
     seed = settings.seed if settings.seed is not None else 0
     printer = EventPrinter(Console(highlight=False), args.verbose)
+    for note in puzzle.notes:
+        Console(stderr=True, highlight=False).print(f"note: {note}", style="yellow")
 
     async def play() -> tuple[RunFinished | None, str]:
         model = make_model(settings, seed=seed)

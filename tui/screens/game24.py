@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
-from textual import events, on
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -177,6 +177,38 @@ class Game24Screen(PuzzleScreen):
             "Pick a card with 1-4, an operator (+ - * /), then another card. "
             "Or press e and type the whole expression."
         )
+        if self.level == "own":
+            self._check_solvable()
+
+    unsolvable: bool = False
+    """An own hand with no solution: said when it opens, and ending it records nothing."""
+
+    @work(thread=True, exclusive=True, group="solvable", exit_on_error=False)
+    def _check_solvable(self) -> None:
+        """Say at once when an own hand has no solution (six cards take up to a second to
+        search, so the search runs off the screen's thread)."""
+        from puzzles.game24.solve import is_solvable
+
+        if not is_solvable(self.hand):
+            self.app.call_from_thread(self._say_unsolvable)
+
+    def _say_unsolvable(self) -> None:
+        self.unsolvable = True
+        if self.over:
+            return
+        self.say(
+            Text(
+                f"No solution: these cards cannot make {self.hand.target}. g ends the hand; "
+                "it does not count against your streak.",
+                style="yellow",
+            )
+        )
+
+    def record(self, solved: bool, answer: str | None, *, abandoned: bool = False) -> None:
+        if self.unsolvable:  # a hand without a solution is no game to win or lose
+            self.recorded = True
+            return
+        super().record(solved, answer, abandoned=abandoned)
 
     # ---------------------------------------------------------------- what the base asks
 
