@@ -43,6 +43,7 @@ from puzzles.wordproblem.model import (
     Step,
     StepCheck,
     WordProblem,
+    answer_doubts,
     show_number,
 )
 from puzzles.wordproblem.templates import LEVELS, TEMPLATES, TOPICS, Template, TemplateError
@@ -69,6 +70,7 @@ __all__ = [
     "Verdict",
     "WordProblem",
     "algebra_by_id",
+    "answer_doubts",
     "check_answer",
     "dump_gsm8k",
     "equivalent",

@@ -13,6 +13,7 @@ final answer must be the result of the last claim, or be stated in the last line
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -34,6 +35,7 @@ __all__ = [
     "Step",
     "StepCheck",
     "WordProblem",
+    "answer_doubts",
     "show_number",
 ]
 
@@ -170,6 +172,25 @@ def _final_report(
     return False, f"the final answer {shown} is not the result of the last step ({result})"
 
 
+def answer_doubts(problems: Iterable[WordProblem], limit: int = 5) -> str | None:
+    """One line for people when some problems' stored answers are not what their own worked
+    solutions arrive at (``3 problems' answers ... (lines 4, 9, 12)``); None when none are."""
+    doubted = [p for p in problems if p.answer_doubt() is not None]
+    if not doubted:
+        return None
+    where = [f"line {p.line}" if p.line is not None else p.id or "?" for p in doubted]
+    shown = ", ".join(where[:limit]) + (
+        f" and {len(where) - limit} more" if len(where) > limit else ""
+    )
+    count = (
+        "1 problem's answer is" if len(doubted) == 1 else f"{len(doubted)} problems' answers are"
+    )
+    return (
+        f"{count} not what its own worked solution arrives at ({shown}); answers are judged "
+        "against the file's"
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class WordProblem:
     """A math word problem with one exact numeric answer.
@@ -213,6 +234,15 @@ class WordProblem:
         ]
         final_ok, reason = _final_report(self.answer, self.solution, checks)
         return SolutionReport(tuple(checks), final_ok, reason)
+
+    def answer_doubt(self) -> str | None:
+        """Why the stored answer is in doubt: its own worked solution arrives elsewhere (``the
+        final answer 12 is not the result of the last step (14)``); None when the solution
+        arrives at it or there is none. Answers are still judged against the stored one."""
+        if self.solution is None:
+            return None
+        report = self.verify()
+        return None if report.final_ok else report.final_reason
 
     @property
     def answer_text(self) -> str:

@@ -147,6 +147,30 @@ async def test_a_file_of_one_problem_plays_at_once(app: PonderApp, tmp_path: Pat
         assert question_of(screen.problem).startswith("Ann has 3 cats")
 
 
+async def test_a_file_whose_answer_its_own_steps_disagree_with_says_so(
+    app: PonderApp, tmp_path: Path
+) -> None:
+    """The stored 7 is not what 3 + 5 = 8 arrives at: said when the file opens and on the
+    problem, since a player answering 8 is told "not correct"."""
+    path = tmp_path / "doubt.jsonl"
+    records = [
+        {"question": "Ann has 3 cats and 5 dogs. How many pets?", "answer": "3 + 5 = 8\n#### 7"},
+        {"question": "Bo has 2 cats and 2 dogs. How many pets?", "answer": "2 + 2 = 4\n#### 4"},
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_dialog(pilot, "wordproblem")
+        await submit(pilot, path)
+        await wait_for(pilot, lambda: isinstance(app.screen, ChooseDialog))
+        assert "1 problem's answer is not what its own worked solution" in notices(app)
+        assert "line 1" in notices(app)
+        await pilot.press("1", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, WordProblemScreen))
+        message = str(app.screen.query_one("#message", Static).render())
+        assert "answer is in doubt" in message and "(8)" in message
+        assert "a: answer" in message
+
+
 @pytest.mark.parametrize(
     ("name", "content", "said"),
     [

@@ -132,3 +132,24 @@ def test_bench_generated_algebra_and_file(
     assert code == 0 and json.loads(out)["hands"] == 3
     code, _, err = call(capsys, "bench", "wordproblem", "--generated", "0", "--method", "cot")
     assert code == 2 and "1 to" in err
+
+
+def test_a_file_answer_its_own_steps_disagree_with_is_noted_in_solve_and_bench(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    records = [
+        {"question": "Ann has 3 cats and 5 dogs. How many pets?", "answer": "3 + 5 = 8\n#### 7"},
+        {"question": "Bo has 2 cats and 2 dogs. How many pets?", "answer": "2 + 2 = 4\n#### 4"},
+    ]
+    path = tmp_path / "doubt.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    _, _, err = call(capsys, "bench", "wordproblem", "--file", str(path), "--method", "io")
+    assert "1 problem's answer is not what its own worked solution arrives at (line 1)" in err
+    _, _, err = call(capsys, "bench", "wordproblem", "--file", str(path), "--range", "1:2")
+    assert "worked solution" not in err  # the rows run hold no doubt
+    _, _, err = call(capsys, "solve", "wordproblem", "--file", str(path), "--method", "io")
+    assert "the file's answer is in doubt" in err and "(8)" in err
+    _, _, err = call(
+        capsys, "solve", "wordproblem", "--file", str(path), "--row", "1", "--method", "io"
+    )
+    assert "doubt" not in err

@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -94,6 +95,20 @@ def _load(path: str) -> list[WordProblem]:
         return load_problems(path)
     except PuzzleFileError as exc:
         raise UsageError(str(exc)) from exc
+
+
+def _note_doubts(path: str, problems: Iterable[WordProblem]) -> None:
+    """Say on stderr when stored answers disagree with their own worked solutions."""
+    from rich.console import Console
+    from rich.text import Text
+
+    from puzzles.wordproblem import answer_doubts
+
+    doubts = answer_doubts(problems)
+    if doubts:
+        Console(stderr=True, highlight=False).print(
+            Text(visible(f"note: {path}: {doubts} (--load FILE --check says why)"), style="yellow")
+        )
 
 
 # ------------------------------------------------------------------ --load
@@ -457,7 +472,9 @@ def solve_puzzle(args: argparse.Namespace) -> SolvePuzzle:
     else:
         problem = _generated(seed or 0, 1, args.topic, args.level)[0]
     domain = WordProblemDomain(problem, _tool_time(args))
-    return SolvePuzzle(domain, _header(problem))
+    doubt = getattr(problem, "answer_doubt", lambda: None)()  # algebra has no stored steps
+    notes = (f"the file's answer is in doubt: {doubt}; the run is judged against it",)
+    return SolvePuzzle(domain, _header(problem), notes if doubt else ())
 
 
 def _header(problem: WordProblem | AlgebraProblem) -> dict[str, object]:
@@ -510,6 +527,7 @@ def bench_hands(args: argparse.Namespace) -> list[BenchProblem]:
             raise UsageError("--level and --topic choose generated problems, not --file")
         found = _load(args.file)
         rows = _rows(args.rows, len(found)) if args.rows else range(len(found))
+        _note_doubts(args.file, [found[i] for i in rows])
         problems = [found[i] for i in rows]
     else:
         if args.rows:

@@ -203,6 +203,9 @@ class OpenFileDialog(ModalScreen[tuple[Path, list[Any]] | None]):
             self.error(f"Cannot open it: {message}")
             self.notify(f"Cannot open that file: {message}", severity="error")
             return
+        note = getattr(self.screen_class, "file_note", lambda found: None)(found)
+        if note:
+            self.notify(visible(note), title=path.name, severity="warning", timeout=12)
         self.dismiss((path, found))
 
     def error(self, message: str) -> None:

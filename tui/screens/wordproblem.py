@@ -263,6 +263,14 @@ class WordProblemScreen(PuzzleScreen):
         return found
 
     @classmethod
+    def file_note(cls, found: Sequence[WordProblem]) -> str | None:
+        """What a person should know of a file just opened: stored answers that its own
+        worked solutions do not arrive at."""
+        from puzzles.wordproblem import answer_doubts
+
+        return answer_doubts(found)
+
+    @classmethod
     def preview(cls, problem: WordProblem) -> str:
         """One line for the list of a file's problems: how its question starts."""
         return " ".join(visible(problem.question).split())[:200]
@@ -335,7 +343,13 @@ class WordProblemScreen(PuzzleScreen):
     def start_puzzle(self) -> None:
         self.query_one("#question", Static).update(Text(visible(question_of(self.problem))))
         self.refresh_work()
-        self.say("a: answer · w: work it out, each line checked · h: hint")
+        keys = "a: answer · w: work it out, each line checked · h: hint"
+        doubt = getattr(self.problem, "answer_doubt", lambda: None)()
+        if doubt:  # the file's answer, not its worked solution's, is what answers meet
+            warning = f"The file's answer is in doubt: {doubt}. Yours is judged against it.\n"
+            self.say(Text.assemble((warning, "yellow"), keys))
+        else:
+            self.say(keys)
 
     # ---------------------------------------------------------------- what the base asks
 
