@@ -25,7 +25,7 @@ from solver.model import Model
 from solver.model import factory as model_factory
 from solver.model.factory import describe_engine
 from solver.settings import Settings
-from tui.kinds import KINDS, UnknownKind, find_kind
+from tui.kinds import KINDS, PuzzleKind, UnknownKind, find_kind
 from tui.screens.home import HomeScreen
 
 if TYPE_CHECKING:
@@ -150,11 +150,9 @@ class PonderApp(App[None]):
             self.theme = self.settings.theme
         self.theme_changed_signal.subscribe(self, self._theme_changed)
         # Whatever a kind prepares before its first puzzle (the Game of 24 rates all 1,820
-        # hands) is done while the person reads the home screen, not when they press play.
-        for kind in KINDS.values():
-            if kind.playable:
-                warm_up = kind.screen_class().warm_up
-                self.run_worker(warm_up, thread=True, group="warm-up", exit_on_error=False)
+        # hands; word problems import sympy) is done while the person reads the home
+        # screen, not when they press play, and not before home's first frame.
+        self.call_after_refresh(self._warm_up)
         if self.store is not None and self.store.pending:  # kept aside by an earlier session
             self.save_results()
         if getattr(self.store, "read_only", False) and self.store_message:
@@ -164,6 +162,13 @@ class PonderApp(App[None]):
         self.push_screen(HomeScreen())
         if self.replay is not None:
             self.open_replay(self.replay)
+
+    def _warm_up(self) -> None:
+        for kind in KINDS.values():
+            if kind.playable:
+                self.run_worker(
+                    partial(_warm_up, kind), thread=True, group="warm-up", exit_on_error=False
+                )
 
     def _theme_changed(self, theme: Any) -> None:
         """Keep the theme chosen (ctrl+p, Theme) for the next start, in the config file."""
@@ -468,6 +473,11 @@ class PonderApp(App[None]):
 
     def apply_settings(self, settings: Settings) -> None:
         self.settings = settings
+
+
+def _warm_up(kind: PuzzleKind) -> None:
+    """A kind's screen imported and its warm-up run (in a worker thread)."""
+    kind.screen_class().warm_up()
 
 
 def make_app(
