@@ -163,7 +163,7 @@ SPECS = (
     MethodSpec(
         name="aiot",
         label="AIoT",
-        title="Iteration of Thought (autonomous)",
+        title="Iteration of Thought, autonomous",
         description="A guide prompts, the model answers, until one of them says the answer is "
         "final (two calls a turn).",
         build=IoT,
@@ -179,7 +179,7 @@ SPECS = (
     MethodSpec(
         name="giot",
         label="GIoT",
-        title="Iteration of Thought (guided)",
+        title="Iteration of Thought, guided",
         description="A guide prompts the model for a fixed number of turns, then asks for the "
         "final answer (2N + 1 calls).",
         build=IoT,

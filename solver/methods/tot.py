@@ -271,7 +271,7 @@ class ToT:
 SPEC = MethodSpec(
     name="tot",
     label="ToT",
-    title="Tree of Thoughts (breadth-first)",
+    title="Tree of Thoughts, breadth-first",
     description="Keeps the best few states at each step, as rated by the model, breadth first.",
     build=ToT,
     config=ToTConfig,

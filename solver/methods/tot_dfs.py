@@ -252,7 +252,7 @@ class _Search:
 SPEC = MethodSpec(
     name="tot-dfs",
     label="ToT-DFS",
-    title="Tree of Thoughts (depth-first)",
+    title="Tree of Thoughts, depth-first",
     description="Fills one word at a time, best proposal first; prunes a state when a clue "
     "looks impossible, backtracks, and answers with the deepest state.",
     build=ToTDFS,

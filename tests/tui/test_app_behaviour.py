@@ -19,6 +19,7 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Button, Input, Select, Static, Switch
 
+from puzzles.crossword import generate
 from puzzles.game24 import Hand
 from puzzles.game24.catalogue import entry
 from solver import events as ev
@@ -29,6 +30,7 @@ from solver.model.offline import OfflineModel
 from solver.settings import Settings
 from tests.fakeserver import FakeServer
 from tui.app import PonderApp, Replay, make_app
+from tui.screens.crossword import CrosswordScreen
 from tui.screens.dialogs import MethodDialog
 from tui.screens.game24 import Game24Screen
 from tui.screens.home import HomeScreen
@@ -228,6 +230,36 @@ async def test_a_bad_value_in_the_method_dialog_is_refused(tmp_path: Path) -> No
         await pilot.pause()
         assert "breadth must be a whole number" in message(dialog, "#method-error")
         assert app.method_options == {}
+        dialog.query_one("#tot-breadth", Input).value = "2"  # put right: the error goes
+        await pilot.pause()
+        assert message(dialog, "#method-error") == ""
+        assert "states kept per step" in message(dialog, "#option-help")  # the focused field's
+        dialog.query_one("#method", Select).value = "bot"
+        await pilot.pause()
+        dialog.query_one("#bot-trees", Input).value = "0"
+        dialog.query_one("#use", Button).press()
+        await pilot.pause()
+        assert "trees must be between" in message(dialog, "#method-error")
+        dialog.query_one("#bot-iterations", Input).value = "3"  # another field: it stays
+        await pilot.pause()
+        assert "trees must be between" in message(dialog, "#method-error")
+
+
+async def test_a_method_without_fields_says_only_that(tmp_path: Path) -> None:
+    app = make_app(Settings(), store_path=tmp_path / "r.db", seed=1)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.push_screen(CrosswordScreen(generate(1)))
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, MethodDialog)
+        dialog.query_one("#method", Select).value = "tot-dfs"
+        await pilot.pause()
+        assert message(dialog, "#option-help") == ""
+        dialog.query_one("#use", Button).press()
+        await pilot.pause()
+        said = message(app.screen, "#message")  # "Solver method: ToT-DFS (Tree of ...)"
+        assert "ToT-DFS (Tree of Thoughts, depth-first)" in said and "))" not in said
 
 
 # -- the settings screen's connection test ------------------------------------------------------

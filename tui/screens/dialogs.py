@@ -182,6 +182,8 @@ class MethodDialog(ModalScreen[dict[str, Any] | None]):
         if self.method not in names:
             self.method = names[0]
         self.options = dict(options)
+        self._error_field: str | None = None
+        """The field the error line is about, while there is one."""
 
     def compose(self) -> ComposeResult:
         # Compact fields, so the title, every field and the buttons fit in 80x24.
@@ -240,8 +242,35 @@ class MethodDialog(ModalScreen[dict[str, Any] | None]):
         for spec in self.specs:
             self.query_one(f"#options-{spec.name}").display = spec.name == method
         self.query_one("#method-note", Static).update(METHODS[method].description)
-        self.query_one("#method-error", Static).update("")
-        self.query_one("#option-help", Static).update(FIELDS_NOTE)
+        self._say_error("")
+        self.query_one("#option-help", Static).update(self._fields_note())
+
+    def _say_error(self, message: str, field: str | None = None) -> None:
+        """Say what is wrong with ``field`` (an empty message clears it)."""
+        self._error_field = field if message else None
+        self.query_one("#method-error", Static).update(Text(message, style="red"))
+
+    def _fields_note(self) -> str:
+        """The note under the fields: how to learn about them, where there are any."""
+        return FIELDS_NOTE if any(o.option.app for o in METHODS[self.method].options()) else ""
+
+    @on(Input.Changed)
+    @on(Switch.Changed)
+    @on(Select.Changed)
+    def _field_changed(self, event: Input.Changed | Switch.Changed | Select.Changed) -> None:
+        """An error said about a field goes once that field holds a value that passes."""
+        if event.control.id != self._error_field:
+            return
+        spec = METHODS[self.method]
+        for opt in spec.options():
+            if event.control.id == _field_id(spec, opt):
+                raw = event.value.strip() if isinstance(event.value, str) else event.value
+                try:
+                    opt.check(raw)
+                except ValueError:
+                    return
+                self._say_error("")
+                return
 
     @on(Select.Changed, "#method")
     def _method_changed(self, event: Select.Changed) -> None:
@@ -255,7 +284,7 @@ class MethodDialog(ModalScreen[dict[str, Any] | None]):
             if event.widget.id == _field_id(spec, opt):
                 self.query_one("#option-help", Static).update(_help(opt))
                 return
-        self.query_one("#option-help", Static).update(FIELDS_NOTE)
+        self.query_one("#option-help", Static).update(self._fields_note())
 
     @on(Button.Pressed, "#use")
     def use(self) -> None:
@@ -274,7 +303,7 @@ class MethodDialog(ModalScreen[dict[str, Any] | None]):
             try:
                 checked[opt.name] = opt.check(raw)
             except ValueError as exc:
-                self.query_one("#method-error", Static).update(Text(str(exc), style="red"))
+                self._say_error(str(exc), widget.id)
                 widget.focus()
                 return
         self.dismiss({"method": spec.name, "options": {**self.options, **checked}})
