@@ -301,6 +301,21 @@ async def test_undo_clears_the_last_steps_message(tmp_path: Path) -> None:
         assert "8 ÷ 8" not in text(screen, "#message")
 
 
+async def test_u_with_a_card_chosen_clears_the_choice_and_says_so(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_hand(app, pilot, "3 3 8 8")
+        await pilot.press("3", "slash", "4", "1")  # a step, then a card chosen
+        assert screen.first is not None and len(screen.board.steps) == 1
+        await pilot.press("u")
+        assert screen.first is None and len(screen.board.steps) == 1
+        assert text(screen, "#message") == "Selection cleared."
+        await pilot.press("u")
+        assert not screen.board.steps and text(screen, "#message") == "Step undone."
+        await pilot.press("u")
+        assert text(screen, "#message") == "Nothing to undo."
+
+
 async def test_the_start_prompt_goes_when_the_solver_starts(tmp_path: Path) -> None:
     app = app_for(tmp_path, SlowModel())
     async with app.run_test(size=(120, 40)) as pilot:

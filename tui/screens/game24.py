@@ -329,7 +329,11 @@ class Game24Screen(PuzzleScreen):
     def action_undo(self) -> None:
         if self.refuse_when_over():
             return
-        self.first = self.op = None
+        if self.first is not None:  # a half-made step goes first, and is all u undoes
+            self.first = self.op = None
+            self.refresh_board()
+            self.say("Selection cleared.")
+            return
         # The undone step's check goes with it.
         self.say("Step undone." if self.board.undo() else "Nothing to undo.")
         self.refresh_board()
