@@ -123,6 +123,9 @@ async def test_crossword_words_are_listed_and_counted(app: PonderApp) -> None:
         await pilot.pause()
         pane = screen.query_one(SolverPane)
         pane.reset("tot-dfs", "offline")
+        await pilot.pause()
+        before = str(pane.query_one("#solver-status").render())
+        assert "words ✓0 ✗0" in before and "≈" not in before  # no arithmetic on a crossword
         pane.apply(
             [
                 ev.WordChecked(None, "h1", "SPOIL", "_____", True, "fits _____"),

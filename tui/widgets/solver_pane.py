@@ -657,7 +657,8 @@ class SolverPane(Vertical):
             f"{self.elapsed:.1f}s",
         ]
         checks = self.counts
-        if any(self.words.values()) and not any(checks.values()):
+        words = self.checks_title() == "Words" or any(self.words.values())
+        if words and not any(checks.values()):  # a crossword's checks are of words
             parts.append(f"words ✓{self.words['fits']} ✗{self.words['conflicts']}")
         else:
             parts.append(
