@@ -53,7 +53,7 @@ def test_load_and_print(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     out = capsys.readouterr().out
     assert out.count("Across") == 2 and "Make a mess of (5)" in out
     assert "SPOIL" not in out
-    assert run(["--load", str(path), "--puzzle", "2", "--json", "--solution"]) == 0
+    assert run(["--load", str(path), "--row", "1", "--json", "--solution"]) == 0
     (line,) = capsys.readouterr().out.splitlines()
     assert json.loads(line)["solution"][0] == "SPOIL"
 
@@ -101,7 +101,7 @@ def test_damaged_puz_checksum_is_bad_input_on_check(
         (["--load", "x.json", "--generate"], "not both"),
         (["--load", "MISSING"], "no such file"),
         (["--generate", "--count", "0"], "--count is 1 to"),
-        (["--generate", "--puzzle", "2"], "--puzzle picks"),
+        (["--generate", "--row", "2"], "--row picks"),
         # Other kinds' flags are refused by the crossword parser, which names their kind.
         (["--solve", "1 2 3 4"], "--solve is for Game of 24, not Mini crosswords"),
         (["--level", "easy", "--generate"], "--level is for Game of 24 and Word problems"),
@@ -136,5 +136,5 @@ def test_bad_files_are_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[s
         err = capsys.readouterr().err
         assert str(path) in err and "Traceback" not in err
     path = write(tmp_path, "one.json", [tot_entry()])
-    assert run(["--load", str(path), "--puzzle", "3"]) == 2
+    assert run(["--load", str(path), "--row", "2"]) == 2
     assert "has 1 puzzle" in capsys.readouterr().err

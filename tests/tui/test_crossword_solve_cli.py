@@ -111,6 +111,7 @@ def test_bench_prints_tots_three_measures_beside_the_paper(
     assert code == 0
     assert "letter" in out and "word" in out and "game" in out
     assert "38.7 / 14 / 0" in out and "78 / 60 / 20" in out
+    assert "of completed" not in " ".join(out.split())  # no column of that name here
     code, out, _ = run(capsys, *argv, "--step-limit", "10", "--json")
     data = json.loads(out)
     assert data["hands"] == 2

@@ -64,7 +64,7 @@ def test_solve_a_file_row(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
         (["2", "--level", "impossible"], "unknown level"),
         (["2", "--topic", "cooking"], "unknown topic"),
         (["x" * 5000, "--answer", "1"], "too long"),
-        (["--tool-time", "0", "--method", "react"], "--tool-time"),
+        (["--tool-limit", "0", "--method", "react"], "--tool-limit"),
     ],
 )
 def test_bad_solve_input_is_a_clear_usage_error(

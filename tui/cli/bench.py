@@ -365,6 +365,16 @@ def _report(
         )
 
 
+def _caption(measured: bool) -> str:
+    """What the columns mean, naming only columns the table has."""
+    means = "calls, tokens and time are means per puzzle; cost is the total"
+    if measured:
+        return f"letter, word and game: the share right, as ToT scores minis; {means}"
+    return (
+        "success counts a failed run as not solved; 'of completed' leaves failed runs out; " + means
+    )
+
+
 def _print_table(
     kind: PuzzleKind,
     solver: SolverCommands,
@@ -377,17 +387,16 @@ def _print_table(
     from rich.text import Text
 
     console = Console(highlight=False)
+    # Crosswords are scored as ToT scores them: letters, words and whole games right.
+    measured = any(r.measures() for r, _ in rows)
     table = Table(
         # Ten columns fit 80 characters only without borders.
         box=None,
         pad_edge=False,
         padding=(0, 0, 0, 1),
         title=Text(f"{kind.label} · {size} {kind.puzzles} · {visible(engine)}"),
-        caption="success counts a failed run as not solved; 'of completed' leaves failed runs "
-        "out; calls, tokens and time are means per hand; cost is the total",
+        caption=_caption(measured),
     )
-    # Crosswords are scored as ToT scores them: letters, words and whole games right.
-    measured = any(r.measures() for r, _ in rows)
     columns: tuple[str, ...] = ("method", "success", "solved", "of\ncompleted")
     if measured:
         columns = ("method", "letter", "word", "game")

@@ -3,7 +3,7 @@ generates them.
 
 * ``--load FILE`` prints each puzzle of a ToT mini crossword JSON, ipuz or .puz file: its
   numbered grid and clues, as a player sees them (``--solution`` adds the answers).
-  ``--puzzle N`` keeps only the N-th puzzle of a file (counted from 1).
+  ``--row N`` keeps only row N of a file (counted from 0, as every ``--row`` and ``--range``).
 * ``--load FILE --check`` checks each puzzle: every entry has a clue, lengths agree with
   enumerations, answers the file states agree with the grid where they cross (and a .puz
   file's checksums hold). Flaws that do not break a puzzle (a repeated answer, a clue that
@@ -48,7 +48,12 @@ def add_puzzles_arguments(p: argparse.ArgumentParser) -> None:
     """The flags of ``ponder puzzles crossword``."""
     p.add_argument("--load", metavar="FILE", help="a puzzle file to read: ToT JSON, ipuz, .puz")
     p.add_argument("--check", action="store_true", help="check the puzzles of --load FILE")
-    p.add_argument("--puzzle", type=int, metavar="N", help="only the N-th puzzle of the file")
+    p.add_argument(
+        "--row",
+        type=int,
+        metavar="N",
+        help="only the puzzle at row N of the file, counted from 0 (the app's first is row 0)",
+    )
     p.add_argument(
         "--generate", action="store_true", help="generate new puzzles (see --seed, --count)"
     )
@@ -82,11 +87,13 @@ def _load(args: argparse.Namespace, path: str, check: bool) -> int:
         crosswords = load_crosswords(path, verify_checksums=bool(check))
     except PuzzleFileError as exc:
         raise UsageError(str(exc)) from None
-    number = args.puzzle
-    if number is not None:
-        if not 1 <= number <= len(crosswords):
-            raise UsageError(f"--puzzle {number}: the file has {len(crosswords)} puzzle(s)")
-        crosswords = [crosswords[number - 1]]
+    row = args.row
+    if row is not None:
+        if not 0 <= row < len(crosswords):
+            count = len(crosswords)
+            rows = "row 0 only" if count == 1 else f"rows 0 to {count - 1}"
+            raise UsageError(f"--row {row}: the file has {count} puzzle(s), {rows}")
+        crosswords = [crosswords[row]]
     if check:
         return _check(args, crosswords)
     _print_all(args, crosswords)
@@ -122,8 +129,8 @@ def _check(args: argparse.Namespace, crosswords: list[Crossword]) -> int:
 def _generate(args: argparse.Namespace) -> int:
     from puzzles.crossword import GenerationError, generate
 
-    if args.puzzle is not None:
-        raise UsageError("--puzzle picks from --load FILE; use --seed with --generate")
+    if args.row is not None:
+        raise UsageError("--row picks from --load FILE; use --seed with --generate")
     seed = args.seed
     seed = 0 if seed is None else seed
     count = args.count
@@ -269,7 +276,7 @@ def add_solve_arguments(p: argparse.ArgumentParser) -> None:
         "--row",
         type=int,
         metavar="N",
-        help="the puzzle of --file or --tot to play, counted from 0 (0)",
+        help="the puzzle of --file or --tot to play, counted from 0 (0; the app's first is row 0)",
     )
 
 

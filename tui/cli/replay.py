@@ -4,11 +4,12 @@ trace's own verdict is not trusted."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tui.cli.usage import UsageError, json_line
+from tui.cli.usage import UsageError, json_line, visible
 from tui.exitcodes import ExitCode
 
 if TYPE_CHECKING:
@@ -126,12 +127,19 @@ def _write_files(args: argparse.Namespace) -> int:
         from tui.cli.export import write_tree
 
         write_tree(header, events, export)
+        _wrote("the thought tree", export)
     if screenshot is not None:
         from tui.cli.export import save_screenshot
 
         save_screenshot(header, events, screenshot)
+        _wrote("the screenshot", screenshot)
     finished = [e for e in events if isinstance(e, RunFinished)]
     return ExitCode.OK if finished and finished[-1].solved else ExitCode.NOT_SOLVED
+
+
+def _wrote(what: str, path: Path) -> None:
+    """Say on stderr where a file went (stdout stays free for the file's own use)."""
+    print(f"wrote {what} to {visible(str(path.resolve()))}", file=sys.stderr)
 
 
 def _domain(header: dict[str, Any], path: str) -> Domain[Any, Any]:

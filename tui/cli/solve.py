@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from tui.cli import library, options
 from tui.cli.kinds import SolverCommands, add_kind_parsers, kind_commands
-from tui.cli.usage import UsageError, json_line
+from tui.cli.usage import UsageError, json_line, visible
 from tui.exitcodes import ExitCode
 
 if TYPE_CHECKING:
@@ -40,11 +40,13 @@ __all__ = [
 
 CONFIG_ERRORS = frozenset(
     {"unreachable", "unknown_model", "auth", "bad_request", "bad_url", "unsupported"}
+    | {"not_recorded", "bad_recording"}
 )
 """Errors that mean the run cannot go as configured — the server (unreachable, key refused,
-...) or the method's options on this kind (``unsupported``: a role an option needs, found only
-when the run starts) — usage errors (exit 2). Any other error that ends a run means the server
-failed (exit 3)."""
+...), the method's options on this kind (``unsupported``: a role an option needs, found only
+when the run starts) or the recording (a call it does not hold, a file that cannot be read or
+written) — usage errors (exit 2). Any other error that ends a run means the server failed
+(exit 3)."""
 DEFAULT_METHOD = "bot"
 
 
@@ -126,7 +128,9 @@ def run(kind: PuzzleKind, solver: SolverCommands, args: argparse.Namespace) -> i
     seed = settings.seed if settings.seed is not None else 0
     printer = EventPrinter(Console(highlight=False), args.verbose)
     for note in puzzle.notes:
-        Console(stderr=True, highlight=False).print(f"note: {note}", style="yellow")
+        Console(stderr=True, highlight=False, soft_wrap=True).print(
+            f"note: {visible(note)}", style="yellow", markup=False
+        )
 
     async def play() -> tuple[RunFinished | None, str]:
         model = make_model(settings, seed=seed)

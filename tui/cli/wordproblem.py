@@ -13,7 +13,7 @@ and generates problems.
 * ``ponder solve wordproblem [SEED [--level L] [--topic T] | TEXT --answer N | --id ID |
   --file FILE [--row N]]``: the problem a method plays: a generated one (the default, seed
   0), one by its id, a row of a file (counted from 0), or a question typed in.
-  ``--tool-time S`` limits each tool call (5 s).
+  ``--tool-limit S`` limits each tool call (5 s), the method's and the domain's alike.
 * ``ponder bench wordproblem --file FILE [--range A:B] | --generated N [--level L] [--topic T]
   | --algebra N [--level L]``: the problems a benchmark runs (``--set N`` picks the generated
   set; 100 generated problems by default).
@@ -106,7 +106,7 @@ def _note_doubts(path: str, problems: Iterable[WordProblem]) -> None:
 
     doubts = answer_doubts(problems)
     if doubts:
-        Console(stderr=True, highlight=False).print(
+        Console(stderr=True, highlight=False, soft_wrap=True).print(
             Text(visible(f"note: {path}: {doubts} (--load FILE --check says why)"), style="yellow")
         )
 
@@ -423,21 +423,21 @@ def add_solve_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--id", metavar="ID", help="a generated problem by its id, e.g. bulk_saving/7")
     p.add_argument("--file", metavar="FILE", help="a GSM8K .jsonl file (or Q:/A: text)")
-    p.add_argument("--row", type=int, metavar="N", help="the problem of --file, counted from 0")
     p.add_argument(
-        "--tool-time", type=float, default=None, metavar="S", help="seconds a tool may run (5)"
+        "--row",
+        type=int,
+        metavar="N",
+        help="the problem of --file, counted from 0 (the app's problem 1 is row 0)",
     )
 
 
 def _tool_time(args: argparse.Namespace) -> float:
+    """Seconds a tool call may run: ``--tool-limit`` (the ReAct / DELI option, checked with
+    the method's options) for every tool the problem offers, else the default."""
     from solver.tools import DEFAULT_LIMIT
 
-    value = getattr(args, "tool_time", None)
-    if value is None:
-        return DEFAULT_LIMIT
-    if not 0.05 <= value <= 600:
-        raise UsageError("--tool-time must be between 0.05 and 600 seconds")
-    return float(value)
+    value = getattr(args, "tool_limit", None)
+    return DEFAULT_LIMIT if value is None else float(value)
 
 
 def solve_puzzle(args: argparse.Namespace) -> SolvePuzzle:
@@ -504,9 +504,6 @@ def add_bench_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--level", metavar="LEVEL", help="easy, medium or hard (generated sets)")
     p.add_argument("--topic", metavar="TOPIC", help="one topic (--generated)")
     p.add_argument("--set", type=int, default=0, metavar="N", help="which generated set (0)")
-    p.add_argument(
-        "--tool-time", type=float, default=None, metavar="S", help="seconds a tool may run (5)"
-    )
 
 
 def _rows(text: str, size: int) -> range:
