@@ -297,3 +297,22 @@ async def test_a_hand_that_needs_fractions_is_won_by_keys(tmp_path: Path) -> Non
         assert "3 - (8/3) = 1/3" in steps and "8 ÷ (1/3) = 24" in steps
         assert steps.count("✓") == 3 and "✗" not in steps
         assert screen.board.solved and "Solved" in text_of(screen, "#message")
+
+
+async def test_details_open_at_their_summary_at_80x24(tmp_path: Path) -> None:
+    """The summary (the thought, its score) is on screen, not scrolled past to the prompt's
+    end; a second thought's details open at their top again."""
+    app = app_for(tmp_path)
+    app.method_name = "tot"
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_hand(app, pilot, "4 5 6 10")
+        pane = screen.query_one(SolverPane)
+        await pilot.press("s")
+        await wait_for(pilot, lambda: pane.finished is not None)
+        log = screen.query_one("#details", RichLog)
+        for node_id in list(pane.nodes)[:2]:
+            pane.show_details(node_id)
+            await pilot.pause(0.2)
+            assert log.max_scroll_y > 0  # longer than the tab: there is somewhere to scroll
+            assert log.scroll_y == 0
+            log.scroll_end(animate=False, immediate=True)

@@ -157,6 +157,7 @@ async def test_legend_key_and_help_explain_the_pane(app: PonderApp) -> None:
             "iteration",
         ):
             assert term in legend, term
+        assert "[edge 0.6]" in legend and "[0.8]" in legend  # examples kept, not read as markup
         # A meaning too long for one line hangs under the meanings, not under the terms.
         lines = legend.splitlines()
         first = next(i for i, line in enumerate(lines) if "iteration  BoT: trees grow" in line)

@@ -3,9 +3,15 @@ iteration, IoT's exact check by turn."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from textual.app import App, ComposeResult
 
+from puzzles.game24 import Hand
 from solver import events as ev
+from solver.settings import Settings
+from tui.app import make_app
+from tui.screens.game24 import Game24Screen
 from tui.widgets.rounds_plot import RoundsPlot
 from tui.widgets.solver_pane import SolverPane
 
@@ -119,3 +125,47 @@ async def test_react_and_deli_are_drawn_as_transcripts() -> None:
         shown = "\n".join(line.text for line in log.lines)
         assert "Turn 1/3 · tool: answer 9 ✓" in shown and "Stopped: the two stages agree" in shown
         assert "Observation 1" not in shown  # a new run starts a new transcript
+
+
+async def test_one_round_or_a_short_pane_shows_the_rounds_as_text() -> None:
+    """A first-iteration win drew an empty plot; at 80x24 the plot was one row tall."""
+    app = PaneApp()
+    async with app.run_test(size=(120, 40)) as pilot:
+        pane = app.query_one(SolverPane)
+        pane.apply([ev.RunStarted("bot", "4 7 8 8", "game24", "offline", {})])
+        pane.apply(
+            [
+                ev.IterationStarted(1, 3),
+                ev.ChainAggregated(1, "best_first", ("a",), ("4 + 8 = 12",), 0.9),
+                ev.ExperienceAdded(1, ("4 + 8 = 12",), "r", (), 0.5, "v", True),
+            ]
+        )
+        plot = pane.query_one(RoundsPlot)
+        pane.query_one("#solver-tabs").active = "tab-rounds"  # type: ignore[attr-defined]
+        await pilot.pause()
+        assert str(plot.render()) == "iteration 1  chain score 0.9  ✓ right"
+        plot.record(2, score=0.4, ok=False)
+        await pilot.pause()
+        assert plot.size.height >= RoundsPlot.MIN_PLOT_HEIGHT
+        drawn = str(plot.render())
+        assert "by iteration" in drawn and "✓" in drawn and "✗" in drawn
+        assert "-1" not in drawn  # the check has its own two-value axis
+
+
+async def test_at_80x24_the_game_screens_rounds_are_text(tmp_path: Path) -> None:
+    app = make_app(Settings(), store_path=tmp_path / "r.db", seed=1)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = Game24Screen(Hand.parse("4 7 8 8"), "easy")
+        await app.push_screen(screen)
+        await pilot.pause()
+        pane = screen.query_one(SolverPane)
+        plot = pane.query_one(RoundsPlot)
+        for n, ok in ((1, False), (2, True)):
+            plot.record(n, score=0.5 * n, ok=ok)
+        pane.query_one("#solver-tabs").active = "tab-rounds"  # type: ignore[attr-defined]
+        await pilot.pause()
+        assert 0 < plot.size.height < RoundsPlot.MIN_PLOT_HEIGHT
+        assert str(plot.render()).splitlines() == [
+            "iteration 2  chain score 1  ✓ right",
+            "iteration 1  chain score 0.5  ✗ wrong",
+        ]

@@ -107,7 +107,7 @@ class LegendScreen(ModalScreen[None]):
             if not meaning:
                 text.add_row(Text(term, style="bold underline"), "")
                 continue
-            text.add_row(term, meaning)
+            text.add_row(Text(term), Text(meaning))  # plain text: "[edge 0.6]" is no markup
         with Vertical(classes="dialog-box", id="legend-box"):
             yield Label("What the solver pane shows", classes="dialog-title")
             with VerticalScroll(id="legend-scroll", can_focus=True):

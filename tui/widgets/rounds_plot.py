@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rich.text import Text
+from textual.app import RenderResult
 from textual_plotext import PlotextPlot
 
 __all__ = ["Round", "RoundsPlot"]
@@ -43,6 +45,33 @@ class RoundsPlot(PlotextPlot):
             entry.ok = ok
         self.draw()
 
+    MIN_PLOT_HEIGHT = 8
+    """Rows a plot needs to say anything; a shorter pane shows the rounds as lines of text."""
+
+    def render(self) -> RenderResult:
+        if len(self.rounds) < 2 or self.size.height < self.MIN_PLOT_HEIGHT:
+            return self.summary()
+        return super().render()
+
+    def summary(self) -> Text:
+        """The rounds as text, the latest first: for a single round (a plot of one point is
+        empty) or a pane too short to plot in."""
+        if not self.rounds:
+            return Text(f"Nothing yet: each {self.round_name}'s score and check shows here.")
+        lines = Text()
+        for number in sorted(self.rounds, reverse=True):
+            entry = self.rounds[number]
+            if lines:
+                lines.append("\n")
+            lines.append(f"{self.round_name} {number}", style="bold")
+            if entry.score is not None:
+                lines.append(f"  chain score {entry.score:.3g}")
+            if entry.ok is not None:
+                lines.append(
+                    "  ✓ right" if entry.ok else "  ✗ wrong", style="green" if entry.ok else "red"
+                )
+        return lines
+
     def draw(self) -> None:
         plt = self.plt
         plt.clear_data()
@@ -61,14 +90,23 @@ class RoundsPlot(PlotextPlot):
                 label="chain score",
                 marker="braille",
             )
+        if scores:
+            values = [s for _, s in scores if s is not None]
+            low, high = min(values), max(values)
+            pad = (high - low) * 0.1 or 0.1
+            plt.ylim(low - pad, high + pad, yside=1)  # 1: the left axis
         checked = [(n, self.rounds[n].ok) for n in numbers if self.rounds[n].ok is not None]
         if checked:
             plt.scatter(
                 [n for n, _ in checked],
                 [1 if ok else 0 for _, ok in checked],
-                label="exact check (1 ✓, 0 ✗)",
+                label="exact check",
                 marker="dot",
                 yside="right",
             )
+            # Two values only: ✗ and ✓ on their own axis, not a -1…1 scale.
+            plt.ylim(-0.25, 1.25, yside=2)  # 2: the right axis
+            plt.yticks([0, 1], ["✗", "✓"], yside=2)
+        plt.xlim(numbers[0] - 0.5, numbers[-1] + 0.5)
         plt.xticks([float(n) for n in numbers])
         self.refresh()

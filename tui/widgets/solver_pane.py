@@ -189,7 +189,15 @@ class SolverPane(Vertical):
             with TabPane("Rounds", id="tab-rounds"):
                 yield RoundsPlot(id="rounds")
             with TabPane("Details", id="tab-details"):
-                yield RichLog(id="details", max_lines=3000, markup=False, wrap=True, min_width=10)
+                # It opens at its top: the summary first, the prompts and replies below.
+                yield RichLog(
+                    id="details",
+                    max_lines=3000,
+                    markup=False,
+                    wrap=True,
+                    min_width=10,
+                    auto_scroll=False,
+                )
 
     def checks_title(self) -> str:
         """The first tab's title: given, else the kind's of the screen the pane is on."""
@@ -485,17 +493,15 @@ class SolverPane(Vertical):
         if e.ok and restates(e.expression, e.claimed):
             return  # "9600 = 9600" (an answer line said again) computes nothing
         self.counts[e.status] = self.counts.get(e.status, 0) + 1
-        colour = {"exact": "green", "approx": "yellow"}.get(e.status, "red")
-        line = Text.assemble(
-            (f"{e.mark} ", f"bold {colour}"), written(f"{e.expression} = {e.claimed}")
-        )
+        colour = {"exact": "green", "approx": "yellow", "invalid": "magenta"}.get(e.status, "red")
+        line = Text.assemble((f"{e.mark} ", f"bold {colour}"), written(e.said))
         if e.note:
             line.append(f"  {e.note}", style=colour)
         self.query_one("#arith", RichLog).write(line)
         info = self.nodes.get(e.node_id or "")
         if info is not None:
             info.claims.append(line.plain)
-            if not e.ok and not info.wrong:
+            if e.status == "wrong" and not info.wrong:  # unreadable ("?") is no wrong step
                 info.wrong = True
                 self._relabel(info)
 
@@ -736,6 +742,11 @@ class SolverPane(Vertical):
                 what = dict(call.cut).get(i - 1)
                 log.write(Text(f"── reply {i}{f' ({what})' if what else ''} ──", style="bold"))
                 log.write(Text(reply))
+        self._open_details(log)
+
+    def _open_details(self, log: RichLog) -> None:
+        """Show the Details tab from its top (the summary, before the long prompts)."""
+        log.scroll_home(animate=False, immediate=True)
         self.query_one("#solver-tabs", TabbedContent).active = "tab-details"
 
     def show_turn(self, card: TurnCard) -> None:
@@ -764,7 +775,7 @@ class SolverPane(Vertical):
             for i, reply in enumerate(call.replies, 1):
                 log.write(Text(f"── reply {i} ──", style="bold"))
                 log.write(Text(reply))
-        self.query_one("#solver-tabs", TabbedContent).active = "tab-details"
+        self._open_details(log)
 
     def on_turn_card_selected(self, message: TurnCard.Selected) -> None:
         self.show_turn(message.card)
