@@ -428,6 +428,7 @@ async def test_a_hand_of_ones_own_with_any_target_is_played_from_home(tmp_path: 
         await pilot.press("e", *"5*2*(1+3)/4", "enter")
         await pilot.pause()
         assert "★ Solved! 5 × 2 × (1 + 3) ÷ 4 = 10" in text(screen, "#message")
+        assert (await saved(app, pilot)).puzzle == "1 2 3 4 5 → 10"  # the target kept
         await pilot.press("escape", "escape")
         await pilot.pause()
         home = app.screen

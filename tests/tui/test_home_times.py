@@ -43,3 +43,32 @@ async def test_no_plot_for_one_game_or_a_small_window(tmp_path: Path) -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         assert not app.screen.query_one(TimesPlot).display
+
+
+async def test_recent_games_show_every_column_at_80_and_120_columns(tmp_path: Path) -> None:
+    """At 80 columns a long word problem took the whole table and the result, time and
+    solver columns were cut; now the puzzle is cut with an ellipsis and the rest fits."""
+    import dataclasses
+
+    from textual.widgets import DataTable
+
+    store = ResultStore(tmp_path / "r.db")
+    long = "A baker makes 24 muffins and sells 3/4 of them. How many muffins are left?"
+    for minute, puzzle in enumerate(("4 7 8 8", long, "1 2 3 4 5 6 → 100")):
+        row = result(minute, puzzle=puzzle)
+        store.record(dataclasses.replace(row, solver_method="tot-dfs", solver_solved=True))
+    store.close()
+    for size, columns in (((80, 24), 4), ((120, 40), 5)):
+        app = make_app(Settings(), store_path=tmp_path / "r.db", seed=1)
+        async with app.run_test(size=size) as pilot:
+            await pilot.pause()
+            table = app.screen.query_one("#recent", DataTable)
+            await pilot.pause()
+            assert len(table.columns) == columns and "solver" in [
+                str(c.label) for c in table.columns.values()
+            ]
+            assert table.virtual_size.width <= table.size.width, size
+            puzzles = [str(table.get_row_at(i)[0]) for i in range(table.row_count)]
+            assert puzzles[0] == "1 2 3 4 5 6 → 100" or puzzles[0].endswith("…")
+            assert any(p.endswith("…") and p.startswith("A baker") for p in puzzles)
+            assert str(table.get_row_at(0)[-1]) == "tot-dfs ✓"

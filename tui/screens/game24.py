@@ -212,6 +212,12 @@ class Game24Screen(PuzzleScreen):
 
     # ---------------------------------------------------------------- what the base asks
 
+    @property
+    def puzzle_text(self) -> str:
+        """``4 7 8 8``; an own target is kept: ``1 2 3 4 5 6 → 100``."""
+        hand = self.hand
+        return str(hand) if hand.target == 24 else f"{hand} → {hand.target}"
+
     def title_text(self) -> Text:
         level = f" · {self.level}" if self.level else ""
         hints = f" · hints {self.hints_used}" if self.hints_used else ""

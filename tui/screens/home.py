@@ -6,6 +6,7 @@ import random
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
@@ -205,21 +206,40 @@ class HomeScreen(PonderScreen):
         if app.store_message:
             text.append(f"\n{app.store_message}", style="yellow")
         self.query_one("#stats", Static).update(text)
+        self._fill_history(app.recent(8))
+        plot = self.query_one(TimesPlot)
+        plot.show(app.recent(30) if self.size.height >= 30 else [])
+
+    def _fill_history(self, results: list[Result]) -> None:
+        """The recent games, every column shown: narrow windows (80 columns) drop the hints
+        column, and a puzzle too long for what is left is cut with an ellipsis."""
         table = self.query_one("#recent", DataTable)
-        # Narrow windows (80 columns) drop the hints column so the solver's verdict shows.
-        wide = table.size.width == 0 or table.size.width >= _WIDE_HISTORY
-        table.clear(columns=True)
-        table.add_columns("puzzle", "result", "time", *(("hints",) if wide else ()), "solver")
-        for r in app.recent(8):
-            result = _outcome(r)
+        width = table.size.width
+        wide = width == 0 or width >= _WIDE_HISTORY
+        rows = []
+        for r in results:
             solver = ""
             if r.solver_method:
                 mark = "✓" if r.solver_solved else ("✗" if r.solver_solved is False else "…")
                 solver = f"{r.solver_method} {mark}"
             hints = (str(r.hints),) if wide else ()
-            table.add_row(r.puzzle, result, _clock(r.seconds), *hints, solver)
-        plot = self.query_one(TimesPlot)
-        plot.show(app.recent(30) if self.size.height >= 30 else [])
+            rows.append((r.puzzle, _outcome(r), _clock(r.seconds), *hints, solver))
+        names = ("puzzle", "result", "time", *(("hints",) if wide else ()), "solver")
+        # Each column takes its widest cell and two columns of padding; the puzzle, the rest.
+        others = (
+            sum(
+                max(len(name), *(cell_len(row[i]) for row in rows)) + 2
+                for i, name in enumerate(names[1:], 1)
+            )
+            if rows
+            else 0
+        )
+        room = max(8, width - others - 2) if width else 40
+        table.clear(columns=True)
+        table.add_columns(*names)
+        for puzzle, *rest in rows:
+            shown = puzzle if cell_len(puzzle) <= room else puzzle[: room - 1].rstrip() + "…"
+            table.add_row(shown, *rest)
 
     def kind_stats(self, kind: str) -> Stats | None:
         """The player's figures on one kind, or None (no store, or it cannot be read: the
