@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import asyncio
 import time
-from datetime import UTC, datetime
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 
 from textual import events
 from textual.pilot import Pilot
 from textual.widgets import Button, Input, Select, Static, Switch
+from textual.widgets._footer import FooterKey
 
 from puzzles.game24 import Hand
 from solver.model import Call, Generation, TokenCallback
@@ -483,3 +484,52 @@ def test_solve_says_when_a_hand_has_no_solution(capsys) -> None:  # type: ignore
     assert code == 1 and "note: 1 2 3 has no solution" in err
     main(["solve", "24", "4 7 8 8", "--method", "io"])
     assert "no solution" not in capsys.readouterr().err
+
+
+async def test_after_a_typed_win_or_a_give_up_the_games_keys_work_at_once(
+    tmp_path: Path,
+) -> None:
+    """The box kept focus after a win with e, so n typed "n" though the message said
+    "Press n for a new puzzle"; while typing, the footer said "esc Home"."""
+    app = app_for(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_hand(app, pilot)
+        await pilot.press("e")
+        await pilot.pause()
+        footer = " ".join(str(k.description) for k in app.screen.query(FooterKey))
+        assert "Leave box" in footer and "Home" not in footer
+        await pilot.press(*WIN, "enter")
+        await pilot.pause()
+        assert "Solved" in text(screen, "#message") and not isinstance(app.focused, Input)
+        await pilot.press("n")
+        await pilot.pause()
+        assert isinstance(app.screen, Game24Screen) and app.screen is not screen
+        second = app.screen
+        await pilot.press("e", "1")
+        await pilot.pause()
+        assert isinstance(app.focused, Input)
+        second.action_give_up()
+        await pilot.pause()
+        await pilot.press("escape")  # the solutions dialog
+        await pilot.pause()
+        assert not isinstance(app.focused, Input)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, HomeScreen)
+
+
+async def test_home_after_a_game_of_your_own_takes_its_keys_again(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        home = app.screen
+        assert isinstance(home, HomeScreen)
+        home.query_one("#own", Input).focus()
+        await pilot.press(*"4 7 8 8", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, Game24Screen)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, HomeScreen) and not isinstance(app.focused, Input)
+        await pilot.press("s")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "SettingsScreen"

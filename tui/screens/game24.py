@@ -29,6 +29,7 @@ from tui.screens.puzzle import (
     PacedModel,
     PuzzleScreen,
     ScreenCommands,
+    TypingBox,
     clock,
 )
 
@@ -169,7 +170,7 @@ class Game24Screen(PuzzleScreen):
                 yield NumberCard(i)
         yield Static(id="selection")
         yield Static(id="steps")
-        yield Input(placeholder="e.g. (8 - 4) × (7 - 1)", id="expression")
+        yield TypingBox(placeholder="e.g. (8 - 4) × (7 - 1)", id="expression")
 
     def start_puzzle(self) -> None:
         self.refresh_board()

@@ -182,6 +182,9 @@ class HomeScreen(PonderScreen):
         method = self.query_one("#method", Select)
         if self.ponder.method_name in METHODS:
             method.value = self.ponder.method_name
+        if isinstance(self.focused, Input):
+            # Back from a game begun in a box (your own, the seed): home's keys work again.
+            self.set_focus(self.query_one("#kinds"), scroll_visible=False)
         self.refresh_home()
 
     def refresh_home(self) -> None:

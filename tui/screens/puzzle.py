@@ -22,7 +22,7 @@ from textual.binding import Binding, BindingType
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Header, Static
+from textual.widgets import Header, Input, Static, TextArea
 
 from solver import events as ev
 from solver.model import Call, Generation, Model, ModelError, TokenCallback
@@ -35,7 +35,14 @@ from tui.widgets.solver_pane import SolverPane
 if TYPE_CHECKING:
     from tui.app import Replay
 
-__all__ = ["MAX_BATCH", "LeaveDialog", "PacedModel", "PuzzleScreen", "ScreenCommands"]
+__all__ = [
+    "MAX_BATCH",
+    "LeaveDialog",
+    "PacedModel",
+    "PuzzleScreen",
+    "ScreenCommands",
+    "TypingBox",
+]
 
 MAX_BATCH = 250
 """Most solver events shown per 50 ms tick."""
@@ -71,6 +78,16 @@ class PacedModel:
 
     async def aclose(self) -> None:
         await self.inner.aclose()
+
+
+class TypingBox(Input):
+    """A game's text box. While it has focus, escape gives the keys back to the game (a
+    second escape goes home), and the footer says so rather than "esc Home"."""
+
+    BINDINGS = [Binding("escape", "leave_box", "Leave box", id="box.leave")]
+
+    def action_leave_box(self) -> None:
+        self.screen.set_focus(None)
 
 
 class LeaveDialog(ModalScreen[bool]):
@@ -393,6 +410,7 @@ class PuzzleScreen(PonderScreen):
     def finish(self, solved: bool, answer: str) -> None:
         """The player is done: solved with ``answer``, or not."""
         self.ended = time.monotonic()
+        self.leave_typing()
         self.refresh_title()
         if solved:
             self.say(self.race_result(answer) if self.race else self.won_text(answer))
@@ -403,6 +421,12 @@ class PuzzleScreen(PonderScreen):
             self._held = (solved, answer)
             return
         self.record(solved, answer)
+
+    def leave_typing(self) -> None:
+        """Once the puzzle is over nothing is left to type: a box that has focus lets it
+        go, so the game's keys (n for a new puzzle, esc for home) work at once."""
+        if isinstance(self.focused, Input | TextArea):
+            self.set_focus(None)
 
     @property
     def solver_running(self) -> bool:
@@ -430,6 +454,7 @@ class PuzzleScreen(PonderScreen):
             return
         self.gave_up = True
         self.ended = time.monotonic()
+        self.leave_typing()
         self.refresh_title()
         if self.race:
             solver = self.solver_result

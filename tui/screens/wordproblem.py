@@ -44,7 +44,7 @@ from puzzles.wordproblem import (
 )
 from solver.text import visible
 from tui.notation import written
-from tui.screens.puzzle import Command, PuzzleScreen, ScreenCommands, clock
+from tui.screens.puzzle import Command, PuzzleScreen, ScreenCommands, TypingBox, clock
 
 if TYPE_CHECKING:
     from tui.app import Replay
@@ -322,11 +322,11 @@ class WordProblemScreen(PuzzleScreen):
             yield Static(id="hints")
         with Horizontal(classes="wp-box"):
             yield Static("work", classes="wp-label")
-            yield Input(placeholder="16 - 3 - 4 = 9 (w)", id="scratch")
+            yield TypingBox(placeholder="16 - 3 - 4 = 9 (w)", id="scratch")
         yield Static(id="scratch-preview")
         with Horizontal(classes="wp-box"):
             yield Static("answer", classes="wp-label")
-            yield Input(placeholder=self.answer_example(), id="answer")
+            yield TypingBox(placeholder=self.answer_example(), id="answer")
 
     def answer_example(self) -> str:
         """The answer box's placeholder: what an answer to this problem looks like."""
@@ -477,7 +477,6 @@ class WordProblemScreen(PuzzleScreen):
         verdict = self.problem.check(text)
         if verdict.ok:
             self.finish(True, verdict.given or text)
-            self.set_focus(None)
             return
         if not verdict.readable:
             self.say(f"Cannot read that: {verdict.reason}.", "yellow")

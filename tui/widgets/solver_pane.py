@@ -493,15 +493,17 @@ class SolverPane(Vertical):
         if e.ok and restates(e.expression, e.claimed):
             return  # "9600 = 9600" (an answer line said again) computes nothing
         self.counts[e.status] = self.counts.get(e.status, 0) + 1
-        colour = {"exact": "green", "approx": "yellow", "invalid": "magenta"}.get(e.status, "red")
-        line = Text.assemble((f"{e.mark} ", f"bold {colour}"), written(e.said))
+        colour = {"exact": "green", "approx": "yellow"}.get(e.status, "red")
+        line = Text.assemble(
+            (f"{e.mark} ", f"bold {colour}"), written(f"{e.expression} = {e.claimed}")
+        )
         if e.note:
             line.append(f"  {e.note}", style=colour)
         self.query_one("#arith", RichLog).write(line)
         info = self.nodes.get(e.node_id or "")
         if info is not None:
             info.claims.append(line.plain)
-            if e.status == "wrong" and not info.wrong:  # unreadable ("?") is no wrong step
+            if not e.ok and not info.wrong:
                 info.wrong = True
                 self._relabel(info)
 
