@@ -167,7 +167,7 @@ def test_bench_prints_a_table_and_json(capsys) -> None:  # type: ignore[no-untyp
         capsys, "bench", "24", "--method", "io,cot,tot", "--hands", "1 2 3 4; 4 7 8 8; 1 1 1 1"
     )
     assert code == 0
-    for name in ("io", "cot", "tot", "success", "calls", "per hand"):
+    for name in ("io", "cot", "tot", "success", "calls", "per puzzle"):
         assert name in out
     code, out, _ = run(
         capsys,

@@ -533,3 +533,40 @@ async def test_home_after_a_game_of_your_own_takes_its_keys_again(tmp_path: Path
         await pilot.press("s")
         await pilot.pause()
         assert type(app.screen).__name__ == "SettingsScreen"
+
+
+async def test_own_hands_of_five_and_six_cards_fit_and_cards_cut_long_expressions(
+    tmp_path: Path,
+) -> None:
+    """At 80x24 only cards 1-2 of 1 2 3 4 5 showed; a result card cut its expression with
+    no way to read it. Every card fits; a chosen card's whole expression is under them."""
+    for size in ((80, 24), (120, 40)):
+        for hand in ("1 2 3 4 5", "1 2 3 4 5 6"):
+            app = app_for(tmp_path)
+            async with app.run_test(size=size) as pilot:
+                screen = Game24Screen(Hand.parse(hand, 100), "own")
+                await app.push_screen(screen)
+                await pilot.pause()
+                row = screen.query_one("#cards").region
+                cards = [c for c in screen.query(".card") if c.display]
+                assert len(cards) == len(hand.split())
+                for card in cards:
+                    assert row.contains_region(card.region), (size, hand, card.id)
+                    assert card.content_size.width >= 3
+                assert f"Pick a card with 1-{len(cards)}," in text(screen, "#message")
+    app = app_for(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = Game24Screen(Hand.parse("12 13 3 4 5 6", 100), "own")
+        await app.push_screen(screen)
+        await pilot.pause()
+        await pilot.press("1", "plus", "2", "1", "minus", "4")  # 12 + 13, then 25 - 5
+        await pilot.pause()
+        made = 0  # (12 + 13) - 5 = 20, the first card
+        whole = screen.board.cards[made].expression.replace(" * ", " × ").replace(" / ", " ÷ ")
+        card = screen.query_one(f"#card-{made}")
+        lines = str(card.render()).splitlines()
+        assert lines[1] == screen.board.cards[made].label and lines[2].endswith("…")
+        assert all(len(line) <= card.content_size.width for line in lines)
+        await pilot.press(str(made + 1))
+        await pilot.pause()
+        assert f"{whole} = {screen.board.cards[made].label}" in text(screen, "#selection")

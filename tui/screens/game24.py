@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import events, on, work
 from textual.app import ComposeResult
@@ -60,12 +61,18 @@ class NumberCard(Static):
         self.refresh_card()
 
     def refresh_card(self) -> None:
-        text = Text(justify="center")
+        self.refresh()
+
+    def render(self) -> Text:
+        """Key, value and the expression that made it, each cut to the card's width (a
+        chosen card's whole expression shows on the line under the cards)."""
+        room = max(1, self.content_size.width)
+        text = Text(justify="center", no_wrap=True, overflow="ellipsis")
         text.append(f"{self.index + 1}\n", style="dim")
-        text.append(self.value, style="bold")
+        text.append(_fit(self.value, room), style="bold")
         if self.expression and self.expression != self.value:
-            text.append(f"\n{_shown(self.expression)}", style="dim")
-        self.update(text)
+            text.append(f"\n{_fit(_shown(self.expression), room)}", style="dim")
+        return text
 
     def watch_selected(self, selected: bool) -> None:
         self.set_class(selected, "-selected")
@@ -175,7 +182,7 @@ class Game24Screen(PuzzleScreen):
     def start_puzzle(self) -> None:
         self.refresh_board()
         self.say(
-            "Pick a card with 1-4, an operator (+ - * /), then another card. "
+            f"Pick a card with {self.card_keys}, an operator (+ - * /), then another card. "
             "Or press e and type the whole expression."
         )
         if self.level == "own":
@@ -258,6 +265,11 @@ class Game24Screen(PuzzleScreen):
             f"in {clock(self.elapsed())}{hints}{shown}. Press n for a new puzzle.",
         )
 
+    @property
+    def card_keys(self) -> str:
+        """The keys of the hand's cards: ``1-4``, ``1-6`` for six."""
+        return f"1-{len(self.hand.numbers)}"
+
     def gave_up_text(self) -> str:
         return "You gave up on this hand (g shows its solutions). Press n for a new hand."
 
@@ -265,7 +277,7 @@ class Game24Screen(PuzzleScreen):
         # One row for the cards and one for the operators, not one per key.
         singles = ("card ", "add", "subtract", "multiply", "divide")
         return [
-            ("1-4", "pick a card, then an operator, then a card"),
+            (self.card_keys, "pick a card, then an operator, then a card"),
             ("+ - * / x", "the operator between two cards: + - × ÷"),
             *(r for r in rows if not r[1].startswith(singles)),
         ]
@@ -282,9 +294,13 @@ class Game24Screen(PuzzleScreen):
             else:
                 card.display = False
                 card.selected = False
+        self.query_one("#cards").set_class(len(self.board.cards) > 4, "-many")
         pick = ""
         if self.first is not None and self.first < len(self.board.cards):
-            pick = self.board.cards[self.first].label
+            chosen = self.board.cards[self.first]
+            pick = chosen.label
+            if chosen.expression and chosen.expression != chosen.label:
+                pick = f"{_shown(chosen.expression)} = {pick}"  # whole, as the card cuts it
             if self.op:
                 pick += f" {OP_SIGNS[self.op]} …"
             else:
@@ -328,7 +344,7 @@ class Game24Screen(PuzzleScreen):
         if self.refuse_when_over():
             return
         if self.first is None:
-            self.say("Pick a card first (1-4).", "yellow")
+            self.say(f"Pick a card first ({self.card_keys}).", "yellow")
             return
         self.op = op
         self.refresh_board()
@@ -435,6 +451,11 @@ def _typed(answer: str) -> str:
         return written(parse(answer).render())
     except ArithError:
         return _shown(answer)
+
+
+def _fit(text: str, room: int) -> str:
+    """``text`` cut to ``room`` cells with an ellipsis."""
+    return text if cell_len(text) <= room else text[: max(0, room - 1)] + "…"
 
 
 def _shown(arithmetic: str) -> str:
