@@ -62,8 +62,9 @@ __all__ = [
 
 APP_NAME = "ponder"
 
-ENGINES = ("offline", "openai")
-"""The model engines ponder knows: the embedded offline player, or any OpenAI-compatible server."""
+ENGINES = ("offline", "openai", "replay")
+"""The model engines ponder knows: the embedded offline player, any OpenAI-compatible server,
+or the replies of a recording (:mod:`solver.model.recording`)."""
 
 Price = tuple[float, float]
 
@@ -177,8 +178,8 @@ class Settings:
     """Everything ponder needs to know to reach a model. Immutable: use ``replace()``."""
 
     engine: str = "offline"
-    """Which model answers: ``"offline"`` (embedded heuristic player) or ``"openai"``
-    (any OpenAI-compatible server)."""
+    """Which model answers: ``"offline"`` (embedded heuristic player), ``"openai"``
+    (any OpenAI-compatible server) or ``"replay"`` (the replies of ``replay_file``)."""
 
     base_url: str | None = None
     """Root URL of an OpenAI-compatible API, e.g. ``http://localhost:11434/v1`` for Ollama.
@@ -228,9 +229,25 @@ class Settings:
     their own (``experience.sqlite3`` in the data dir). Off: each run starts empty, as the
     paper's. The command line has ``--library`` instead."""
 
+    replay_file: str | None = None
+    """The recording the replay engine answers from (``engine = "replay"``): a file written
+    with ``record_file`` or ``--record``, or an imported one (``.jsonl``, or ``.jsonl.gz``)."""
+
+    replay_speed: float = 0.0
+    """How fast the replay engine answers: 0 at once, 1 as recorded (each call's recorded
+    latency), 2 twice as fast, 0.5 half as fast."""
+
+    record_file: str | None = None
+    """Record every model call of every run, whatever the engine, to this file (JSON lines);
+    ``None``: no recording. Each start of ponder writes it afresh."""
+
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):
             _check(f.name, getattr(self, f.name), "settings")
+        if self.engine == "replay" and not self.replay_file:
+            raise SettingsError(
+                "settings: the replay engine needs replay_file, the recording to answer from"
+            )
         object.__setattr__(self, "prices", _frozen_prices(self.prices))
 
     def __repr__(self) -> str:
@@ -332,6 +349,14 @@ def _check(name: str, value: object, source: str) -> None:
     elif name in ("cache", "experience_library", "env_credentials"):
         if not isinstance(value, bool):
             raise bad("true or false")
+    elif name in ("replay_file", "record_file"):
+        if value is not None and (
+            not isinstance(value, str) or not value.strip() or "\x00" in value
+        ):
+            raise bad("a file name such as 'run.jsonl'")
+    elif name == "replay_speed":
+        if not _is_number(value) or not (0 <= value < math.inf):  # type: ignore[operator]
+            raise bad("0 (at once) or a positive number (1: as recorded)")
     elif name == "theme":
         if value is not None and (not isinstance(value, str) or not value.strip()):
             raise bad("a theme name such as 'nord'")
@@ -488,6 +513,11 @@ def load_settings(
 
     if not engine_chosen and (values.get("base_url") or values.get("api_key")):
         values["engine"] = "openai"
+    if values.get("engine") == "replay" and not values.get("replay_file"):
+        where = "environment variable PONDER_ENGINE" if env.get("PONDER_ENGINE") else str(file)
+        raise SettingsError(
+            f"{where}: the replay engine needs replay_file, the recording to answer from"
+        )
     return Settings(**values)
 
 

@@ -1,9 +1,11 @@
 """The model seam: a :class:`Call` goes in, a :class:`Generation` comes out.
 
-Every reasoning method talks to a language model only through :class:`Model`. Three
+Every reasoning method talks to a language model only through :class:`Model`. Four
 implementations exist: :class:`solver.model.openai.OpenAIModel` (any OpenAI-compatible
-server), :class:`solver.model.offline.OfflineModel` (the embedded heuristic players) and
-:class:`solver.model.scripted.ScriptedModel` (tests).
+server), :class:`solver.model.offline.OfflineModel` (the embedded heuristic players),
+:class:`solver.model.replay.ReplayModel` (a recording's replies) and
+:class:`solver.model.scripted.ScriptedModel` (tests). Any of them can be wrapped in
+:class:`solver.model.recording.RecordingModel`, which records its calls.
 """
 
 from __future__ import annotations
@@ -137,7 +139,9 @@ class ModelError(Exception):
     ``auth``, ``rate_limited``, ``timeout`` (an attempt, or the call's deadline, ran out),
     ``server``, ``bad_response``, ``too_large`` (a reply far past ``max_tokens``),
     ``bad_request``, ``bad_url`` (the base URL cannot be a server's address, or leads
-    somewhere that is not the API: a redirect, a web page)."""
+    somewhere that is not the API: a redirect, a web page), ``not_recorded`` (the replay
+    engine's recording holds no reply for the call, or too few choices left for it),
+    ``bad_recording`` (a recording that cannot be read, or written)."""
 
     def __init__(self, kind: str, message: str, *, retryable: bool = False) -> None:
         super().__init__(message)

@@ -148,12 +148,15 @@ def _as_flags(message: str, options: dict[str, Any]) -> str:
 
 
 def add_model_options(p: argparse.ArgumentParser) -> None:
-    """The engine, server and run limits."""
+    """The engine, server, recording and run limits."""
+    from solver.settings import ENGINES
+
     g = p.add_argument_group("model")
     g.add_argument(
         "--engine",
-        choices=("offline", "openai"),
-        help="offline (embedded engine, default) or openai (any compatible server)",
+        choices=ENGINES,
+        help="offline (embedded engine, default), openai (any compatible server) or replay "
+        "(the replies of a recording, see --replay)",
     )
     g.add_argument(
         "--model", metavar="NAME", help="model name on the server (implies --engine openai)"
@@ -186,6 +189,24 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
     )
     g.add_argument("--no-cache", action="store_true", help="do not reuse cached replies")
     g.add_argument(
+        "--record",
+        metavar="FILE",
+        help="write every model call and its reply to FILE as it finishes (JSON lines; never "
+        "the API key), to replay with --replay",
+    )
+    g.add_argument(
+        "--replay",
+        metavar="FILE",
+        help="answer every call from a recording (implies --engine replay); a call it does not "
+        "hold is an error naming the call",
+    )
+    g.add_argument(
+        "--replay-speed",
+        type=float,
+        metavar="X",
+        help="replay timing: 0 at once (default), 1 as recorded, 2 twice as fast",
+    )
+    g.add_argument(
         "--seed", type=int, default=None, metavar="N", help="seed for the run (default 0)"
     )
 
@@ -217,12 +238,14 @@ def settings(args: argparse.Namespace) -> Settings:
         changes["timeout"] = args.timeout
     if args.no_cache:
         changes["cache"] = False
+    changes.update(_recording_changes(args, loaded))
     if args.seed is not None:
         changes["seed"] = args.seed
     try:
         result = loaded.replace(**changes)
     except (SettingsError, ValueError) as exc:
         raise UsageError(str(exc)) from exc
+    _check_recordings(result)
     if result.engine == "openai" and result.base_url:
         from solver.model.openai import base_url_problem
 
@@ -231,6 +254,59 @@ def settings(args: argparse.Namespace) -> Settings:
             shown = mask_url(result.base_url)
             raise UsageError(f"the base URL {shown!r} is not usable: {problem}")
     return result
+
+
+def _recording_changes(args: argparse.Namespace, loaded: Settings) -> dict[str, Any]:
+    """The settings ``--replay``, ``--engine replay``, ``--replay-speed`` and ``--record``
+    ask for, checked against the other model flags."""
+    changes: dict[str, Any] = {}
+    if args.replay:
+        if args.engine not in (None, "replay"):
+            raise UsageError(f"--replay answers from a recording: leave out --engine {args.engine}")
+        if args.model or args.base_url:
+            raise UsageError("--replay answers from a recording: leave out --model and --base-url")
+        changes.update(engine="replay", replay_file=args.replay)
+    engine = changes.get("engine") or args.engine or loaded.engine
+    if args.engine == "replay" and not (args.replay or loaded.replay_file):
+        raise UsageError("--engine replay needs --replay FILE, the recording to answer from")
+    if args.replay_speed is not None:
+        if engine != "replay" or args.model or args.base_url:
+            raise UsageError("--replay-speed is for the replay engine: give --replay FILE too")
+        if not 0 <= args.replay_speed < math.inf:
+            raise UsageError(
+                "--replay-speed must be 0 (at once) or a positive number (1: as recorded)"
+            )
+        changes["replay_speed"] = float(args.replay_speed)
+    if args.record:
+        changes["record_file"] = args.record
+    return changes
+
+
+def _check_recordings(chosen: Settings) -> None:
+    """A usage error for a recording that cannot be replayed or a file that cannot be
+    recorded to, before the run starts."""
+    from solver.model.recording import RecordingError, load_recording, record_problem
+
+    replaying = chosen.replay_file if chosen.engine == "replay" else None
+    if replaying:
+        try:
+            load_recording(replaying)
+        except RecordingError as exc:
+            raise UsageError(f"cannot replay {exc}") from exc
+    if chosen.record_file:
+        problem = record_problem(chosen.record_file)
+        if problem is not None:
+            raise UsageError(f"cannot record to {chosen.record_file}: {problem}")
+        if replaying and _same_file(chosen.record_file, replaying):
+            raise UsageError(
+                "--record names the recording being replayed: recording would overwrite it"
+            )
+
+
+def _same_file(a: str, b: str) -> bool:
+    import os
+
+    return os.path.realpath(os.path.expanduser(a)) == os.path.realpath(os.path.expanduser(b))
 
 
 def deadline(args: argparse.Namespace, chosen: Settings) -> float | None:

@@ -691,7 +691,8 @@ class PuzzleScreen(PonderScreen):
         from solver.methods import run_method
 
         app = self.ponder
-        if fresh or self._model is None:
+        # A replay answers each recorded call once: every run replays from the start.
+        if fresh or self._model is None or app.settings.engine == "replay":
             if self._model is not None:
                 await self._model.aclose()
             self._model = app.make_model(on_retry=self._retrying)

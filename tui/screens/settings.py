@@ -1,4 +1,4 @@
-"""Settings: engine, server, model, prices, concurrency; saved to the TOML config.
+"""Settings: engine, server, model, prices, concurrency, recordings; saved to the TOML config.
 
 Save writes only the fields changed on this screen into the config file and keeps everything
 else in it byte for byte (:func:`solver.settings.save_settings`): values that came from the
@@ -8,6 +8,8 @@ in the base URL are shown masked; a field still holding the mask is not saved.
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any
 
 from rich.text import Text
@@ -64,6 +66,9 @@ class SettingsScreen(PonderScreen):
             "price-out": price_out,
             "concurrency": str(s.concurrency),
             "library": "on" if s.experience_library else "off",
+            "replay-speed": f"{s.replay_speed:g}",
+            "replay-file": s.replay_file or "",
+            "record-file": s.record_file or "",
         }
 
     @staticmethod
@@ -83,10 +88,18 @@ class SettingsScreen(PonderScreen):
                     [
                         ("offline engine (no network)", "offline"),
                         ("OpenAI-compatible server", "openai"),
+                        ("replay a recording", "replay"),
                     ],
                     value=s.engine,
                     allow_blank=False,
                     id="engine",
+                )
+                yield Static("Speed", classes="field-label", id="replay-speed-label")
+                yield Input(
+                    shown["replay-speed"],
+                    id="replay-speed",
+                    placeholder="0",
+                    type="number",
                 )
             with Horizontal(classes="field"):
                 yield Static("Base URL", classes="field-label")
@@ -107,7 +120,7 @@ class SettingsScreen(PonderScreen):
                     placeholder="unknown",
                     type="number",
                 )
-            with Horizontal(classes="field"):
+                # Beside each other: the row this saves holds the recording files.
                 yield Static("$ / 1M output", classes="field-label")
                 yield Input(
                     shown["price-out"],
@@ -128,6 +141,15 @@ class SettingsScreen(PonderScreen):
                     value=shown["library"],
                     allow_blank=False,
                     id="library",
+                )
+            with Horizontal(classes="field"):
+                yield Static("Replay file", classes="field-label")
+                yield Input(
+                    shown["replay-file"], id="replay-file", placeholder="a recording to replay"
+                )
+                yield Static("Record to", classes="field-label")
+                yield Input(
+                    shown["record-file"], id="record-file", placeholder="off: runs are not recorded"
                 )
             note = Static(self._env_text(), id="settings-env")
             note.display = bool(note.content)  # the note takes no line when there is none
@@ -217,6 +239,7 @@ class SettingsScreen(PonderScreen):
                 changes["concurrency"] = int(self._value("concurrency"))
             except ValueError:
                 raise SettingsError("concurrency must be a whole number") from None
+        changes.update(self._recording_changes(changed))
         if changed & {"price-in", "price-out"}:
             raw_in, raw_out = self._value("price-in"), self._value("price-out")
             if raw_in or raw_out:
@@ -235,7 +258,55 @@ class SettingsScreen(PonderScreen):
             else:
                 prices[model] = changes["prices"][model]
             runtime["prices"] = prices
-        return self._with_key(self.settings.replace(**runtime)), changes
+        settings = self._with_key(self.settings.replace(**runtime))
+        self._check_recordings(settings, changes)
+        return settings, changes
+
+    def _recording_changes(self, changed: set[str]) -> dict[str, Any]:
+        changes: dict[str, Any] = {}
+        if self._value("engine") == "replay" and not self._value("replay-file"):
+            raise SettingsError("the replay engine needs a recording: type its file in Replay file")
+        if "replay-file" in changed:
+            changes["replay_file"] = self._value("replay-file") or None
+        if "record-file" in changed:
+            changes["record_file"] = self._value("record-file") or None
+        if "replay-speed" in changed:
+            try:
+                changes["replay_speed"] = float(self._value("replay-speed") or 0)
+            except ValueError:
+                raise SettingsError(
+                    "the replay speed must be a number: 0 at once, 1 as recorded"
+                ) from None
+        return changes
+
+    def _check_recordings(self, settings: Settings, changes: dict[str, Any]) -> None:
+        """:class:`SettingsError` for a recording chosen here that cannot be replayed, a file
+        that cannot be recorded to, or (in the browser) a file outside the folder it may use."""
+        from solver.model.recording import record_problem
+
+        replaying = {"engine", "replay_file"} & set(changes)
+        if replaying and settings.engine == "replay" and settings.replay_file:
+            self._check_served(settings.replay_file)
+            _recording_text(settings.replay_file)
+        if "record_file" in changes and settings.record_file:
+            self._check_served(settings.record_file)
+            problem = record_problem(settings.record_file)
+            if problem is not None:
+                raise SettingsError(f"cannot record to {settings.record_file}: {problem}")
+
+    def _check_served(self, path: str) -> None:
+        """In the browser, files only where ``ponder serve --files`` allows them."""
+        from tui.screens.open_file import within
+        from tui.served import served_files
+
+        allowed, root = served_files(self.app.is_web)
+        if not allowed:
+            raise SettingsError(
+                "in the browser no file of this machine can be used: start ponder serve "
+                "with --files DIR to allow the files of one folder"
+            )
+        if not within(Path(os.path.expanduser(path)), root):
+            raise SettingsError(f"in the browser only files under {root} can be used")
 
     def _with_key(self, settings: Settings) -> Settings:
         """``settings`` with the API key only when they still point at the server the key was
@@ -305,6 +376,12 @@ class SettingsScreen(PonderScreen):
         except SettingsError as exc:
             self.say(mask_urls(str(exc)), "bold red")
             return
+        if settings.engine == "replay":
+            try:
+                self.say(_recording_text(settings.replay_file or ""), "green")
+            except SettingsError as exc:
+                self.say(str(exc), "bold red")
+            return
         if settings.engine != "openai":
             self.say("The offline engine needs no connection.", "green")
             return
@@ -327,3 +404,20 @@ class SettingsScreen(PonderScreen):
     @on(Button.Pressed, "#back")
     def action_close(self) -> None:
         self.app.pop_screen()
+
+
+def _recording_text(path: str) -> str:
+    """What the recording at ``path`` holds, in a sentence; :class:`SettingsError` when it
+    cannot be replayed."""
+    from solver.model.recording import RecordingError, load_recording
+
+    try:
+        recording = load_recording(path)
+    except RecordingError as exc:
+        raise SettingsError(f"cannot replay {exc}") from None
+    calls = len(recording.calls)
+    model = recording.header.engine or recording.header.model or "an unnamed model"
+    return (
+        f"The replay engine needs no connection: {path} holds "
+        f"{calls} call{'s' if calls != 1 else ''} of {model}."
+    )

@@ -801,6 +801,8 @@ _ERROR_TITLES = {
     "retrying": "retrying",
     "budget": "out of calls",
     "unsupported": "method not available here",
+    "not_recorded": "not in the recording",
+    "bad_recording": "recording unusable",
 }
 
 
