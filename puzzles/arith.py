@@ -6,6 +6,11 @@ parser over a whitelist of tokens (numbers, ``+ - * /``, ``x × ÷ ·``, parenth
 minus). Values are exact :class:`fractions.Fraction`. There is no ``eval``, no ``sympify``
 and no ``parse_expr`` anywhere on this path.
 
+Numbers are read as people write them: ``1,800`` and ``$12.50``, mixed numbers (``1 1/4``),
+percents (``30%`` is 30/100, ``25% of 80`` a product), implicit products (``2(40+9)``) and
+the LaTeX-light of chat models (``4 \\times 6``, ``\\frac{8}{3}``, ``$...$``; see
+:mod:`puzzles.latex`).
+
 Hostile input is bounded: the text length, the nesting depth, the digits of a literal and the
 size of every intermediate value are limited, so any input fails fast with :class:`ArithError`
 (and never with anything else).
@@ -18,15 +23,20 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import NamedTuple
+
+from puzzles.latex import Plain, plain
 
 __all__ = [
     "MAX_BITS",
     "MAX_DEPTH",
     "MAX_LENGTH",
     "MAX_LITERAL_DIGITS",
+    "MIXED_NUMBER",
     "ArithError",
     "BinOp",
     "Claim",
+    "ClaimSides",
     "ClaimStatus",
     "Expr",
     "Neg",
@@ -34,6 +44,7 @@ __all__ = [
     "StepReading",
     "claim_sides",
     "evaluate",
+    "expression_line",
     "extract_claims",
     "format_decimal",
     "format_number",
@@ -41,7 +52,6 @@ __all__ = [
     "leading_expression",
     "parse",
     "parse_number",
-    "read_mixed_numbers",
     "read_step",
     "verify_claim",
 ]
@@ -82,6 +92,22 @@ _NUMBER_RE = re.compile(r"\d+(?:\.\d*)?|\.\d+")
 # "1,800" and "12,345.5": digits grouped by threes, as people write amounts.
 _GROUPED_RE = re.compile(r"\d{1,3}(?:,\d{3})+(?!,?\d)(?:\.\d+)?")
 _CURRENCY = {"$", "€", "£"}
+_MARKS = _CURRENCY | {"~", "≈"}
+# "7 * 1 1/4": a whole number and a proper fraction written tight after it is one number
+# (1 1/4 = 5/4). Not after a word, a point, a comma or a slash ("step 2 3/4", "1.5 1/2"), nor
+# before a slash of its own ("1 1/2/3"; "2 1/2 / 5" divides 2 1/2); "12 150/2" (no proper
+# fraction) and "2 1 / 4" (a division) are no mixed numbers.
+MIXED_NUMBER = r"(?<![\w.,/])(?<![Ss]tep )\d{1,9}[ \t]+\d{1,9}/\d{1,9}(?![\w,/]|\.\d)"
+"""A mixed number as people write it (``1 1/4``); one number only with a proper fraction."""
+_MIXED_RE = re.compile(MIXED_NUMBER)
+_MIXED_PARTS = re.compile(r"([-−]?)\s*(\d+)\s+(\d+)/(\d+)")
+_OF_RE = re.compile(r"of(?![^\W\d_])", re.IGNORECASE)
+
+
+def _proper_mixed(text: str) -> bool:
+    """Whether ``text`` (a match of the mixed-number pattern) has a proper fraction."""
+    m = _MIXED_PARTS.fullmatch(text.strip())
+    return m is not None and int(m.group(3)) < int(m.group(4))
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +127,30 @@ def _percent_sign(text: str, i: int, tokens: list[_Token]) -> bool:
     return not rest or not (rest[0].isdigit() or rest[0] == "." or rest[0] in _OPEN)
 
 
+def _number_token(text: str, i: int, tokens: list[_Token]) -> int:
+    """Read the number at ``text[i]`` into ``tokens``; where it ends."""
+    mixed = _MIXED_RE.match(text, i)
+    if mixed is not None and _proper_mixed(mixed.group()):
+        m: re.Match[str] | None = mixed
+    else:
+        m = _GROUPED_RE.match(text, i) or _NUMBER_RE.match(text, i)
+    if m is None:
+        raise ArithError(f"unexpected {text[i]!r}", i)
+    digits = sum(c.isdigit() for c in m.group())
+    if digits > MAX_LITERAL_DIGITS:
+        raise ArithError(f"number has too many digits ({digits}; at most {MAX_LITERAL_DIGITS})", i)
+    tokens.append(_Token("num", " ".join(m.group().replace(",", "").split()), i))
+    return m.end()
+
+
+def _latex_refused(text: str, i: int) -> str:
+    command = re.match(r"\\[A-Za-z]*", text[i:])
+    name = command.group() if command else "\\"
+    if name in ("\\frac", "\\dfrac", "\\tfrac"):
+        return f"a number right before {name} is ambiguous (a mixed number or a product)"
+    return f"{name} is not arithmetic ponder reads; use + - * / only"
+
+
 def _tokenize(text: str) -> list[_Token]:
     if len(text) > MAX_LENGTH:
         raise ArithError(f"expression is too long ({len(text)} characters; at most {MAX_LENGTH})")
@@ -112,20 +162,15 @@ def _tokenize(text: str) -> list[_Token]:
         if ch.isspace():
             i += 1
             continue
-        if ch in _CURRENCY and i + 1 < n and (text[i + 1].isdigit() or text[i + 1] == "."):
-            i += 1  # "$18": a currency mark on an amount
+        if ch in _MARKS and i + 1 < n and (text[i + 1].isdigit() or text[i + 1] == "."):
+            i += 1  # "$18": a currency mark on an amount; "~4.33": an approximate one
             continue
         if ch.isdigit() or ch == ".":
-            m = _GROUPED_RE.match(text, i) or _NUMBER_RE.match(text, i)
-            if m is None:
-                raise ArithError(f"unexpected {ch!r}", i)
-            digits = sum(c.isdigit() for c in m.group())
-            if digits > MAX_LITERAL_DIGITS:
-                raise ArithError(
-                    f"number has too many digits ({digits}; at most {MAX_LITERAL_DIGITS})", i
-                )
-            tokens.append(_Token("num", m.group().replace(",", ""), i))
-            i = m.end()
+            i = _number_token(text, i, tokens)
+            continue
+        if tokens and tokens[-1].kind == "pct" and (of := _OF_RE.match(text, i)):
+            tokens.append(_Token("op", "*", i))  # "25% of 80" is 25% * 80
+            i = of.end()
             continue
         if ch in _MUL:
             tokens.append(_Token("op", "*", i))
@@ -143,6 +188,8 @@ def _tokenize(text: str) -> list[_Token]:
             tokens.append(_Token("pct", "%", i))
         elif ch in "^%":
             raise ArithError(f"operator {ch!r} is not allowed; use + - * / only", i)
+        elif ch == "\\":
+            raise ArithError(_latex_refused(text, i), i)
         else:
             raise ArithError(f"unexpected {ch!r}", i)
         i += 1
@@ -187,6 +234,8 @@ class Num(Expr):
         yield self
 
     def render(self) -> str:
+        if " " in self.text:
+            return f"({self.text})"  # a mixed number, 1 1/4: one operand whatever follows
         return self.text or format_number(self.value)
 
     def _prec(self) -> int:
@@ -385,8 +434,14 @@ def combine(a: Fraction, op: str, b: Fraction) -> Fraction | None:
 
 
 def parse_number(text: str) -> Fraction:
-    """An exact value for a literal such as ``12``, ``2.5``, ``.75`` or ``3/4``."""
+    """An exact value for a literal such as ``12``, ``2.5``, ``.75``, ``3/4`` or the mixed
+    number ``1 1/4``."""
     text = text.strip()
+    mixed = _MIXED_PARTS.fullmatch(text)
+    if mixed is not None and int(mixed.group(3)) < int(mixed.group(4)):
+        sign, whole, top, bottom = mixed.groups()
+        value = int(whole) + Fraction(int(top), int(bottom))
+        return -value if sign else value
     if "/" in text:
         num, _, den = text.partition("/")
         d = parse_number(den)
@@ -411,7 +466,16 @@ def parse(text: str) -> Expr:
     """Parse ``text`` into an expression tree, or raise :class:`ArithError`."""
     if not isinstance(text, str):
         raise ArithError("expression must be text")
-    return _Parser(text).parse()
+    if len(text) > MAX_LENGTH:  # before its LaTeX is made plain: the length as written
+        raise ArithError(f"expression is too long ({len(text)} characters; at most {MAX_LENGTH})")
+    written = plain(text)
+    try:
+        return _Parser(written.text).parse()
+    except ArithError as exc:
+        if exc.position is None or written.same:
+            raise
+        at = written.source(exc.position, exc.position + 1)[0]
+        raise ArithError(exc.message, at) from None
 
 
 def evaluate(text: str) -> Fraction:
@@ -440,6 +504,10 @@ def format_decimal(value: Fraction, places: int = 4) -> str:
 # ---------------------------------------------------------------------------- claims
 
 
+_APPROX_WORDS_TEXT = ("approx", "approximately", "about", "roughly", "around", "ca", "circa")
+"""Words that make a value approximate: ``= approx. 2.71``, ``= about 2.71``."""
+
+
 class ClaimStatus(enum.StrEnum):
     """How a claimed value compares with the exact value."""
 
@@ -461,6 +529,8 @@ class Claim:
     exact: Fraction | None
     reason: str = ""
     span: tuple[int, int] = (0, 0)
+    approximate: bool = False
+    """Written as approximate (``11 / 3 ≈ 3.67``, ``= approx. 2.71``): judged as a rounding."""
 
     @property
     def ok(self) -> bool:
@@ -472,56 +542,135 @@ class Claim:
         """The exact value as people read it (``8/3``), or None when there is none."""
         return format_number(self.exact) if self.exact is not None else None
 
+    @property
+    def equals(self) -> str:
+        """The sign between the sides as the writer meant it: ``≈`` or ``=``."""
+        return "≈" if self.approximate else "="
+
     def describe(self) -> str:
-        """One line for people: ``✓ 4 + 8 = 12``, ``≈ 8 / 3 = 2.67 (exactly 8/3)``."""
+        """One line for people: ``✓ 4 + 8 = 12``, ``≈ 8 / 3 = 2.67 (exactly 8/3)``; a claim
+        that cannot be read is ``?`` with the reason (never ✗: nothing was shown wrong)."""
+        said = f"{self.lhs} {self.equals} {self.rhs}"
         if self.status is ClaimStatus.EXACT:
-            return f"✓ {self.lhs} = {self.rhs}"
+            return f"✓ {said}"
         if self.status is ClaimStatus.APPROX and self.exact is not None:
-            return f"≈ {self.lhs} = {self.rhs} (exactly {format_number(self.exact)})"
+            return f"≈ {said} (exactly {format_number(self.exact)})"
         if self.status is ClaimStatus.WRONG and self.exact is not None:
-            return f"✗ {self.lhs} = {self.rhs} (actually {format_number(self.exact)})"
-        return f"✗ {self.lhs} = {self.rhs} ({self.reason})"
+            return f"✗ {said} (actually {format_number(self.exact)})"
+        return f"? {said} ({self.reason})"
 
 
-_DECIMAL_RHS = re.compile(r"\s*[-−]?\s*\d*\.(\d+)\s*")
+# A value written to some places: an amount ($1,200.50), a decimal (2.67), a percent (33.3%).
+_ROUNDED_RHS = re.compile(
+    r"[-−]?\s*[$€£]?\s*(?P<whole>\d{1,3}(?:,\d{3})+|\d*)(?:\.(?P<places>\d+))?\s*(?P<pct>%)?"
+)
 
 
-def _compare(lhs_value: Fraction, rhs_text: str, rhs_value: Fraction) -> ClaimStatus:
-    if lhs_value == rhs_value:
+def rounding_unit(rhs_text: str, approximate: bool = False) -> Fraction | None:
+    """One unit of the last place ``rhs_text`` is written to, when it is a rounded value:
+    ``2.67`` gives 1/100, ``33.3%`` 1/1000, ``33%`` 1/100; a whole number only when written
+    as approximate, to its last non-zero digit (``≈ 18,800`` gives 100, ``≈ 4`` gives 1).
+    None for anything else (a fraction, an expression, a whole number said exactly)."""
+    m = _ROUNDED_RHS.fullmatch(rhs_text.strip())
+    if m is None or not (m["whole"] or m["places"]):
+        return None
+    scale = Fraction(1, 100) if m["pct"] else Fraction(1)
+    if m["places"]:
+        return scale / Fraction(10) ** len(m["places"])
+    if m["pct"]:
+        return scale
+    if not approximate:
+        return None
+    digits = m["whole"].replace(",", "")
+    zeros = len(digits) - len(digits.rstrip("0")) if digits.strip("0") else 0
+    return Fraction(10) ** zeros
+
+
+def _compare(
+    lhs: Expr, rhs_text: str, rhs_value: Fraction, approximate: bool = False
+) -> ClaimStatus:
+    if lhs.value == rhs_value:
         return ClaimStatus.EXACT
-    m = _DECIMAL_RHS.fullmatch(rhs_text)
-    if m is not None:
-        # A decimal shown to d places is a fair report of the exact value if it is within
-        # one unit of the last place: covers both rounding (2.67) and truncation (2.66).
-        places = len(m.group(1))
-        if abs(lhs_value - rhs_value) < Fraction(1, 10**places):
-            return ClaimStatus.APPROX
+    # A value shown to some place is a fair report of the exact value if it is within one
+    # unit of that place: covers both rounding (2.67) and truncation (2.66).
+    unit = rounding_unit(rhs_text, approximate)
+    if unit is not None and abs(lhs.value - rhs_value) < unit:
+        return ClaimStatus.APPROX
+    if approximate and _within_rounding(lhs, rhs_value, unit or Fraction(0)):
+        return ClaimStatus.APPROX
     return ClaimStatus.WRONG
 
 
-def verify_claim(text: str) -> Claim:
-    """Verify a claim written ``lhs = rhs``; both sides are arithmetic expressions."""
+_Interval = tuple[Fraction, Fraction]
+
+
+def _within_rounding(lhs: Expr, claimed: Fraction, unit: Fraction) -> bool:
+    """An approximate claim whose operands are rounded too (``10 / 1.8333 ≈ 5.4545``, where
+    1.8333 stands for 11/6): fair if the claimed value is within ``unit`` of what the left
+    side gives when each decimal of two places or more in it (a rounded value; ``1.5`` is
+    taken as written) is anywhere within one unit of its last place."""
+    span = _interval(lhs)
+    return span is not None and span[0] - unit < claimed < span[1] + unit
+
+
+def _interval(node: Expr) -> _Interval | None:
+    """Bounds of ``node`` when each decimal literal of two places or more may be off by one
+    unit of its last place (interval arithmetic); None when a divisor's bounds include 0."""
+    if isinstance(node, Num):
+        places = node.text.partition(".")[2]
+        rounded = places.isdigit() and len(places) >= 2
+        slack = Fraction(1, 10 ** len(places)) if rounded else Fraction(0)
+        return node.value - slack, node.value + slack
+    if isinstance(node, Neg):
+        inner = _interval(node.operand)
+        return None if inner is None else (-inner[1], -inner[0])
+    if isinstance(node, BinOp):
+        a, b = _interval(node.left), _interval(node.right)
+        if a is None or b is None or (node.op == "/" and b[0] <= 0 <= b[1]):
+            return None
+        ends = [combine(x, node.op, y) for x in a for y in b]
+        values = [v for v in ends if v is not None]
+        return (min(values), max(values)) if values else None
+    return None
+
+
+_CLAIM_SIGN = re.compile(r"=~|~=|[=≈≃]")
+
+
+def verify_claim(text: str, *, approximate: bool = False) -> Claim:
+    """Verify a claim written ``lhs = rhs`` (or ``lhs ≈ rhs``, ``lhs = approx. rhs``: then
+    judged as approximate, as it is with ``approximate``); both sides are arithmetic."""
     if len(text) > MAX_LENGTH:
         raise ArithError(f"claim is too long ({len(text)} characters; at most {MAX_LENGTH})")
-    lhs, sep, rhs = text.partition("=")
-    if not sep:
+    sign = _CLAIM_SIGN.search(text)
+    if sign is None:
         raise ArithError("a claim needs '='")
-    lhs, rhs = lhs.strip(), rhs.strip()
-    return _judge(text.strip(), lhs, rhs, (0, len(text)))
+    lhs, rhs = text[: sign.start()].strip(), text[sign.end() :].strip()
+    marks = _APPROX_MARK.match(rhs)
+    approximate = approximate or sign.group() != "=" or marks is not None
+    rhs = rhs[marks.end() :] if marks else rhs
+    return _judge(text.strip(), lhs, rhs, (0, len(text)), approximate=approximate)
 
 
-def _judge(text: str, lhs: str, rhs: str, span: tuple[int, int]) -> Claim:
+_LONGEST_FIRST = "|".join(sorted(_APPROX_WORDS_TEXT, key=len, reverse=True))
+_APPROX_MARK = re.compile(rf"(?:[~≈]\s*|(?:{_LONGEST_FIRST})\b\.?\s*)+", re.IGNORECASE)
+"""The marks of an approximate value at the start of a right side: ``approx. 2.71``."""
+
+
+def _judge(
+    text: str, lhs: str, rhs: str, span: tuple[int, int], *, approximate: bool = False
+) -> Claim:
+    invalid = ClaimStatus.INVALID
     try:
-        left = parse(lhs).value
+        left = parse(lhs)
     except ArithError as exc:
-        return Claim(text, lhs, rhs, ClaimStatus.INVALID, None, None, exc.message, span)
+        return Claim(text, lhs, rhs, invalid, None, None, exc.message, span, approximate)
     try:
         right_expr = parse(rhs)
     except ArithError as exc:
-        return Claim(text, lhs, rhs, ClaimStatus.INVALID, None, left, exc.message, span)
-    return Claim(
-        text, lhs, rhs, _compare(left, rhs, right_expr.value), right_expr.value, left, "", span
-    )
+        return Claim(text, lhs, rhs, invalid, None, left.value, exc.message, span, approximate)
+    status = _compare(left, rhs, right_expr.value, approximate)
+    return Claim(text, lhs, rhs, status, right_expr.value, left.value, "", span, approximate)
 
 
 # ---------------------------------------------------------------------------- step lines
@@ -648,20 +797,25 @@ def _value_of(reading: StepReading) -> Fraction | None:
 # shorter piece of the text. Where the border itself is unclear (a variable glued to a
 # number, "2x + 3"; a binary operator with no left operand in reach), there is no claim.
 
-_SCAN_RE = re.compile(
-    r"(?P<num>[$€£]?(?:\d{1,3}(?:,\d{3})+(?!,?\d)(?:\.\d+)?|\d+(?:\.\d*)?|\.\d+))"
-    r"|(?P<foreign>\*\*|[\^%√]|!(?!=))"
-    r"|(?P<cmp>==|<=|>=|!=|[<>≈≠≤≥])"
+_SCAN_NUMBER = r"[$€£]?(?:\d{1,3}(?:,\d{3})+(?!,?\d)(?:\.\d+)?|\d+(?:\.\d*)?|\.\d+)"
+_SCAN_REST = (
+    r"|(?P<foreign>\*\*|[\^%√]|!(?!=)|\\[A-Za-z]+)"
+    r"|(?P<approx>=~|~=|[≈≃~])"
+    r"|(?P<cmp>==|<=|>=|!=|[<>≠≤≥])"
     r"|(?P<eq>=)"
     r"|(?P<op>[-+*/×÷·∙⋅−–—∕])"
-    r"|(?P<open>[(\[])"
-    r"|(?P<close>[)\]])"
+    r"|(?P<open>[(\[{])"
+    r"|(?P<close>[)\]}])"
     r"|(?P<word>[^\W\d_]+)"
     r"|(?P<nl>[\r\n])"
     r"|(?P<space>[ \t\f\v]+)"
-    r"|(?P<punct>.)",
-    re.DOTALL,
+    r"|(?P<punct>.)"
 )
+_SCAN_RE = re.compile(
+    rf"(?P<mixed>[$€£]?{MIXED_NUMBER})|(?P<num>{_SCAN_NUMBER}){_SCAN_REST}", re.DOTALL
+)
+_PLAIN_SCAN_RE = re.compile(rf"(?P<num>{_SCAN_NUMBER}){_SCAN_REST}", re.DOTALL)
+"""The scanner without mixed numbers: for ``12 150/2``, which is none."""
 _SIDE_WINDOW = MAX_LENGTH
 """Longest side of a claim read, in characters; a longer one makes an invalid claim."""
 _MAX_SCAN = MAX_LENGTH * 20
@@ -680,11 +834,23 @@ class _Tok:
     spaced: bool  # whitespace right before it
 
 
+def _matches(text: str) -> Iterator[tuple[str, re.Match[str]]]:
+    """The scanner's matches in ``text``, each with its kind; a mixed number is one ``num``."""
+    for m in _SCAN_RE.finditer(text):
+        kind = m.lastgroup or "punct"
+        if kind != "mixed":
+            yield kind, m
+        elif _proper_mixed(m.group().lstrip("$€£")):
+            yield "num", m
+        else:
+            for part in _PLAIN_SCAN_RE.finditer(text, m.start(), m.end()):
+                yield part.lastgroup or "punct", part
+
+
 def _scan(text: str) -> list[_Tok]:
     toks: list[_Tok] = []
     spaced = False
-    for m in _SCAN_RE.finditer(text):
-        kind = m.lastgroup or "punct"
+    for kind, m in _matches(text):
         if kind == "space":
             spaced = True
             continue
@@ -696,18 +862,48 @@ def _scan(text: str) -> list[_Tok]:
         # Markdown emphasis, not arithmetic: "**4 + 8 = 12**", "*12*". A star is an operator
         # only with an operand on each side; "**" with one glued operand is emphasis.
         after = toks[i + 1] if i + 1 < len(toks) else None
-        before = _operand_end(toks[i - 1]) if i > 0 else False
+        # Not after a list number ("1. **4 + 8 = 12**"): "1." ends no operand.
+        before = i > 0 and _value_end(toks[i - 1]) and not toks[i - 1].text.endswith(".")
         glued_after = after is not None and not after.spaced and _operand_start(after)
         following = after is not None and _operand_start(after)
         opening = not before and glued_after
-        closing = before and not tok.spaced and not following
+        # "= 24** (left: 24)": bold closed after the value, a remark after it.
+        spaced_after = tok.text == "**" and after is not None and after.spaced
+        closing = before and not tok.spaced and (not following or spaced_after)
         if opening or closing or (tok.text == "**" and not (before and following)):
             toks[i] = _Tok("punct", tok.text, tok.start, tok.end, tok.spaced)
-    return toks
+    return _approximate_operands(toks)
+
+
+_SIGNS = ("eq", "approx", "cmp")
+
+
+def _approximate_operands(toks: list[_Tok]) -> list[_Tok]:
+    """``9 - ~4.33``: a ``~`` or ``≈`` glued to a number where an operand starts says the
+    number is approximate; it joins the number (a ``~`` after an operand is a sign between
+    two sides: ``11 / 3 ~3.67``)."""
+    out: list[_Tok] = []
+    for tok in toks:
+        mark = out[-1] if out else None
+        joins = mark is not None and mark.kind == "approx" and mark.text in "~≈"
+        if joins and tok.kind == "num" and not tok.spaced and mark is not None:
+            before = out[-2] if len(out) > 1 else None
+            ends = before is not None and _value_end(before) and not before.text.endswith(".")
+            if before is None or not (ends or before.kind in _SIGNS):  # not after "1."
+                out[-1] = _Tok("num", mark.text + tok.text, mark.start, tok.end, mark.spaced)
+                continue
+        out.append(tok)
+    return out
 
 
 def _operand_end(tok: _Tok) -> bool:
     return tok.kind in ("num", "close")
+
+
+def _value_end(tok: _Tok) -> bool:
+    """The end of a value: an operand's, or a percent's (``80%``). Unlike
+    :func:`_operand_end`, a ``%`` counts, though it may still turn out a remainder."""
+    return _operand_end(tok) or tok.text == "%"
 
 
 def _operand_start(tok: _Tok) -> bool:
@@ -720,13 +916,16 @@ def _is_call(toks: list[_Tok], i: int) -> bool:
 
 
 def _is_times(toks: list[_Tok], i: int) -> bool:
-    """``x`` between two operands is multiplication: ``4 x 6``."""
-    if toks[i].text not in _TIMES_WORDS or not 0 < i < len(toks) - 1:
+    """``x`` between two operands is multiplication (``4 x 6``), and so is ``of`` after a
+    percent (``25% of 80``)."""
+    if not 0 < i < len(toks) - 1:
         return False
-    after = toks[i + 1]
+    before, after = toks[i - 1], toks[i + 1]
     if after.kind == "op" and after.text in "-−" and i + 2 < len(toks):
         after = toks[i + 2]  # "5 x -6"
-    return _operand_end(toks[i - 1]) and _operand_start(after)
+    if before.text == "%" and toks[i].text.lower() == "of":
+        return _operand_start(after)  # "25% of 80"
+    return toks[i].text in _TIMES_WORDS and _value_end(before) and _operand_start(after)
 
 
 def _expression_kind(toks: list[_Tok], i: int) -> bool:
@@ -802,7 +1001,7 @@ def _forward(toks: list[_Tok], begin: int, end: int | None = None) -> tuple[int,
                 break  # "= 12 4 8": the value, then something else
             if (
                 tok.kind == "open"
-                and _operand_end(prev)
+                and _value_end(prev)
                 and i + 1 < stop_at
                 and toks[i + 1].kind == "word"
                 and not _is_call(toks, i + 1)
@@ -835,12 +1034,15 @@ def _trim_period(side: str) -> str:
 
 
 def _has_operator(toks: list[_Tok], first: int, last: int) -> bool:
-    """A binary operator (or a foreign one) somewhere after the leading signs."""
+    """A binary operator (or a foreign one) somewhere after the leading signs, or a product
+    written without its sign (``17(16.69)``, ``(1/4)24``)."""
     i = first
     while i < last and toks[i].kind == "op" and toks[i].text in "+-−–—":
         i += 1
     return any(
-        toks[j].kind in ("op", "foreign") or (toks[j].kind == "word" and _is_times(toks, j))
+        toks[j].kind in ("op", "foreign")
+        or (toks[j].kind == "word" and _is_times(toks, j))
+        or (j > i and _operand_end(toks[j - 1]) and toks[j].kind in ("open", "num"))
         for j in range(i, last)
     )
 
@@ -849,72 +1051,152 @@ def leading_expression(text: str) -> str | None:
     """The whole arithmetic expression at the start of ``text`` (prose after it ignored):
     ``"(4 + 8) * 2, so done"`` gives ``"(4 + 8) * 2"``; ``"(7 - 8/8) * 4 - sqrt(9)"`` gives
     all of it (the parser then says why it is not arithmetic). None when the text starts
-    otherwise."""
+    otherwise. LaTeX-light is made plain first (``\\frac{8}{3}`` gives ``(8/3)``)."""
     if not isinstance(text, str):
         return None
-    cut = len(text.lstrip()) > _MAX_SCAN
-    toks = _scan(text.lstrip()[:_MAX_SCAN])
+    text = text.lstrip()
+    cut = len(text) > _MAX_SCAN
+    written = plain(text[:_MAX_SCAN]).text.lstrip()
+    toks = _scan(written)
     if not toks or not _expression_kind(toks, 0):
         return None
     first, last, clean = _forward(toks, 0)
     if last <= first or not clean or (cut and last >= len(toks)):
         return None  # an expression that runs into the scanning limit may go on after it
-    return _trim_period(_text_of(text.lstrip(), toks, first, last)).strip() or None
+    return _trim_period(_text_of(written, toks, first, last)).strip() or None
 
 
-def claim_sides(
-    text: str, limit: int = 64, *, cut: bool = False
-) -> list[tuple[str, str, tuple[int, int], str]]:
-    """Where ``text`` claims ``expression = value``: each claim's left side, right side,
-    span and, when a side is too long to read whole, the problem; read whole (see
-    :func:`extract_claims`), not yet judged. ``cut``: ``text`` is the start of a longer
-    text, so a right side that runs to its end may go on after it (``= 12`` cut to ``= 1``)
-    and is no claim; so is one that runs into the scanning limit."""
-    found: list[tuple[str, str, tuple[int, int], str]] = []
+def expression_line(text: str) -> str | None:
+    """``text`` made plain when all of it is arithmetic: one expression, or a chain of them
+    (``(6 / (9 - 7)) * 8 = 24``; a sentence's full stop allowed); None when it holds anything
+    else (a word, a remark such as ``(left: 24)``, a second expression beside the first)."""
+    if not isinstance(text, str) or len(text) > MAX_LENGTH:
+        return None
+    written = _trim_period(plain(text).text.strip()).strip()
+    toks = _scan(written)
+    if not any(tok.kind == "num" for tok in toks):
+        return None
+    begin = 0
+    while begin < len(toks):
+        _, last, clean = _forward(toks, begin)
+        if last <= begin or not clean:
+            return None
+        if last == len(toks):
+            return written
+        after = _after_equals(toks, last)
+        if after is None:
+            return None
+        begin = after
+    return None
+
+
+def _after_equals(toks: list[_Tok], at: int) -> int | None:
+    """Where the next side starts when ``toks[at]`` is ``=`` or ``≈`` (an approximate mark
+    after it skipped), else None."""
+    if toks[at].kind not in ("eq", "approx") or at + 1 >= len(toks):
+        return None
+    return _approximate_marks(toks, at + 1)[0]
+
+
+_APPROX_WORDS = frozenset(_APPROX_WORDS_TEXT)
+
+
+def _approximate_marks(toks: list[_Tok], at: int) -> tuple[int, bool]:
+    """Skip the marks of an approximate value at ``toks[at]`` (``~``, ``≈``, ``approx.``,
+    ``about``, ``roughly``): where the value starts, and whether there were any."""
+    marked = False
+    while at < len(toks):
+        tok = toks[at]
+        if tok.kind == "approx":
+            at += 1
+        elif tok.kind == "word" and tok.text.lower() in _APPROX_WORDS:
+            glued_stop = at + 1 < len(toks) and toks[at + 1].text == "." and not toks[at + 1].spaced
+            at += 2 if glued_stop else 1
+        elif _bracketed_mark(toks, at):
+            at += 3  # "= (approximately) 2.17"
+        else:
+            break
+        marked = True
+    return at, marked
+
+
+def _bracketed_mark(toks: list[_Tok], at: int) -> bool:
+    if at + 2 >= len(toks) or toks[at].kind != "open" or toks[at + 2].kind != "close":
+        return False
+    return toks[at + 1].text.lower() in _APPROX_WORDS
+
+
+def _marked_after(toks: list[_Tok], last: int) -> bool:
+    """A value followed by a word that says it is approximate: ``= 2.71 (approx.)``,
+    ``= 3 roughly``, ``= 18,800 (rounded)``."""
+    at = last + 1 if last < len(toks) and toks[last].kind == "open" else last
+    return at < len(toks) and toks[at].text.lower() in _APPROX_WORDS | {"rounded"}
+
+
+class ClaimSides(NamedTuple):
+    """Where a text claims ``expression = value``, read whole, not yet judged."""
+
+    lhs: str
+    """The left side, made plain (``4 × 6`` for ``4 \\times 6``)."""
+    rhs: str
+    """The right side, made plain, without its approximate marks."""
+    span: tuple[int, int]
+    """Where the claim stands in the text as written."""
+    problem: str = ""
+    """Why it cannot be read whole (a side too long), or empty."""
+    approximate: bool = False
+    """Written as approximate: ``≈``, ``~``, ``= approx. 2.71``, ``= about 3``."""
+
+
+def claim_sides(text: str, limit: int = 64, *, cut: bool = False) -> list[ClaimSides]:
+    """Where ``text`` claims ``expression = value`` (or ``expression ≈ value``), each read
+    whole (see :func:`extract_claims`), not yet judged. ``cut``: ``text`` is the start of a
+    longer text, so a right side that runs to its end may go on after it (``= 12`` cut to
+    ``= 1``) and is no claim; so is one that runs into the scanning limit."""
+    found: list[ClaimSides] = []
     if not isinstance(text, str):
         return found
     cut = cut or len(text) > _MAX_SCAN
-    text = text[:_MAX_SCAN]
-    toks = _scan(text)
+    written = plain(text[:_MAX_SCAN])
+    toks = _scan(written.text)
     for eq, tok in enumerate(toks):
         if len(found) >= limit:
             break
-        if tok.kind != "eq" or eq + 1 >= len(toks):
+        if tok.kind not in ("eq", "approx"):
             continue
-        left = _back(toks, eq)
-        if left is None or not _has_operator(toks, left[0], left[1]):
-            continue
-        _, last, clean = _forward(toks, eq + 1)
-        if last <= eq + 1 or (cut and last >= len(toks)):
-            continue
-        problem = ""
-        if not (left[2] and clean):
-            side = "left" if not left[2] else "right"
-            problem = f"the {side} side is too long to read whole (over {_SIDE_WINDOW} characters)"
-        lhs_start = toks[left[0]].start
-        rhs = _trim_period(_text_of(text, toks, eq + 1, last))
-        rhs_end = toks[eq + 1].start + len(rhs)
-        found.append((text[lhs_start : toks[eq - 1].end], rhs, (lhs_start, rhs_end), problem))
+        sides = _sides_at(written, toks, eq, cut)
+        if sides is not None:
+            found.append(sides)
     return found
 
 
-_MIXED = re.compile(
-    r"(?<![\w.,/])(?<!step )(?<!Step )(\d{1,9})[ \t]+(\d{1,9})[ \t]*/[ \t]*(\d{1,9})(?![\w.,]|\s*/)"
-)
-
-
-def read_mixed_numbers(text: str) -> str:
-    """Mixed numbers written as people write them (``7 * 1 1/4 = 8.75``) made explicit,
-    ``7 * (1 + 1/4) = 8.75``, so that a claim about one is checked as meant rather than as
-    ``1/4 = 8.75``. Only a proper fraction after a whole number counts (``12 150/2`` stays)."""
-
-    def explicit(m: re.Match[str]) -> str:
-        whole, top, bottom = m.groups()
-        if int(top) >= int(bottom):
-            return m.group()
-        return f"({whole} + {top}/{bottom})"
-
-    return _MIXED.sub(explicit, text)
+def _sides_at(written: Plain, toks: list[_Tok], eq: int, cut: bool) -> ClaimSides | None:
+    """The claim whose ``=`` (or ``≈``) is ``toks[eq]``, or None."""
+    begin, approximate = _approximate_marks(toks, eq + 1)
+    if begin >= len(toks):
+        return None
+    left = _back(toks, eq)
+    if left is None or not _has_operator(toks, left[0], left[1]):
+        return None
+    _, last, clean = _forward(toks, begin)
+    if last <= begin or (cut and last >= len(toks)):
+        return None
+    problem = ""
+    if not (left[2] and clean):
+        side = "left" if not left[2] else "right"
+        problem = f"the {side} side is too long to read whole (over {_SIDE_WINDOW} characters)"
+    text = written.text
+    lhs_start = toks[left[0]].start
+    rhs = _trim_period(_text_of(text, toks, begin, last))
+    rhs_end = toks[begin].start + len(rhs)
+    approximate = (
+        approximate
+        or toks[eq].kind == "approx"
+        or _marked_after(toks, last)
+        or any(tok.text[:1] in "~≈" for tok in toks[left[0] : last])
+    )
+    lhs = text[lhs_start : toks[eq - 1].end]
+    return ClaimSides(lhs, rhs, written.source(lhs_start, rhs_end), problem, approximate)
 
 
 def extract_claims(text: str, limit: int = 64, *, cut: bool = False) -> list[Claim]:
@@ -932,23 +1214,24 @@ def extract_claims(text: str, limit: int = 64, *, cut: bool = False) -> list[Cla
     claims: list[Claim] = []
     if not isinstance(text, str):
         return claims
-    for lhs, rhs, span, problem in claim_sides(text, limit, cut=cut):
+    for lhs, rhs, span, problem, approximate in claim_sides(text, limit, cut=cut):
+        written = text[span[0] : span[1]]
         if problem:
-            claims.append(
-                Claim(
-                    text[span[0] : span[1]],
-                    lhs,
-                    rhs,
-                    ClaimStatus.INVALID,
-                    None,
-                    None,
-                    problem,
-                    span,
-                )
-            )
+            claims.append(Claim(written, lhs, rhs, ClaimStatus.INVALID, None, None, problem, span))
             continue
-        readings = read_step(lhs)
-        if readings and readings[0].spaced and "/" in readings[0].text:
-            lhs = readings[0].text  # "8 / 8/3" is 8 / (8/3): say so
-        claims.append(_judge(text[span[0] : span[1]], lhs, rhs, span))
+        lhs = _step_reading(lhs)
+        claims.append(_judge(written, lhs, rhs, span, approximate=approximate))
     return claims
+
+
+def _step_reading(lhs: str) -> str:
+    """``lhs`` as a step reads it where its spacing says so and the usual reading differs:
+    ``8 / 8/3`` is 8 / (8/3) (not (8/8)/3), and is shown so."""
+    readings = read_step(lhs)
+    if not readings or not readings[0].spaced or "/" not in readings[0].text:
+        return lhs
+    try:
+        usual: Fraction | None = evaluate(lhs)
+    except ArithError:
+        usual = None
+    return lhs if _value_of(readings[0]) == usual else readings[0].text

@@ -148,10 +148,18 @@ class ClaimVerified(Event):
     status: str  # exact / approx / wrong / invalid
     ok: bool
     reason: str = ""
+    approximate: bool = False
+    """Written as approximate (``11 / 3 ≈ 3.67``): judged as a rounding, shown with ``≈``."""
 
     @property
     def mark(self) -> str:
-        return {"exact": "✓", "approx": "≈"}.get(self.status, "✗")
+        """✓ exact, ≈ a fair rounding, ✗ wrong, ? unreadable (no verdict, never ✗)."""
+        return {"exact": "✓", "approx": "≈", "invalid": "?"}.get(self.status, "✗")
+
+    @property
+    def said(self) -> str:
+        """The claim as the writer meant it: ``8 / 3 = 2.67``, ``11 / 3 ≈ 3.67``."""
+        return f"{self.expression} {'≈' if self.approximate else '='} {self.claimed}"
 
     @property
     def note(self) -> str:

@@ -18,6 +18,7 @@ from types import MappingProxyType
 from typing import Any
 
 from puzzles.arith import (
+    MIXED_NUMBER,
     ArithError,
     Claim,
     ClaimStatus,
@@ -43,6 +44,7 @@ from puzzles.game24 import (
     check_answer,
     format_numbers,
 )
+from puzzles.latex import plain
 from solver.domains.base import Guidance, Reply, RolesMissing, Tool
 from solver.domains.dialogue import Turn, iot_transcript
 from solver.domains.reading import (
@@ -52,6 +54,7 @@ from solver.domains.reading import (
     read_json_object,
     reads_the_same,
     truthy,
+    unlabelled_answer,
     whole_lines,
 )
 from solver.model import Message
@@ -520,10 +523,14 @@ def _clean(line: str) -> str:
 
 
 def _number(text: str) -> Fraction | None:
+    """A number as written (``8/3``, ``- 2``, the mixed number ``2 2/3``), or None."""
     try:
-        return parse_number(text.replace(" ", ""))
+        return parse_number(_SIGN_SPACE.sub(r"\1", " ".join(text.split())))
     except ArithError:
         return None
+
+
+_SIGN_SPACE = re.compile(r"^([-−])\s+")
 
 
 def _bot_fields(line: str) -> tuple[str, str, str, str] | None:
@@ -544,18 +551,22 @@ def _check(
     return _checked(state, raw, reading, c_text)
 
 
-def _checked(state: State, raw: str, reading: StepReading, c_text: str) -> ParsedStep:
+def _checked(
+    state: State, raw: str, reading: StepReading, c_text: str, approximate: bool = False
+) -> ParsedStep:
     """Check a step exactly: the claim as read (fractions bracketed, so the reading used is
-    the one shown) and whether the numbers are on the table."""
+    the one shown; ``approximate`` when written so, ``11 / 3 ≈ 3.67``) and whether the
+    numbers are on the table. A result that cannot be read is no wrong step: the claim is
+    unreadable ("?") and the exact result goes on the table."""
     c_text = c_text.strip()
-    claim = verify_claim(f"{reading.text} = {c_text}")
+    claim = verify_claim(f"{reading.text} = {c_text}", approximate=approximate)
     problem = ""
     new_state: State | None = None
     try:
         new_state = apply(state, reading.a, reading.op, reading.b)
     except StepError as exc:
         problem = str(exc)
-    if not problem and claim.status in (ClaimStatus.WRONG, ClaimStatus.INVALID):
+    if not problem and claim.status is ClaimStatus.WRONG:
         problem = claim.describe()
     return ParsedStep(raw, reading.a, reading.op, reading.b, c_text, claim, new_state, problem)
 
@@ -575,16 +586,15 @@ def _step_claims(state: State, line: str, cut: bool = False) -> list[ParsedStep]
     read as ``8 / (8/3)`` where those numbers are on the table. ``cut``: the line is the
     start of a longer one, and a claim that may go on past its end is not read."""
     out: list[ParsedStep] = []
-    for lhs, rhs, (start, end), problem in claim_sides(line, cut=cut):
-        readings = [] if problem else read_step(lhs)
+    for sides in claim_sides(line, cut=cut):
+        readings = [] if sides.problem else read_step(sides.lhs)
         if not readings:
             continue
         reading = next((r for r in readings if _available(state, r)), readings[0])
-        raw = line[start:end]
+        start, end = sides.span
         remark = _LEFT_RE.match(line, end)
-        if remark:
-            raw = line[start : remark.end()]
-        out.append(_checked(state, raw, reading, rhs))
+        raw = line[start : remark.end() if remark else end]
+        out.append(_checked(state, raw, reading, sides.rhs, sides.approximate))
     return out
 
 
@@ -626,11 +636,14 @@ def parse_steps(text: str, state: State, limit: int = 32) -> list[ParsedStep]:
 
 # ---------------------------------------------------------------------- paper mode
 
+# "left: 2 8 approx. 2.333", "left: ~4.33 ~4.67": a number said to be approximate is the number.
 _CLAIMED_SET_RE = re.compile(
-    r"(?:new\s+set|\bleft)\s*[:=]\s*(?P<nums>(?:\(?-?\d+(?:[./]\d+)?\)?[\s,]*)*)(?P<word>\w*)",
+    r"(?:new\s+set|\bleft)\s*[:=]\s*"
+    r"(?P<nums>(?:(?:[~≈]|approx\.?|about)?\s*\(?-?\d+(?:[./]\d+)?\)?[\s,]*)*)(?P<word>\w*)",
     re.IGNORECASE,
 )
 _CLAIMED_NUMBER_RE = re.compile(r"-?\d+(?:[./]\d+)?")
+_CLAIMED_MIXED_RE = re.compile(rf"{MIXED_NUMBER}|-?\d+(?:[./]\d+)?")
 _MAX_CLAIMED = 12
 
 
@@ -640,35 +653,57 @@ class ClaimedState(State):
     ``left:`` list, and its steps with the results it claimed, whatever the exact arithmetic
     gives. Only the exact check of the final expression decides whether it solves the hand."""
 
+    written: tuple[str, ...] = field(default=(), compare=False)
+    """The numbers as the model wrote them (``3.67`` for 367/100), when it wrote each."""
 
-def _claimed_left(text: str) -> tuple[Fraction, ...] | None:
-    """The numbers the model says are left (its last ``New set:`` / ``left:``), or None."""
+    def left(self) -> str:
+        if len(self.written) == len(self.numbers):
+            return " ".join(self.written)
+        return State.left(self)
+
+
+_Claimed = tuple[tuple[Fraction, ...], tuple[str, ...]]
+
+
+def _claimed_left(text: str, count: int) -> _Claimed | None:
+    """The numbers the model says are left (its last ``New set:`` / ``left:``), with how it
+    wrote them, or None. ``2 2/3 9`` is 2, 2/3 and 9, or 8/3 and 9: the reading with the
+    ``count`` numbers a step leaves is taken, the first when neither has them."""
     found = list(_CLAIMED_SET_RE.finditer(text))
     if not found:
         return None
     m = found[-1]
     numbers = _CLAIMED_NUMBER_RE.findall(m["nums"])
+    if len(numbers) != count and len(mixed := _CLAIMED_MIXED_RE.findall(m["nums"])) == count:
+        numbers = mixed
     if not numbers:
-        return () if m["word"].lower() in ("none", "empty", "nothing") else None
-    out = [_number(n) for n in numbers[:_MAX_CLAIMED]]
-    return None if any(n is None for n in out) else tuple(n for n in out if n is not None)
+        return ((), ()) if m["word"].lower() in ("none", "empty", "nothing") else None
+    written = tuple(" ".join(n.split()) for n in numbers[:_MAX_CLAIMED])
+    out = [_number(n) for n in written]
+    if any(n is None for n in out):
+        return None
+    return tuple(n for n in out if n is not None), written
 
 
 def claimed_state(before: State, step: ParsedStep) -> ClaimedState | None:
     """The state the model claims ``step`` leads to from ``before``: its own result and its
     list of what is left (else ``before`` less the two numbers, plus its result). None when
-    its result cannot be read as a number."""
-    result = _number(step.claimed)
+    its result cannot be read as a number. A rounded result (``11 / 3 ≈ 3.67``) goes on the
+    table as written: the state follows the model, and only the exact check of the final
+    expression decides whether it solves the hand."""
+    result = step.claim.claimed if step.claim.claimed is not None else _number(step.claimed)
     if result is None:
         return None
-    left = _claimed_left(step.text)
+    left = _claimed_left(step.text, len(before.numbers) - 1)
     if left is None:
         rest = list(before.numbers)
         for value in (step.a, step.b):
             if value in rest:
                 rest.remove(value)
-        left = (*rest, result)
-    return ClaimedState(left, (*before.steps, Step(step.a, step.op, step.b, result)))
+        shown = tuple(format_number(n) for n in rest)
+        left = (*rest, result), (*shown, " ".join(step.claimed.split()))
+    steps = (*before.steps, Step(step.a, step.op, step.b, result))
+    return ClaimedState(left[0], steps, written=left[1])
 
 
 def claimed_expression(hand: Hand, steps: Sequence[Step]) -> str | None:
@@ -704,8 +739,8 @@ def claimed_expression(hand: Hand, steps: Sequence[Step]) -> str | None:
 def claimed_line(step: ParsedStep, after: State) -> str:
     """ToT's line for a step as the model wrote it (``6 * 4 = 23 (left: 23)``)."""
     return (
-        f"{format_operand(step.a)} {step.op} {format_operand(step.b)} = {step.claimed} "
-        f"(left: {format_numbers(after.numbers)})"
+        f"{format_operand(step.a)} {step.op} {format_operand(step.b)} {step.claim.equals} "
+        f"{step.claimed} (left: {after.left()})"
     )
 
 
@@ -929,16 +964,21 @@ def bot_line(step_no: int, before: State, step: ParsedStep) -> str:
 
 
 def parse_answer(text: str) -> str | None:
-    """The expression of the last ``Answer:`` line, or None."""
+    """The expression of the last ``Answer:`` line; without one, the expression the last
+    line holds when it holds nothing else (``(6 / (9 - 7)) * 8 = 24``); or None."""
     if not isinstance(text, str):
         return None
     found = re.findall(r"answer\s*[:：]\s*(.+)", whole_lines(text, 20000), re.IGNORECASE)
     if not found:
-        return None
-    line = _MARKDOWN.sub("", found[-1]).strip()
-    left = line.split("=")[0].strip()
+        line = unlabelled_answer(text)
+        return None if line is None else leading_expression(line)
+    line = plain(_MARKDOWN.sub("", found[-1])).text.strip()
+    left = _EQUALS.split(line, maxsplit=1)[0].strip()
     # "Answer: 42. Output 42." or "(4 + 8) * 2, which is 24": keep the expression part.
     return leading_expression(left) or left or None
+
+
+_EQUALS = re.compile(r"=|≈")
 
 
 _STOP_RE = re.compile(r"\b(?:stop|final|iteration_stop|answer_to_query)\W{0,4}(true|yes)\b", re.I)
@@ -986,8 +1026,8 @@ def parse_guidance(text: str) -> Guidance:
 def _answer_text(value: object) -> str | None:
     # Read whole: an expression is judged on all of it (one of over 1,000 characters is
     # refused as too long), never on a start that happens to make 24.
-    text = " ".join(_raw_text(value).split())
-    left = text.split("=")[0].strip()[:_MAX_ANSWER_FIELD]
+    text = plain(" ".join(_raw_text(value).split())[: _MAX_ANSWER_FIELD * 2]).text
+    left = _EQUALS.split(text, maxsplit=1)[0].strip()[:_MAX_ANSWER_FIELD]
     return leading_expression(left) or left or None
 
 

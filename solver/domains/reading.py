@@ -7,6 +7,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from puzzles.arith import expression_line
+
 __all__ = [
     "BULLET",
     "LIST_NUMBER",
@@ -14,6 +16,7 @@ __all__ = [
     "read_json_object",
     "reads_the_same",
     "truthy",
+    "unlabelled_answer",
     "whole_lines",
 ]
 
@@ -95,3 +98,22 @@ def reads_the_same(read: Callable[[str], object], line: str, value: object) -> b
     letter: it reached the cut, and is not to be read at all."""
     kept = line.rstrip()
     return bool(kept) and read(kept[:-1]) == value
+
+
+_EMPHASIS = re.compile(r"\*\*|__|`+")
+_LAST_LINE_HEAD = re.compile(rf"^\s*(?:[#>]+\s*|{BULLET}\s*|{LIST_NUMBER}(?=\s))?")
+
+
+def unlabelled_answer(text: str) -> str | None:
+    """The answer of a reply that has no ``Answer:`` line: its last line, made plain, when
+    all of that line is arithmetic (``(6 / (9 - 7)) * 8 = 24``, ``$342``; emphasis, a
+    bullet or a list number around it allowed). Prose, a step with its remark
+    (``3 * 8 = 24 (left: 24)``) or anything else on the last line is no answer: None."""
+    if not isinstance(text, str):
+        return None
+    for line in reversed(whole_lines(text, 20_000).splitlines()):
+        bare = _EMPHASIS.sub("", line)
+        bare = _LAST_LINE_HEAD.sub("", bare, count=1).strip()
+        if bare:
+            return expression_line(bare)
+    return None

@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from puzzles.arith import Claim, ClaimStatus, extract_claims, parse_number, read_mixed_numbers
+from puzzles.arith import Claim, ClaimStatus, extract_claims, parse_number
+from puzzles.latex import plain
 from puzzles.wordproblem import (
     AlgebraError,
     AlgebraProblem,
@@ -46,6 +47,7 @@ from solver.domains.reading import (
     read_json_object,
     reads_the_same,
     truthy,
+    unlabelled_answer,
     whole_lines,
 )
 from solver.model import Message
@@ -86,6 +88,7 @@ _NUMBER_TEXT = re.compile(
     r"[-−]?\s*[$€£]?\s*(?:\d[\d,]*(?:\.\d+)?(?:\s+\d+\s*/\s*\d+|\s*/\s*\d+)?|\.\d+)\s*"
     r"(?:%|percent\b)?"
 )
+_EQUALS = re.compile(r"=|≈")
 _LEAD = re.compile(r"^\s*(?:the\s+)?(?:final\s+)?answer\s*(?:is)?\s*[:=]?\s*", re.I)
 _QUANTITY = re.compile(r"\d[\d,]*(?:\.\d+)?(?:/\d+)?|\b(?:half|twice|double|triple|third)\b")
 
@@ -155,7 +158,7 @@ def answer_text(text: str, numeric: bool = True) -> str | None:
     # answer cut short is refused for its length, never judged on its start.
     if not numeric:
         return text.rstrip(".").strip()[:_MAX_ANSWER] or None
-    tail = text.rsplit("=", 1)[-1]
+    tail = _EQUALS.split(plain(text[: _MAX_ANSWER * 4]).text)[-1]
     m = _NUMBER_TEXT.search(tail)
     if m is None:
         return tail.strip()[:_MAX_ANSWER] or None
@@ -163,8 +166,9 @@ def answer_text(text: str, numeric: bool = True) -> str | None:
 
 
 def parse_answer(text: str, numeric: bool = True) -> str | None:
-    """The answer of the last ``Answer:`` line (``Final answer: $18.`` gives ``$18``), or
-    None."""
+    """The answer of the last ``Answer:`` line (``Final answer: $18.`` gives ``$18``); for a
+    numeric problem without one, the value on the last line when all of that line is
+    arithmetic (``30 * 11 + 12 = 342``, ``$342``); or None."""
     if not isinstance(text, str):
         return None
     found = None
@@ -172,6 +176,8 @@ def parse_answer(text: str, numeric: bool = True) -> str | None:
         m = _ANSWER_LABEL.search(_MARKDOWN.sub("", line))
         if m and m.group(1).strip():
             found = m.group(1)
+    if found is None and numeric:
+        found = unlabelled_answer(text)
     return answer_text(found, numeric) if found is not None else None
 
 
@@ -720,7 +726,7 @@ class WordProblemDomain:
         return Turn(guidance, reply.explanation, reply.answer, reply.uncertainty, reply.final)
 
     def claims(self, text: str) -> list[Claim]:
-        return extract_claims(read_mixed_numbers(text))
+        return extract_claims(text)
 
     # ---------------------------------------------------------------- steps and chains
 

@@ -264,6 +264,7 @@ class RunContext:
                 str(claim.status),
                 claim.ok,
                 claim.reason,
+                bool(getattr(claim, "approximate", False)),
             )
         )
 

@@ -10,6 +10,7 @@ import asyncio
 import json
 import random
 import time
+from fractions import Fraction
 from typing import Any
 
 import pytest
@@ -235,7 +236,7 @@ def test_models_that_never_finish_end_with_their_reason() -> None:
 
 def test_claims_about_mixed_numbers_are_checked_as_meant() -> None:
     (right,) = DOMAIN.claims("Sugar: 7 * 1 1/4 = 8.75 cups")
-    assert right.ok and right.lhs == "7 * (1 + 1/4)"
+    assert right.ok and right.lhs == "7 * 1 1/4" and right.exact == Fraction(35, 4)
     (wrong,) = DOMAIN.claims("14 - 2 1/2 = 12")
     assert not wrong.ok and str(wrong.exact) == "23/2"
     (step,) = DOMAIN.claims("Step 2 3/4 = 0.75")  # a step number is no whole part

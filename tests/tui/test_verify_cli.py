@@ -144,14 +144,14 @@ def test_as_a_real_command_in_a_pipe() -> None:
 def test_a_mixed_number_is_read_as_meant_never_marked_wrong(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """``7 * 1 1/4 = 8.75`` was read as ``1/4 = 8.75`` and marked wrong, though true; the
-    solver's readers already read it as meant, and now share one reading with verify."""
+    """``7 * 1 1/4 = 8.75`` was read as ``1/4 = 8.75`` and marked wrong, though true; a mixed
+    number is one number to the one parser every reader shares."""
     text = b"7 * 1 1/4 = 8.75\nShe ran 3 * 2 1/2 = 7 1/2 miles.\n"
     code, out, _ = _run(["verify", "-"], capsys, stdin=text)
-    assert "✓ 7 * (1 + 1/4) = 8.75" in out and "✓ 3 * (2 + 1/2) = (7 + 1/2)" in out
+    assert "   1  ✓ 7 * 1 1/4 = 8.75\n" in out and "   2  ✓ 3 * 2 1/2 = 7 1/2\n" in out
     assert code == 0 and "2 claims: 2 exact" in out
     code, out, _ = _run(["verify", "-"], capsys, stdin=b"7 * 1 1/4 = 9\n")
-    assert code == 1 and "✗ 7 * (1 + 1/4) = 9   (is 35/4)" in out
+    assert code == 1 and "✗ 7 * 1 1/4 = 9   (is 35/4)" in out
 
 
 def test_implicit_multiplication_is_read_and_an_ambiguous_one_is_no_verdict(

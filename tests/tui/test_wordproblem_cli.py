@@ -47,7 +47,7 @@ def test_check_lists_failures_by_line(tmp_path: Path, capsys: pytest.CaptureFixt
     assert "2 of 5 problems verify" in out
     assert "line 3: step 1: ✗ 12*3 = 35 (actually 36)" in out
     assert "line 4: the final answer 40 is not the result of the last step (39)" in out
-    assert "line 5: step 1: ✗" in out
+    assert "line 5: step 1: ? 4 bags * 3 = 12 (unexpected 'b')" in out  # unreadable, not ✗
 
 
 def test_check_as_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -48,11 +48,12 @@ class EventPrinter:
                 c.print(f"    [dim]{escape(node)} scored {score:g}{extra}{escape(labels)}[/]")
             case ev.ThoughtPruned(node_id=node, reason=reason) if self.verbose:
                 c.print(f"    [dim]{escape(node)} pruned: {escape(reason)}[/]")
-            case ev.ClaimVerified(expression=lhs, claimed=rhs, status=status):
+            case ev.ClaimVerified(status=status):
                 if self.verbose or status in ("wrong", "invalid"):
-                    colour = {"exact": "green", "approx": "yellow"}.get(status, "red")
+                    hues = {"exact": "green", "approx": "yellow", "invalid": "magenta"}
                     note = f" ({escape(event.note)})" if event.note else ""
-                    c.print(f"    [{colour}]{event.mark}[/] {escape(lhs)} = {escape(rhs)}{note}")
+                    shown = f"{escape(event.said)}{note}"
+                    c.print(f"    [{hues.get(status, 'red')}]{event.mark}[/] {shown}")
             case ev.WordChecked(clue=clue, word=word, pattern=pattern, ok=ok, reason=reason):
                 if self.verbose or not ok:
                     colour = "green" if ok else "red"

@@ -227,7 +227,7 @@ def _claim_again(event: Any) -> Any:
     from puzzles.arith import ArithError, format_number, verify_claim
 
     try:
-        claim = verify_claim(f"{event.expression} = {event.claimed}")
+        claim = verify_claim(f"{event.expression} = {event.claimed}", approximate=event.approximate)
     except ArithError as exc:
         return dataclasses.replace(event, status="invalid", ok=False, exact=None, reason=str(exc))
     exact = format_number(claim.exact) if claim.exact is not None else None

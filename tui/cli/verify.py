@@ -9,6 +9,7 @@ right value) or invalid (with why it cannot be read).
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections import Counter
 from typing import IO, TYPE_CHECKING, Any
@@ -19,7 +20,6 @@ from puzzles.arith import (
     ClaimStatus,
     extract_claims,
     format_number,
-    read_mixed_numbers,
 )
 from puzzles.files import MAX_FILE_BYTES, PuzzleFileError, read_puzzle_file, too_large
 from tui.cli.usage import UsageError, json_line, say, visible
@@ -66,7 +66,8 @@ def add_parser(sub: _SubParsers, **common: Any) -> None:
         "--json",
         action="store_true",
         help="one JSON object per claim: text, verdict (exact, approx, wrong, invalid), value "
-        "(the exact left side, p/q or an integer), claimed, line, reason",
+        "(the exact left side, p/q or an integer), claimed, line, reason, read_as, "
+        "approximate (written with ≈, ~, approx., about, roughly)",
     )
 
 
@@ -104,9 +105,7 @@ def verify_text(text: str) -> list[tuple[int, Claim]]:
             claim = Claim(shown, shown, "", ClaimStatus.INVALID, None, None, problem)
             found.append((number, claim))
             continue
-        if "=" in line:
-            # A mixed number (7 * 1 1/4) is read as meant, never as 1/4 = 8.75.
-            line = read_mixed_numbers(line)
+        if any(sign in line for sign in "=≈~"):
             found += [(number, claim) for claim in extract_claims(line, limit=len(line))]
     return found
 
@@ -120,13 +119,17 @@ def _record(number: int, claim: Claim) -> dict[str, object]:
         "line": number,
         "reason": claim.reason or None,
         "read_as": claim.lhs,
+        "approximate": claim.approximate,
     }
+
+
+_SIGN = re.compile(r"=|≈|~")
 
 
 def _describe(number: int, claim: Claim) -> str:
     mark = _MARKS[claim.status]
     head = f"{number:>4}  {mark} {claim.text}"
-    written = claim.text.partition("=")[0].strip()
+    written = _SIGN.split(claim.text, maxsplit=1)[0].strip()
     notes = []
     if claim.lhs != written and claim.status is not ClaimStatus.INVALID:
         notes.append(f"read as {claim.lhs}")

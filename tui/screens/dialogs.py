@@ -81,7 +81,10 @@ LEGEND = (
     ("answer", "the reply, its stated uncertainty and its candidate answer"),
     ("changed", "the candidate answer differs from the last turn's"),
     ("The status line", ""),
-    ("✓ ≈ ✗", "arithmetic claims checked exactly: right, right after rounding, wrong"),
+    (
+        "✓ ≈ ✗ ?",
+        "arithmetic claims checked exactly: right, right after rounding, wrong, unreadable",
+    ),
     ("words ✓ ✗", "crosswords: a word checked against its slot and crossing letters"),
     ("calls, tokens", "model calls made and tokens they used (cost from the prices set)"),
     ("thinking…", "under it, the last line of a reply still streaming in"),

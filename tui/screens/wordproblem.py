@@ -31,7 +31,6 @@ from puzzles.arith import (
     format_decimal,
     format_number,
     parse,
-    read_mixed_numbers,
     verify_claim,
 )
 from puzzles.wordproblem import (
@@ -97,14 +96,14 @@ class ScratchLine:
 
     @property
     def style(self) -> str:
-        return {"✓": "green", "≈": "yellow", "✗": "red"}.get(self.mark, "")
+        return {"✓": "green", "≈": "yellow", "✗": "red", "?": "magenta"}.get(self.mark, "")
 
     def render(self) -> Text:
         return Text.assemble((self.mark, f"bold {self.style}".strip()), " ", self.text)
 
 
 def _claim_line(claim: Claim) -> ScratchLine:
-    shown = f"{written(claim.lhs)} = {claim.rhs}"
+    shown = f"{written(claim.lhs)} {claim.equals} {claim.rhs}"
     exact = claim.exact
     match claim.status:
         case ClaimStatus.EXACT:
@@ -113,8 +112,8 @@ def _claim_line(claim: Claim) -> ScratchLine:
             return ScratchLine("≈", f"{shown}  (exactly {format_number(exact)})")
         case ClaimStatus.WRONG if exact is not None:
             return ScratchLine("✗", f"{shown}  (it is {_value(exact)})")
-        case _:
-            return ScratchLine("✗", f"{shown}  ({claim.reason or 'cannot be read'})")
+        case _:  # unreadable is no verdict: "?", never ✗
+            return ScratchLine("?", f"{shown}  ({claim.reason or 'cannot be read'})")
 
 
 def _value(value: Any) -> str:
@@ -125,26 +124,26 @@ def _value(value: Any) -> str:
 
 def check_line(text: str) -> list[ScratchLine]:
     """A scratchpad line checked exactly: each claim in it (``16 - 3 - 4 = 9``, prose around
-    it allowed) marked ✓, ≈ with the exact value, or ✗ with the right value; a line without
-    ``=`` is an expression, shown with its value. Never raises; empty text gives nothing."""
+    it allowed) marked ✓, ≈ with the exact value, ✗ with the right value, or ? with why it
+    cannot be read; a line without ``=`` is an expression, shown with its value. Never
+    raises; empty text gives nothing."""
     line = text.strip()
     if not line:
         return []
     if len(line) > MAX_LENGTH:
-        return [ScratchLine("✗", f"the line is too long (at most {MAX_LENGTH} characters)")]
-    typed, line = line, read_mixed_numbers(line)  # 7 * 1 1/4 is 7 * (1 + 1/4)
-    if "=" in line:
-        claims = extract_claims(line)
-        if claims:
-            return [_claim_line(c) for c in claims]
+        return [ScratchLine("?", f"the line is too long (at most {MAX_LENGTH} characters)")]
+    claims = extract_claims(line)  # 7 * 1 1/4 = 8.75, 11 / 3 ≈ 3.67, prose around them
+    if claims:
+        return [_claim_line(c) for c in claims]
+    if any(sign in line for sign in "=≈"):
         try:
             return [_claim_line(verify_claim(line))]
         except ArithError as exc:
-            return [ScratchLine("✗", f"{visible(typed)}  ({exc.message})")]
+            return [ScratchLine("?", f"{visible(line)}  ({exc.message})")]
     try:
         value = parse(line).value
     except ArithError as exc:
-        return [ScratchLine("✗", f"{visible(typed)}  ({exc.message})")]
+        return [ScratchLine("?", f"{visible(line)}  ({exc.message})")]
     return [ScratchLine("=", f"{written(line)} = {_value(value)}")]
 
 

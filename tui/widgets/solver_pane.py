@@ -493,17 +493,15 @@ class SolverPane(Vertical):
         if e.ok and restates(e.expression, e.claimed):
             return  # "9600 = 9600" (an answer line said again) computes nothing
         self.counts[e.status] = self.counts.get(e.status, 0) + 1
-        colour = {"exact": "green", "approx": "yellow"}.get(e.status, "red")
-        line = Text.assemble(
-            (f"{e.mark} ", f"bold {colour}"), written(f"{e.expression} = {e.claimed}")
-        )
+        colour = {"exact": "green", "approx": "yellow", "invalid": "magenta"}.get(e.status, "red")
+        line = Text.assemble((f"{e.mark} ", f"bold {colour}"), written(e.said))
         if e.note:
             line.append(f"  {e.note}", style=colour)
         self.query_one("#arith", RichLog).write(line)
         info = self.nodes.get(e.node_id or "")
         if info is not None:
             info.claims.append(line.plain)
-            if not e.ok and not info.wrong:
+            if e.status == "wrong" and not info.wrong:  # unreadable ("?") is no wrong step
                 info.wrong = True
                 self._relabel(info)
 
@@ -669,9 +667,8 @@ class SolverPane(Vertical):
         if words and not any(checks.values()):  # a crossword's checks are of words
             parts.append(f"words ✓{self.words['fits']} ✗{self.words['conflicts']}")
         else:
-            parts.append(
-                f"✓{checks['exact']} ≈{checks['approx']} ✗{checks['wrong'] + checks['invalid']}"
-            )
+            unread = f" ?{checks['invalid']}" if checks["invalid"] else ""  # no verdict, no ✗
+            parts.append(f"✓{checks['exact']} ≈{checks['approx']} ✗{checks['wrong']}{unread}")
         line = Text(" · ".join(parts))
         if self.finished is not None:
             done = (
