@@ -450,6 +450,28 @@ async def test_the_replay_engine_answers_ponder_tot_as_the_log_ends() -> None:
     assert done.solved and done.answer == "(4 * 5) + (10 - 6)"
 
 
+async def test_ponder_tot_reaches_the_logged_outcome_on_every_hand() -> None:
+    """All 100 hands: ponder's ToT (--paper) over the replayed GPT-4 run is solved exactly
+    where ToT's log kept a right answer among its five final states (69 hands), with no
+    call the recording lacks."""
+    recording = load_recording(BUNDLED["tot-gpt4-bfs"].path)
+    logged = {
+        tuple(sorted(c.context["hand"])): bool(any(c.context["tot_log"]["final"]))
+        for c in recording.calls
+        if "final" in c.context.get("tot_log", {})
+    }
+    differ = []
+    for hand in hands():
+        model = ReplayModel(recording)
+        method = ToT(ToTConfig(paper=True))
+        events = [e async for e in run_method(method, Game24Domain(hand), model)]
+        assert not [e for e in events if isinstance(e, ErrorRaised)], str(hand)
+        (done,) = [e for e in events if isinstance(e, RunFinished)]
+        if done.solved != logged[tuple(sorted(hand.numbers))]:
+            differ.append(str(hand))
+    assert differ == [] and sum(logged.values()) == 69 and len(logged) == 100
+
+
 def test_the_bundled_keys_are_what_the_readers_read_now() -> None:
     """The ToT records are keyed by what ponder's readers read in ToT's text; after a change
     to them, rerun scripts/import_tot_runs.py."""
