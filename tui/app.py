@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import random
 import sys
@@ -21,7 +22,7 @@ from textual.worker import Worker, WorkerState
 from puzzles.text import visible
 from solver import events as ev
 from solver.methods import METHODS
-from solver.model import Model
+from solver.model import Call, Generation, Model, TokenCallback
 from solver.model import factory as model_factory
 from solver.model.factory import describe_engine
 from solver.settings import Settings
@@ -29,12 +30,45 @@ from tui.kinds import KINDS, PuzzleKind, UnknownKind, find_kind
 from tui.screens.home import HomeScreen
 
 if TYPE_CHECKING:
+    from solver.published import Bundled
     from tui.store import SaveReport
 
-__all__ = ["OFFLINE_THINK_SECONDS", "PonderApp", "Replay", "make_app", "run_app"]
+__all__ = [
+    "OFFLINE_THINK_SECONDS",
+    "PUBLISHED_SECONDS_PER_CALL",
+    "OneAtATime",
+    "PonderApp",
+    "Replay",
+    "make_app",
+    "run_app",
+]
 
 OFFLINE_THINK_SECONDS = 0.02
 """Pause of the offline engine per call in the app (benchmarks and the CLI run it flat out)."""
+PUBLISHED_SECONDS_PER_CALL = 0.25
+"""Pause after each call of a published run replayed in the app (its log has no timing: it
+would be over at once). About 20 s for ToT's search of a hand (86 calls, the median); the
+settings' replay speed divides it (2: twice as fast)."""
+
+
+class OneAtATime:
+    """A model whose answers come one at a time, ``delay`` seconds apart: a replay without
+    timing slowed to a pace a person can watch, its tree growing a thought at a time."""
+
+    def __init__(self, inner: Model, delay: float) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.delay = delay
+        self._turn = asyncio.Lock()
+
+    async def generate(self, call: Call, on_token: TokenCallback | None = None) -> Generation:
+        reply = await self.inner.generate(call, on_token)
+        async with self._turn:  # first come, first answered
+            await asyncio.sleep(self.delay)
+        return reply
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
 
 
 class Replay:
@@ -130,6 +164,9 @@ class PonderApp(App[None]):
         self.replay = replay
         self.method_name = next(iter(METHODS))  # the catalogue's first
         self.method_options: dict[str, Any] = {}
+        self.published_pace = PUBLISHED_SECONDS_PER_CALL
+        """Seconds between the answers of a published run (see :class:`OneAtATime`)."""
+        self._method_for_published(None)
         self.race = False
         self.race_delay = 0.0
         """The race handicap: seconds the solver waits before each model call."""
@@ -193,9 +230,13 @@ class PonderApp(App[None]):
         """Open a new puzzle of ``kind`` and ``level`` (any when None), by ``seed`` if given;
         ``replace`` swaps it for the puzzle on screen (``n``) rather than going on top."""
         entry = KINDS.get(kind) or find_kind(kind)
-        screen = entry.screen_class().deal(
-            level, self._rng.randrange(1 << 30) if seed is None else seed
-        )
+        screen_class: Any = entry.screen_class()
+        chosen_seed = self._rng.randrange(1 << 30) if seed is None else seed
+        if self.published_run() is not None and hasattr(screen_class, "deal_published"):
+            # GPT-4's published run holds 100 hands: new ones are dealt from those.
+            screen = screen_class.deal_published(level, chosen_seed)
+        else:
+            screen = screen_class.deal(level, chosen_seed)
         if replace:
             self.switch_screen(screen)
         else:
@@ -336,15 +377,63 @@ class PonderApp(App[None]):
         """The model for a run, from the one factory (a test's own factory if it gave one).
 
         The offline engine computes on the app's event loop; a short think per call keeps
-        keys responsive and the tree watchable."""
+        keys responsive and the tree watchable. A published run, which has no timing,
+        answers a call every :attr:`published_pace` seconds (divided by the replay speed)."""
         if self._model_factory is not None:
             return self._model_factory()
-        return model_factory.make_model(
+        model = model_factory.make_model(
             self.settings,
             seed=self.seed(),
             offline_delay=OFFLINE_THINK_SECONDS,
             on_retry=on_retry,
         )
+        if self.published_run() is None:
+            return model
+        speed = self.settings.replay_speed
+        return OneAtATime(model, self.published_pace / speed if speed else self.published_pace)
+
+    def published_run(self) -> Bundled | None:
+        """The published run the replay engine answers from (``GPT-4 (ToT's published
+        run)``, :mod:`solver.published`), or None for any other engine or recording."""
+        if self.settings.engine != "replay":
+            return None
+        from solver.published import which
+
+        return which(self.settings.replay_file)
+
+    def solver_problem(self, kind: str, puzzle: object) -> str | None:
+        """Why the solver cannot run on ``puzzle`` of ``kind`` with the engine chosen, in a
+        sentence with what to do (None: it can). Only a published run refuses: it holds one
+        kind, one method's calls and 100 hands; said before a run, not as an error a call."""
+        run = self.published_run()
+        if run is None:
+            return None
+        from puzzles.game24 import Hand
+        from solver.published import problem
+
+        # The sentences are the app's own: short, to fit under a hand at 80 x 24.
+        if problem(run, kind=kind) is not None:
+            label = KINDS[kind].label if kind in KINDS else kind
+            return (
+                "GPT-4's published run is Game of 24 only: choose another engine in the "
+                f"settings (s on home) to run a solver on {label}."
+            )
+        if problem(run, method=self.method_name) is not None:
+            labels = " or ".join(METHODS[m].label for m in run.methods if m in METHODS)
+            return f"GPT-4's published run holds {labels}'s calls only: press m for {labels}."
+        if problem(run, hand=puzzle if isinstance(puzzle, Hand) else None) is not None:
+            return (
+                "GPT-4's published run never played this hand (it holds rows 900-999 of "
+                "ToT's 24.csv): no search to watch. n deals one of its hands."
+            )
+        return None
+
+    def _method_for_published(self, before: Bundled | None) -> None:
+        """A published run chosen (at start or in the settings): the solver becomes the
+        method it holds (ToT, whose run it is), unless the one chosen is among them."""
+        run = self.published_run()
+        if run is not None and run != before and self.method_name not in run.methods:
+            self.method_name = run.methods[0]
 
     def make_method(self) -> Any:
         """The chosen method with the options set for it, on the app's settings (``in_app``,
@@ -354,6 +443,9 @@ class PonderApp(App[None]):
         spec = find_spec(self.method_name)
         names = {o.name for o in spec.options()}
         chosen = {k: v for k, v in self.method_options.items() if k in names}
+        run = self.published_run()
+        if run is not None and run.paper and "paper" in names:
+            chosen["paper"] = True  # ToT's published run replays only as the paper ran it
         method = spec.make(**{**spec.in_app, **chosen})
         from solver.library import WithLibrary, learns
 
@@ -472,7 +564,9 @@ class PonderApp(App[None]):
         return stats
 
     def apply_settings(self, settings: Settings) -> None:
+        before = self.published_run()
         self.settings = settings
+        self._method_for_published(before)
 
 
 def _warm_up(kind: PuzzleKind) -> None:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from solver.model import Model
 from solver.settings import Settings, mask_url
 
-__all__ = ["describe_engine", "make_model"]
+__all__ = ["describe_engine", "make_model", "recording_path"]
 
 
 def make_model(
@@ -65,7 +65,7 @@ def _engine(
     if settings.engine == "replay" and settings.replay_file:
         from solver.model.replay import replay_model
 
-        return replay_model(settings.replay_file, speed=settings.replay_speed)
+        return replay_model(recording_path(settings.replay_file), speed=settings.replay_speed)
     from solver.model.offline import OfflineModel
 
     return OfflineModel(
@@ -73,9 +73,19 @@ def _engine(
     )
 
 
+def recording_path(replay_file: str) -> str:
+    """The file a ``replay_file`` (``--replay``) names: a bundled run's name
+    (``tot-gpt4-io``, :mod:`solver.published`) gives its file, unless a file of that name
+    exists; anything else is the path itself."""
+    from solver.published import resolve
+
+    return str(resolve(replay_file))
+
+
 def describe_engine(settings: Settings) -> str:
-    """One line for people: ``offline engine``, ``gpt-4o-mini at http://...`` or
-    ``replay of run.jsonl (model gpt-4o)``."""
+    """One line for people: ``offline engine``, ``gpt-4o-mini at http://...``,
+    ``replay of run.jsonl (model gpt-4o)`` or, for a bundled run,
+    ``GPT-4 (ToT's published run: tot-gpt4-bfs)``."""
     if settings.engine == "openai":
         where = mask_url(settings.base_url) if settings.base_url else "api.openai.com"
         return f"{settings.model} at {where}"
@@ -86,9 +96,13 @@ def describe_engine(settings: Settings) -> str:
 
 def _describe_replay(path: str) -> str:
     from solver.model.recording import RecordingError, load_recording
+    from solver.published import which
 
+    run = which(path)
+    if run is not None:
+        return f"GPT-4 (ToT's published run: {run.name})"
     try:
-        model = load_recording(path).header.model
+        model = load_recording(recording_path(path)).header.model
     except RecordingError:
         return f"replay of {path}"
     return f"replay of {path} (model {model})" if model else f"replay of {path}"

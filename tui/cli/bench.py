@@ -195,6 +195,7 @@ def run(kind: PuzzleKind, solver: SolverCommands, args: argparse.Namespace) -> i
     for spec, _ in chosen:
         check_roles(spec, domain)
     settings = options.settings(args)
+    options.check_published(settings, chosen, kind.name, hands)
     deadline = options.deadline(args, settings)
     guide = options.guide_settings(args, settings)
     seed = settings.seed if settings.seed is not None else 0

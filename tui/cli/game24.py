@@ -134,7 +134,12 @@ def solve_puzzle(args: argparse.Namespace) -> SolvePuzzle:
 
 def add_bench_arguments(p: argparse.ArgumentParser) -> None:
     src = p.add_mutually_exclusive_group()
-    src.add_argument("--file", metavar="FILE", help="ToT's 24.csv or a file with one hand per line")
+    src.add_argument(
+        "--file",
+        metavar="FILE",
+        help="ToT's 24.csv or a file with one hand per line; tot-24-rows-900-999: the 100 "
+        "hands of ToT's published runs (see --replay)",
+    )
     src.add_argument(
         "--hardest",
         type=int,
@@ -152,9 +157,10 @@ def add_bench_arguments(p: argparse.ArgumentParser) -> None:
 def bench_hands(args: argparse.Namespace) -> list[Hand]:
     if args.file:
         from puzzles.game24.loaders import PuzzleFileError, load_hands
+        from solver.published import hands_file
 
         try:
-            hands = load_hands(args.file, args.rows)
+            hands = load_hands(hands_file(args.file), args.rows)
         except (PuzzleFileError, ValueError) as exc:
             raise UsageError(str(exc)) from exc
     elif args.hands:

@@ -26,6 +26,7 @@ __all__ = [
     "add_method_flag",
     "add_method_options",
     "add_model_options",
+    "check_published",
     "chosen_methods",
     "deadline",
     "method_names",
@@ -149,6 +150,7 @@ def _as_flags(message: str, options: dict[str, Any]) -> str:
 
 def add_model_options(p: argparse.ArgumentParser) -> None:
     """The engine, server, recording and run limits."""
+    from solver.published import BUNDLED
     from solver.settings import ENGINES
 
     g = p.add_argument_group("model")
@@ -198,7 +200,9 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
         "--replay",
         metavar="FILE",
         help="answer every call from a recording (implies --engine replay); a call it does not "
-        "hold is an error naming the call",
+        "hold is an error naming the call. FILE may be a bundled run of ToT's published GPT-4 "
+        f"runs on the Game of 24: {', '.join(BUNDLED)} (the last only with --method tot "
+        "--paper; their hands: --file tot-24-rows-900-999)",
     )
     g.add_argument(
         "--replay-speed",
@@ -285,9 +289,11 @@ def _recording_changes(args: argparse.Namespace, loaded: Settings) -> dict[str, 
 def _check_recordings(chosen: Settings) -> None:
     """A usage error for a recording that cannot be replayed or a file that cannot be
     recorded to, before the run starts."""
+    from solver.model.factory import recording_path
     from solver.model.recording import RecordingError, load_recording, record_problem
 
-    replaying = chosen.replay_file if chosen.engine == "replay" else None
+    replay_file = chosen.replay_file if chosen.engine == "replay" else None
+    replaying = recording_path(replay_file) if replay_file else None
     if replaying:
         try:
             load_recording(replaying)
@@ -301,6 +307,48 @@ def _check_recordings(chosen: Settings) -> None:
             raise UsageError(
                 "--record names the recording being replayed: recording would overwrite it"
             )
+
+
+def check_published(
+    chosen: Settings, methods: Sequence[Chosen], kind: str, puzzles: Sequence[Any]
+) -> None:
+    """A usage error, before the run, when the recording replayed is one of ToT's published
+    runs (:mod:`solver.published`) and cannot answer this run: another kind, a method it
+    does not hold, ToT without ``--paper``, hands GPT-4 never saw. Without it every call of
+    such a run would end in a not-recorded error."""
+    from puzzles.game24 import Hand
+    from solver.published import HANDS_NAME, problem, which
+
+    run = which(chosen.replay_file) if chosen.engine == "replay" else None
+    if run is None:
+        return
+    said = problem(run, kind=kind)
+    if said is not None:
+        raise UsageError(f"{said}: replay it with ponder solve 24 or ponder bench 24")
+    for spec, method in methods:
+        paper = bool(method.config_dict().get("paper", False))
+        said = problem(run, method=spec.name, paper=paper)
+        if said is not None and spec.name in run.methods:
+            raise UsageError(f"{said}; add --paper")
+        if said is not None:
+            raise UsageError(f"{said}; use --method {','.join(run.methods)}")
+    hands = [h for h in puzzles if isinstance(h, Hand)]
+    outside = [h for h in hands if problem(run, hand=h) is not None]
+    if not outside:
+        return
+    if len(hands) == 1:
+        said = problem(run, hand=outside[0])
+        raise UsageError(f"{said}; its hands are in --file {HANDS_NAME} of ponder bench 24")
+    first = ", ".join(str(h) for h in outside[:3])
+    more = f" and {len(outside) - 3} more" if len(outside) > 3 else ""
+    if len(outside) == len(hands):
+        said = f"none of the {len(hands)} hands ({first}{more}) is among"
+    else:
+        said = f"{len(outside)} of the {len(hands)} hands ({first}{more}) are not among"
+    raise UsageError(
+        f"{said} the 100 of ToT's published run (rows 900-999 of its 24.csv), which GPT-4 "
+        f"played: bench those with --file {HANDS_NAME}"
+    )
 
 
 def _same_file(a: str, b: str) -> bool:

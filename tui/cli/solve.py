@@ -122,6 +122,8 @@ def run(kind: PuzzleKind, solver: SolverCommands, args: argparse.Namespace) -> i
     ((spec, method),) = options.chosen_methods(args, [args.method])
     check_roles(spec, puzzle.domain)
     settings = options.settings(args)
+    hand = getattr(puzzle.domain, "hand", None)
+    options.check_published(settings, [(spec, method)], kind.name, [hand])
     (method,) = learning = library.with_library(args, [(spec, method)])
     deadline = options.deadline(args, settings)
     guide_settings = options.guide_settings(args, settings)

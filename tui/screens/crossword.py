@@ -647,7 +647,7 @@ class CrosswordScreen(PuzzleScreen):
         self.release_result()
         self.app.switch_screen(self.from_file(found, (index + 1) % len(found)))
 
-    def start_solver(self, fresh: bool = False) -> None:
+    def start_solver(self, fresh: bool = False) -> bool:
         from solver.domains.crossword import MINI_MAX
 
         grid = self.crossword.grid
@@ -657,8 +657,8 @@ class CrosswordScreen(PuzzleScreen):
                 f"this one is {grid.height} x {grid.width}. The grid is yours to play.",
                 "yellow",
             )
-            return
-        super().start_solver(fresh)
+            return False
+        return super().start_solver(fresh)
 
     def say(self, message: str | Text, style: str = "") -> None:
         # The base's "Press space to start it" is ctrl+s here.

@@ -138,6 +138,20 @@ class Game24Screen(PuzzleScreen):
         hand = pick(level, seed)
         return cls(hand, level or entry(hand).level)
 
+    @classmethod
+    def deal_published(cls, level: str | None, seed: int) -> Game24Screen:
+        """A hand of ToT's published run (rows 900-999 of its ``24.csv``: the hands GPT-4
+        played), of ``level`` where some are (all 100 otherwise), chosen by ``seed``."""
+        import random
+
+        from puzzles.game24.catalogue import entry
+        from solver.published import hands
+
+        played = hands()
+        pool = [h for h in played if level is None or entry(h).level == level] or played
+        hand = random.Random(seed).choice(pool)
+        return cls(hand, entry(hand).level)
+
     OWN = "4 7 8 8, or 1 2 3 4 5 -> 10"
     """What a person may type on home to play their own hand (the numbers, then a target)."""
 
@@ -181,12 +195,24 @@ class Game24Screen(PuzzleScreen):
 
     def start_puzzle(self) -> None:
         self.refresh_board()
-        self.say(
+        message = Text(
             f"Pick a card with {self.card_keys}, an operator (+ - * /), then another card. "
             "Or press e and type the whole expression."
         )
+        if self.replay is None and self.ponder.published_run() is not None:
+            message = Text.assemble(self._published_note(), "\n", message)
+        self.say(message)
         if self.level == "own":
             self._check_solvable()
+
+    def _published_note(self) -> Text:
+        """What GPT-4's published run has of this hand: its row, or why there is nothing."""
+        from solver.published import row_of
+
+        problem = self.solver_problem()
+        if problem is not None:
+            return Text(problem, style="yellow")
+        return Text(f"s: watch GPT-4's search (row {row_of(self.hand)})", style="bold")
 
     unsolvable: bool = False
     """An own hand with no solution: said when it opens, and ending it records nothing."""

@@ -189,9 +189,13 @@ class HomeScreen(PonderScreen):
 
     def refresh_home(self) -> None:
         app = self.ponder
-        self.query_one("#model-line", Static).update(
-            Text.assemble(("Model: ", "bold"), app.model_label, ("   (s: settings)", "dim"))
-        )
+        line = Text.assemble(("Model: ", "bold"), app.model_label, ("   (s: settings)", "dim"))
+        if app.published_run() is not None:
+            # The engine answers the 100 hands GPT-4 played: the kind that deals them says so.
+            for kind in KINDS.values():
+                if kind.playable and hasattr(kind.screen_class(), "deal_published"):
+                    line.append(f"\n{kind.label} deals GPT-4's 100 hands.", style="yellow")
+        self.query_one("#model-line", Static).update(line)
         self._show_streaks()
         stats = app.stats()
         if stats is None or not stats.played:

@@ -334,7 +334,8 @@ class PuzzleScreen(PonderScreen):
         self.set_interval(0.5, self.refresh_race)
         self.refresh_title()
         self.start_puzzle()
-        self.race = self.ponder.race and self.replay is None
+        # No race where the engine cannot run the solver here (a published run's own hand).
+        self.race = self.ponder.race and self.replay is None and self.solver_problem() is None
         # In a race the solver's thoughts stay hidden until the player is done; only its
         # progress shows.
         pane.display = not self.race
@@ -640,7 +641,8 @@ class PuzzleScreen(PonderScreen):
         if pane.running:
             self.stop_solver()
         elif pane.notice == "stopped" and pane.finished is None:
-            self.start_solver()
+            if not self.start_solver():
+                return
             self.notify(
                 "The solver resumes: the calls it had made come back from the reply cache at "
                 "no cost, then it carries on. S starts afresh."
@@ -658,8 +660,8 @@ class PuzzleScreen(PonderScreen):
             return
         if self.query_one(SolverPane).running:
             self.stop_solver()
-        self.start_solver(fresh=True)
-        self.notify("The solver starts again from the beginning, asking the model afresh.")
+        if self.start_solver(fresh=True):
+            self.notify("The solver starts again from the beginning, asking the model afresh.")
 
     def stop_solver(self) -> None:
         pane = self.query_one(SolverPane)
@@ -671,11 +673,21 @@ class PuzzleScreen(PonderScreen):
             pane.error = ""  # nothing is retried once stopped
             pane.refresh_status()
 
-    def start_solver(self, fresh: bool = False) -> None:
+    def solver_problem(self) -> str | None:
+        """Why the engine chosen cannot run the solver on this puzzle (a published run: of
+        another kind, method or hand), with what to do; None when it can."""
+        return self.ponder.solver_problem(self.KIND, self.puzzle)
+
+    def start_solver(self, fresh: bool = False) -> bool:
         """Start a run. It keeps the model of the last run (whose reply cache gives back at
         no cost every call that run had answered: a stopped run resumes where it stopped)
-        unless ``fresh`` asks for a new model that asks the server everything again."""
+        unless ``fresh`` asks for a new model that asks the server everything again. Where
+        the engine cannot run it (:meth:`solver_problem`) the message says why, and False."""
         app = self.ponder
+        problem = self.solver_problem()
+        if problem is not None:
+            self.say(problem, "yellow")
+            return False
         method = app.make_method()
         pane = self.query_one(SolverPane)
         pane.reset(method.name, app.model_label)
@@ -685,6 +697,7 @@ class PuzzleScreen(PonderScreen):
             self.say("")  # "press space to start it" is done with
             self._method_chosen = False
         self.run_solver(method, fresh)
+        return True
 
     @work(exclusive=True, group="solver", exit_on_error=False)
     async def run_solver(self, method: Any, fresh: bool = False) -> None:

@@ -37,7 +37,20 @@ from solver.settings import (
 from tui.screens.base import PonderScreen
 from tui.widgets.footer import KeyHints
 
-__all__ = ["SettingsScreen"]
+__all__ = ["PUBLISHED", "SettingsScreen"]
+
+PUBLISHED = "published"
+"""The engine choice "GPT-4 (ToT's published run)": saved as the replay engine on the bundled
+recording of ToT's search (:data:`solver.published.SEARCH`)."""
+
+
+def _engine_choice(s: Settings) -> str:
+    """The Engine box's value for ``s``: ``published`` for the replay of ToT's published
+    search, else the engine."""
+    from solver.published import SEARCH, which
+
+    run = which(s.replay_file) if s.engine == "replay" else None
+    return PUBLISHED if run is not None and run.name == SEARCH else s.engine
 
 
 class SettingsScreen(PonderScreen):
@@ -59,7 +72,7 @@ class SettingsScreen(PonderScreen):
     def _remember(self, s: Settings) -> None:
         price_in, price_out = self._price_text(s, s.model)
         self.shown = {
-            "engine": s.engine,
+            "engine": _engine_choice(s),
             "base-url": mask_url(s.base_url) if s.base_url else "",
             "model": s.model,
             "price-in": price_in,
@@ -89,8 +102,9 @@ class SettingsScreen(PonderScreen):
                         ("offline engine (no network)", "offline"),
                         ("OpenAI-compatible server", "openai"),
                         ("replay a recording", "replay"),
+                        ("GPT-4 (ToT's published run)", PUBLISHED),
                     ],
-                    value=s.engine,
+                    value=shown["engine"],
                     allow_blank=False,
                     id="engine",
                 )
@@ -202,6 +216,15 @@ class SettingsScreen(PonderScreen):
             return str(self.query_one(f"#{field}", Select).value)
         return self.query_one(f"#{field}", Input).value.strip()
 
+    @on(Select.Changed, "#engine")
+    def _engine_changed(self, event: Select.Changed) -> None:
+        """GPT-4 (ToT's published run) replays a bundled recording: its name shows as the
+        replay file."""
+        from solver.published import SEARCH
+
+        if event.value == PUBLISHED:
+            self.query_one("#replay-file", Input).value = SEARCH
+
     @on(Input.Changed, "#model")
     def _model_changed(self, event: Input.Changed) -> None:
         """Prices belong to a model: show the new model's (and count them as unchanged)."""
@@ -218,7 +241,8 @@ class SettingsScreen(PonderScreen):
         changed = {f for f in self.shown if self._value(f) != self.shown[f].strip()}
         changes: dict[str, Any] = {}
         if "engine" in changed:
-            changes["engine"] = self._value("engine")
+            engine = self._value("engine")
+            changes["engine"] = "replay" if engine == PUBLISHED else engine
         if "base-url" in changed:
             base_url = self._value("base-url")
             if MASK in base_url:
@@ -263,11 +287,15 @@ class SettingsScreen(PonderScreen):
         return settings, changes
 
     def _recording_changes(self, changed: set[str]) -> dict[str, Any]:
+        from solver.published import SEARCH
+
         changes: dict[str, Any] = {}
-        if self._value("engine") == "replay" and not self._value("replay-file"):
+        published = self._value("engine") == PUBLISHED
+        replay_file = SEARCH if published else self._value("replay-file")
+        if self._value("engine") == "replay" and not replay_file:
             raise SettingsError("the replay engine needs a recording: type its file in Replay file")
-        if "replay-file" in changed:
-            changes["replay_file"] = self._value("replay-file") or None
+        if replay_file != self.shown["replay-file"].strip():
+            changes["replay_file"] = replay_file or None
         if "record-file" in changed:
             changes["record_file"] = self._value("record-file") or None
         if "replay-speed" in changed:
@@ -286,7 +314,8 @@ class SettingsScreen(PonderScreen):
 
         replaying = {"engine", "replay_file"} & set(changes)
         if replaying and settings.engine == "replay" and settings.replay_file:
-            self._check_served(settings.replay_file)
+            if not _bundled(settings.replay_file):  # ponder's own data, in the browser too
+                self._check_served(settings.replay_file)
             _recording_text(settings.replay_file)
         if "record_file" in changes and settings.record_file:
             self._check_served(settings.record_file)
@@ -406,13 +435,22 @@ class SettingsScreen(PonderScreen):
         self.app.pop_screen()
 
 
+def _bundled(name: str) -> bool:
+    """Whether ``name`` is a bundled run's (``tot-gpt4-bfs``) and means its file."""
+    from solver.published import bundled, resolve
+
+    run = bundled(name)
+    return run is not None and resolve(name) == run.path
+
+
 def _recording_text(path: str) -> str:
-    """What the recording at ``path`` holds, in a sentence; :class:`SettingsError` when it
-    cannot be replayed."""
+    """What the recording at ``path`` (or the bundled run of that name) holds, in a
+    sentence; :class:`SettingsError` when it cannot be replayed."""
+    from solver.model.factory import recording_path
     from solver.model.recording import RecordingError, load_recording
 
     try:
-        recording = load_recording(path)
+        recording = load_recording(recording_path(path))
     except RecordingError as exc:
         raise SettingsError(f"cannot replay {exc}") from None
     calls = len(recording.calls)
