@@ -162,7 +162,11 @@ class PonderApp(App[None]):
         self.store = store
         self.store_message = store_message
         self.replay = replay
-        self.method_name = next(iter(METHODS))  # the catalogue's first
+        self.kind_name = next(iter(KINDS))
+        """The kind in front of the player: home's highlighted one, or the puzzle's."""
+        self.methods_chosen: dict[str, str] = {}
+        """Each kind's method, once chosen (see :meth:`method_for`)."""
+        self._last_method: str | None = None
         self.method_options: dict[str, Any] = {}
         self.published_pace = PUBLISHED_SECONDS_PER_CALL
         """Seconds between the answers of a published run (see :class:`OneAtATime`)."""
@@ -432,8 +436,29 @@ class PonderApp(App[None]):
         """A published run chosen (at start or in the settings): the solver becomes the
         method it holds (ToT, whose run it is), unless the one chosen is among them."""
         run = self.published_run()
-        if run is not None and run != before and self.method_name not in run.methods:
-            self.method_name = run.methods[0]
+        # The published runs are the Game of 24's.
+        if run is not None and run != before and self.method_for("game24") not in run.methods:
+            self.methods_chosen["game24"] = run.methods[0]
+
+    @property
+    def method_name(self) -> str:
+        """The method of the kind in front of the player (:attr:`kind_name`)."""
+        return self.method_for(self.kind_name)
+
+    @method_name.setter
+    def method_name(self, name: str) -> None:
+        if name in _offered(self.kind_name):
+            self.methods_chosen[self.kind_name] = name
+        self._last_method = name
+
+    def method_for(self, kind: str) -> str:
+        """``kind``'s method: the one chosen for it; else the last one chosen anywhere, if
+        this kind can run it; else the first of the catalogue it can run."""
+        offered = _offered(kind)
+        for name in (self.methods_chosen.get(kind), self._last_method):
+            if name is not None and name in offered:
+                return name
+        return offered[0] if offered else next(iter(METHODS))
 
     def make_method(self) -> Any:
         """The chosen method with the options set for it, on the app's settings (``in_app``,
@@ -567,6 +592,14 @@ class PonderApp(App[None]):
         before = self.published_run()
         self.settings = settings
         self._method_for_published(before)
+
+
+def _offered(kind: str) -> list[str]:
+    """The names of the methods ``kind`` can run (none for a kind nobody registered)."""
+    try:
+        return [s.name for s in find_kind(kind).methods()]
+    except UnknownKind:
+        return []
 
 
 def _warm_up(kind: PuzzleKind) -> None:

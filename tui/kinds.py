@@ -51,6 +51,15 @@ class PuzzleKind:
     def screen_class(self) -> Any:
         return _load(self.screen, f"{self.label} cannot be played in the app yet")
 
+    def methods(self) -> list[Any]:
+        """The method specs this kind's puzzles can be solved with, in the catalogue's order
+        (none for a kind the solvers do not play); its domain is not imported."""
+        from solver.domains.roles import KIND_ROLES
+        from solver.methods import methods_for
+
+        roles = KIND_ROLES.get(self.name)
+        return methods_for(roles) if self.solvable and roles is not None else []
+
     def domain_class(self) -> Any:
         return _load(self.domain, f"the solvers do not play {self.label} puzzles yet")
 

@@ -28,6 +28,7 @@ from types import MappingProxyType
 from typing import Any
 
 from puzzles.crossword import BLOCK, Board, Crossword, CrosswordError, Grid, Slot
+from solver.domains import roles
 from solver.domains.base import Guidance, Reply, RolesMissing, Tool
 from solver.domains.dialogue import Turn, iot_transcript
 from solver.domains.game24 import Feedback, parse_feedback, parse_guidance, parse_score
@@ -49,9 +50,7 @@ __all__ = [
     "slot_names",
 ]
 
-ROLES = frozenset(
-    {"io", "cot", "propose", "clue_value", "step", "evaluate", "analyze", "guide", "respond"}
-)
+ROLES = roles.CROSSWORD
 """The roles mini crosswords have prompts and parsers for."""
 VALUE_WEIGHTS = MappingProxyType({"sure": 20.0, "maybe": 1.0, "impossible": 0.001})
 """A clue's value label as a number (ToT's scale), summed over the clues of a state."""

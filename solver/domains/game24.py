@@ -45,6 +45,7 @@ from puzzles.game24 import (
     format_numbers,
 )
 from puzzles.latex import plain
+from solver.domains import roles
 from solver.domains.base import Guidance, Reply, RolesMissing, Tool
 from solver.domains.dialogue import Turn, iot_transcript
 from solver.domains.reading import (
@@ -1054,10 +1055,7 @@ def parse_reply(text: str) -> Reply:
 
 # ---------------------------------------------------------------------- the adapter
 
-ROLES = frozenset(
-    {"io", "cot", "propose", "value", "judge", "step", "evaluate", "analyze", "guide", "respond"}
-    | {"condense", "similar", "examples"}
-)
+ROLES = roles.GAME24
 """The roles the Game of 24 has prompts and parsers for (``examples``: the step prompt can
 carry worked examples, BoT+CoT)."""
 

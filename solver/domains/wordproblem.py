@@ -37,6 +37,7 @@ from puzzles.wordproblem import (
     read_answer,
 )
 from puzzles.wordproblem.answers import MAX_ANSWER_LENGTH
+from solver.domains import roles
 from solver.domains.base import Guidance, Reply, RolesMissing, Tool
 from solver.domains.dialogue import Turn, iot_transcript
 from solver.domains.game24 import Feedback, parse_feedback, parse_score
@@ -71,9 +72,7 @@ Problem = WordProblem | AlgebraProblem
 
 MARKER = "Solve this math word problem."
 """The first line of every prompt's task (the offline engine recognises its prompts by it)."""
-ROLES = frozenset(
-    {"io", "cot", "step", "evaluate", "analyze", "guide", "respond", "act", "formalize", "revise"}
-)
+ROLES = roles.WORDPROBLEM
 """The roles word problems have prompts and parsers for."""
 _WEIGHTS: Mapping[str, float] = MappingProxyType({})
 _MAX_ANSWER = 1000

@@ -24,6 +24,7 @@ __all__ = [
     "all_options",
     "find_spec",
     "make_method",
+    "methods_for",
     "run_method",
     "solve",
 ]
@@ -50,6 +51,12 @@ def _collect() -> dict[str, MethodSpec]:
 
 METHODS: dict[str, MethodSpec] = _collect()
 """Method name -> spec, in the order people see them."""
+
+
+def methods_for(roles: frozenset[str]) -> list[MethodSpec]:
+    """The methods, in the catalogue's order, whose every role is among ``roles`` (a domain's:
+    what its puzzles can be solved with)."""
+    return [spec for spec in METHODS.values() if spec.roles <= roles]
 
 
 def find_spec(name: str) -> MethodSpec:

@@ -361,7 +361,8 @@ def test_a_method_the_kind_has_no_prompts_for_is_refused_before_any_run(
     ):
         code, out, err = run(capsys, *argv)
         assert code == 2 and not out
-        assert "fake cannot solve game24 puzzles yet" in err and "telepathy" in err
+        assert "Fake does not play Game of 24; the methods that do: bot," in err
+        assert "telepathy" not in err  # plain words: no names of prompts or roles
     assert not trace.exists()
 
 
@@ -369,7 +370,7 @@ def test_kinds_come_from_the_registry(capsys: pytest.CaptureFixture[str]) -> Non
     code, _, err = run(capsys, "solve", "sudoku", "x")
     assert code == 2 and "unknown puzzle kind 'sudoku'" in err and "'24'" in err
     code, _, err = run(capsys, "bench", "Mini", "--generated", "1", "--method", "tot")
-    assert code == 2 and "tot cannot solve crossword puzzles yet" in err  # an alias, read
+    assert code == 2 and "ToT does not play Mini crosswords" in err  # an alias, read
     code, out, _ = run(capsys, "puzzles", "Game-24", "--solve", "4 7 8 8")
     assert code == 0 and out.strip().endswith("= 24")
     with pytest.raises(SystemExit):

@@ -88,9 +88,9 @@ def test_a_15_by_15_grid_is_refused_plainly(
 
 def test_a_method_crosswords_cannot_play_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(capsys, "solve", "crossword", "1", "--method", "tot")
-    assert code == 2 and "tot cannot solve crossword puzzles yet" in err
+    assert code == 2 and "ToT does not play Mini crosswords" in err and "tot-dfs" in err
     code, _, err = run(capsys, "solve", "24", "4 7 8 8", "--method", "tot-dfs")
-    assert code == 2 and "tot-dfs cannot solve game24 puzzles yet" in err
+    assert code == 2 and "ToT-DFS does not play Game of 24" in err
 
 
 def test_ranges_take_a_step() -> None:
@@ -146,7 +146,7 @@ def test_bad_bench_command_lines_are_usage_errors(
         (["--file", str(path), "--range", "5:9"], "selects no rows"),
         (["--file", str(path), "--range", "0:2:0"], "the step must be at least 1"),
         (["--file", str(path), "--first", "3"], "--first and --blocks are for --generated"),
-        (["--generated", "2", "--method", "tot"], "tot cannot solve crossword puzzles yet"),
+        (["--generated", "2", "--method", "tot"], "ToT does not play Mini crosswords"),
     ):
         code, _, err = run(capsys, "bench", "crossword", *argv)
         assert code == 2 and message in err, (argv, err)

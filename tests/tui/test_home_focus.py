@@ -6,9 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textual.widgets import OptionList, Select
 
 from solver.settings import Settings
 from tui.app import PonderApp, make_app
+from tui.kinds import KINDS
 from tui.screens.crossword import CrosswordScreen
 from tui.screens.game24 import Game24Screen
 from tui.screens.home import KindList
@@ -42,3 +44,38 @@ async def test_the_title_stays_in_view_with_the_list_focused(app: PonderApp) -> 
         await pilot.pause()
         title = app.screen.query_one("#home-title")
         assert app.screen.region.contains_region(title.region)
+
+
+async def test_the_solver_list_follows_the_kind_and_each_kind_keeps_its_method(
+    tmp_path: Path,
+) -> None:
+    """With DELI chosen for word problems, s in a Game of 24 failed with "deli cannot solve
+    game24 puzzles yet" while the m dialog showed BoT: one choice carried across kinds."""
+    app = make_app(Settings(), store_path=tmp_path / "r.db", seed=1)
+    async with app.run_test(size=(80, 24)) as pilot:
+        home = app.screen
+        kinds = home.query_one("#kinds", OptionList)
+        method = home.query_one("#method", Select)
+
+        def offered() -> list[str]:
+            return [str(value) for _, value in method._options]
+
+        kinds.highlighted = list(KINDS).index("wordproblem")
+        await pilot.pause()
+        assert "deli" in offered() and "tot" not in offered()
+        method.value = "deli"
+        await pilot.pause()
+        kinds.highlighted = list(KINDS).index("game24")
+        await pilot.pause()
+        assert "deli" not in offered() and "react" not in offered() and "tot" in offered()
+        assert method.value == "bot"
+        kinds.highlighted = list(KINDS).index("wordproblem")
+        await pilot.pause()
+        assert method.value == "deli"  # kept for word problems
+        kinds.highlighted = list(KINDS).index("game24")
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, Game24Screen)
+        assert app.method_name == "bot"
+        assert app.method_for("wordproblem") == "deli"

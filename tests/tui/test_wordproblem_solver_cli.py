@@ -91,7 +91,26 @@ def test_a_hostile_file_is_refused_clearly(
 
 def test_tool_methods_on_the_game_of_24_are_refused(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = call(capsys, "solve", "24", "4 7 8 8", "--method", "deli")
-    assert code == 2 and "game24 domain has no" in err
+    assert code == 2 and "DELI does not play Game of 24; the methods that do:" in err
+    assert "formalize" not in err and "deli" not in err.split("do:")[1]
+
+
+def test_each_kinds_help_lists_only_the_methods_it_can_run(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """solve 24 --help offered DELI and ReAct, which the Game of 24 cannot run."""
+    for kind, present, absent in (
+        ("24", ("bot", "tot", "aiot"), ("deli", "react", "tot-dfs")),
+        ("crossword", ("tot-dfs", "bot"), ("deli", "react", "tot,")),
+        ("wordproblem", ("react", "deli", "bot"), ("tot-dfs", "tot,")),
+    ):
+        for command in ("solve", "bench"):
+            with pytest.raises(SystemExit):
+                main([command, kind, "--help"])
+            listed = " ".join(capsys.readouterr().out.split()).split("--method")[2]
+            listed = listed.split(")")[0]
+            assert all(name in listed for name in present), (command, kind, listed)
+            assert not any(name in listed for name in absent), (command, kind, listed)
 
 
 def test_bench_generated_algebra_and_file(

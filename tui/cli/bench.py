@@ -71,7 +71,7 @@ def add_parser(sub: _SubParsers, **common: Any) -> None:
 
 def _add_kind_arguments(kind: PuzzleKind, solver: SolverCommands, kp: Parser) -> None:
     """The flags of ``ponder bench KIND``: the methods, the kind's puzzle set, the run."""
-    options.add_method_flag(kp, default=DEFAULT_METHODS, several=True)
+    options.add_method_flag(kp, default=DEFAULT_METHODS, several=True, kind=kind)
     solver.add_bench_arguments(kp)
     kp.add_argument("--jobs", type=int, default=1, metavar="N", help="puzzles run at once (1)")
     kp.add_argument("--json", action="store_true", help="print results as JSON")

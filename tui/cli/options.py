@@ -20,6 +20,7 @@ from tui.cli.usage import UsageError
 if TYPE_CHECKING:
     from solver.methods import Method, MethodSpec, OptionInfo
     from solver.settings import Settings
+    from tui.kinds import PuzzleKind
 
 __all__ = [
     "Chosen",
@@ -40,19 +41,25 @@ Chosen = tuple["MethodSpec", "Method"]
 """A method asked for: its spec and the method built with the options given."""
 
 
-def method_names() -> str:
-    """The methods people can choose from, in the catalogue's order."""
+def method_names(kind: PuzzleKind | None = None) -> str:
+    """The methods people can choose from (those ``kind`` can run), in the catalogue's order."""
     from solver.methods import METHODS
 
+    if kind is not None and kind.methods():
+        return ", ".join(s.name for s in kind.methods())
     return ", ".join(METHODS)
 
 
-def add_method_flag(p: argparse.ArgumentParser, *, default: str, several: bool) -> None:
-    """``--method``: one method, or (``several``) a comma-separated list of them."""
+def add_method_flag(
+    p: argparse.ArgumentParser, *, default: str, several: bool, kind: PuzzleKind | None = None
+) -> None:
+    """``--method``: one method, or (``several``) a comma-separated list of them; the help
+    lists the methods ``kind`` can run."""
+    names = method_names(kind)
     if several:
-        text = f"comma-separated methods from {method_names()} ({default})"
+        text = f"comma-separated methods from {names} ({default})"
     else:
-        text = f"one of {method_names()} ({default})"
+        text = f"one of {names} ({default})"
     p.add_argument("--method", default=default, metavar="NAMES" if several else "NAME", help=text)
 
 

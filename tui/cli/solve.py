@@ -81,7 +81,7 @@ def add_parser(sub: _SubParsers, **common: Any) -> None:
 def _add_kind_arguments(kind: PuzzleKind, solver: SolverCommands, kp: Parser) -> None:
     """The flags of ``ponder solve KIND``: the kind's own, then the method's and the model's."""
     solver.add_solve_arguments(kp)
-    options.add_method_flag(kp, default=DEFAULT_METHOD, several=False)
+    options.add_method_flag(kp, default=DEFAULT_METHOD, several=False, kind=kind)
     kp.add_argument("--json", action="store_true", help="one JSON event per line")
     kp.add_argument(
         "--trace",
@@ -105,7 +105,20 @@ def check_roles(spec: MethodSpec, domain: Any) -> None:
     try:
         require_roles(spec.name, spec.roles, domain)
     except RolesMissing as exc:
-        raise UsageError(str(exc)) from exc
+        raise UsageError(not_for_kind(spec.label, exc.kind)) from exc
+
+
+def not_for_kind(label: str, kind_name: str) -> str:
+    """``DELI does not play the Game of 24; its methods are …``: in plain words, with no
+    names of prompts or roles."""
+    from tui.kinds import UnknownKind, find_kind
+
+    try:
+        kind = find_kind(kind_name)
+    except UnknownKind:
+        return f"{label} does not play {kind_name} puzzles"
+    names = ", ".join(s.name for s in kind.methods())
+    return f"{label} does not play {kind.label}; the methods that do: {names}"
 
 
 def run(kind: PuzzleKind, solver: SolverCommands, args: argparse.Namespace) -> int:

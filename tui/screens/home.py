@@ -123,8 +123,8 @@ class HomeScreen(PonderScreen):
                 with Horizontal(classes="field"):
                     yield Static("Solver", classes="field-label")
                     yield Select(
-                        _method_choices(),
-                        value=self.ponder.method_name,
+                        _method_choices(self.kind),
+                        value=self.ponder.method_for(self.kind.name),
                         allow_blank=False,
                         id="method",
                     )
@@ -164,8 +164,6 @@ class HomeScreen(PonderScreen):
 
     def on_mount(self) -> None:
         self.sub_title = "home"
-        if self.ponder.method_name in METHODS:
-            self.query_one("#method", Select).value = self.ponder.method_name
         self.query_one("#race", Switch).value = self.ponder.race
         chosen = handicap_of(self.ponder.race_delay, self.ponder.race_calls)
         if chosen in {value for _, value in HANDICAP_CHOICES}:
@@ -179,9 +177,7 @@ class HomeScreen(PonderScreen):
 
     def on_screen_resume(self) -> None:
         # The method may have been changed in a game (m): show the one the next game runs.
-        method = self.query_one("#method", Select)
-        if self.ponder.method_name in METHODS:
-            method.value = self.ponder.method_name
+        self._show_methods()
         if isinstance(self.focused, Input):
             # Back from a game begun in a box (your own, the seed): home's keys work again.
             self.set_focus(self.query_one("#kinds"), scroll_visible=False)
@@ -278,7 +274,9 @@ class HomeScreen(PonderScreen):
 
     @on(Select.Changed, "#method")
     def method_changed(self, event: Select.Changed) -> None:
-        if isinstance(event.value, str):
+        # The list showing a kind's method is no choice: only a change of it is one.
+        if isinstance(event.value, str) and event.value != self.ponder.method_for(self.kind.name):
+            self.ponder.kind_name = self.kind.name
             self.ponder.method_name = event.value
 
     @on(Select.Changed, "#handicap")
@@ -385,7 +383,21 @@ class HomeScreen(PonderScreen):
         kept = level.value if level.value in {v for _, v in choices} else ANY_LEVEL
         level.set_options(choices)
         level.value = kept
+        self._show_methods()
         self._show_own()
+
+    def _show_methods(self) -> None:
+        """The Solver list: the methods the highlighted kind can run, showing the one chosen
+        for it (each kind keeps its own)."""
+        kind = self.kind
+        self.ponder.kind_name = kind.name
+        method = self.query_one("#method", Select)
+        choices = _method_choices(kind)
+        chosen = self.ponder.method_for(kind.name)
+        with self.prevent(Select.Changed):
+            method.set_options(choices)
+            if chosen in {value for _, value in choices}:
+                method.value = chosen
 
     @on(OptionList.OptionSelected, "#kinds")
     def kind_selected(self, event: OptionList.OptionSelected) -> None:
@@ -451,10 +463,11 @@ def _level_choices(kind: PuzzleKind) -> list[tuple[str, str]]:
     return [("any difficulty", ANY_LEVEL), *((level, level) for level in levels)]
 
 
-def _method_choices() -> list[tuple[str, Any]]:
-    """The methods of the catalogue, in its order, by their short labels (the box is narrow
-    at 80 columns; the method dialog, m in a game, describes each)."""
-    return [(s.label, s.name) for s in METHODS.values()]
+def _method_choices(kind: PuzzleKind) -> list[tuple[str, Any]]:
+    """The methods ``kind`` can run, in the catalogue's order, by their short labels (the box
+    is narrow at 80 columns; the method dialog, m in a game, describes each)."""
+    offered = kind.methods() or list(METHODS.values())
+    return [(s.label, s.name) for s in offered]
 
 
 def _outcome(r: Result) -> str:

@@ -325,6 +325,7 @@ class PuzzleScreen(PonderScreen):
 
     def on_mount(self) -> None:
         self.sub_title = self.kind.label
+        self.ponder.kind_name = self.KIND  # the method this kind keeps is the one it runs
         pane = self.query_one(SolverPane)
         pane.answer_text = self.answer_text
         pane.goal = self.goal_state()
@@ -371,6 +372,7 @@ class PuzzleScreen(PonderScreen):
             self._gate_closed_at = time.monotonic()
 
     def on_screen_resume(self) -> None:
+        self.ponder.kind_name = self.KIND
         if self.paused_at is not None:
             self.paused_total += time.monotonic() - self.paused_at
             self.paused_at = None

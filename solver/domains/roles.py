@@ -1,0 +1,34 @@
+"""The roles each puzzle kind's domain has prompts and parsers for, by kind.
+
+Kept apart from the domains so that the app and the command line can offer each kind only the
+methods it can run without importing its domain (the word-problem domain brings sympy, half a
+second). Each domain's ``ROLES`` is its entry here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+
+__all__ = ["CROSSWORD", "GAME24", "KIND_ROLES", "WORDPROBLEM"]
+
+GAME24 = frozenset(
+    {"io", "cot", "propose", "value", "judge", "step", "evaluate", "analyze", "guide", "respond"}
+    | {"condense", "similar", "examples"}
+)
+"""The Game of 24 (``examples``: the step prompt can carry worked examples, BoT+CoT)."""
+
+CROSSWORD = frozenset(
+    {"io", "cot", "propose", "clue_value", "step", "evaluate", "analyze", "guide", "respond"}
+)
+"""Mini crosswords."""
+
+WORDPROBLEM = frozenset(
+    {"io", "cot", "step", "evaluate", "analyze", "guide", "respond", "act", "formalize", "revise"}
+)
+"""Word problems."""
+
+KIND_ROLES: Mapping[str, frozenset[str]] = MappingProxyType(
+    {"game24": GAME24, "crossword": CROSSWORD, "wordproblem": WORDPROBLEM}
+)
+"""Kind name -> its domain's roles."""
