@@ -15,12 +15,12 @@ import subprocess
 import sys
 import time
 
+from bench import llm_replies
+from bench.fakeserver import FakeServer
 from puzzles.game24 import Hand
 from solver.domains.game24 import Game24Domain
 from solver.methods import make_method, solve
 from solver.model.openai import OpenAIModel
-from tests import llm_replies
-from tests.fakeserver import FakeServer
 
 
 async def measure(

@@ -5,7 +5,7 @@
 Prints, for the generator, the median and worst seconds per grid over the seeds (the word
 list is loaded before timing starts; the cold first call is shown apart), and, for the clue
 index, top-1 and top-10 accuracy on clues the generator writes and on the hand-written clues
-in ``crossword_fixtures.UNSEEN_CLUES``, each with only the length known (``?????``) and with
+in ``crossword_clues.UNSEEN_CLUES``, each with only the length known (``?????``) and with
 two letters known (the 2nd and 4th, as crossings often give).
 """
 
@@ -16,8 +16,8 @@ import statistics
 import time
 from collections.abc import Iterable, Sequence
 
+from bench.crossword_clues import UNSEEN_CLUES
 from puzzles.crossword import clue_index, generate, word_list
-from tests.puzzles.crossword_fixtures import UNSEEN_CLUES
 
 
 def time_generator(seeds: Iterable[int], *, blocks: bool = False) -> list[float]:

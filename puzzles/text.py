@@ -16,8 +16,9 @@ kept; a CR LF pair is shown as a newline (servers and files on Windows end lines
 from __future__ import annotations
 
 import json
+import re
 
-__all__ = ["CONTROL_CHARACTERS", "json_line", "visible"]
+__all__ = ["CONTROL_CHARACTERS", "clip_text", "json_line", "visible", "whole_lines"]
 
 _BIDI = (*range(0x202A, 0x202F), *range(0x2066, 0x206A))
 
@@ -45,3 +46,30 @@ def json_line(value: object, *, indent: int | None = None) -> str:
     and bidi overrides are written as ``\\u`` escapes (``json.dumps`` already escapes C0), so
     the JSON reads back exactly and no terminal acts on it."""
     return json.dumps(value, ensure_ascii=False, indent=indent).translate(_JSON_ESCAPED)
+
+
+def whole_lines(text: str, limit: int) -> str:
+    """The first ``limit`` characters of ``text``, ending where a line ends: the line the
+    limit would cut through is left out whole. Read in part, a line may say something it
+    does not (``8 / 8 = 12`` cut to ``8 / 8 = 1``); a verdict on it would be on words the
+    model never wrote."""
+    if len(text) <= limit:
+        return text
+    if text[limit] in "\r\n":
+        return text[:limit]
+    return text[: text.rfind("\n", 0, limit) + 1]
+
+
+_SENTENCE_END = re.compile(r"[.!?;:](?=\s)|\n")
+
+
+def clip_text(text: str, limit: int) -> str:
+    """``text`` kept to ``limit`` characters, ending where a sentence ends, then ``…``:
+    its arithmetic is read later (``8 / 8 = 12`` must not end up as ``8 / 8 = 1``, nor
+    ``8 / 8 = 12 + 3`` as ``8 / 8 = 12``), and what precedes the end of a sentence reads the
+    same in the clipped text as in the whole. A text with no sentence end in reach keeps
+    nothing but the ``…``."""
+    if len(text) <= limit:
+        return text
+    ends = [m.end() for m in _SENTENCE_END.finditer(text, 0, limit - 2)]
+    return (text[: ends[-1]].rstrip() + " …").lstrip() if ends else "…"

@@ -33,14 +33,16 @@ from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import platformdirs
 import tomlkit
 import tomlkit.exceptions
 
 from puzzles.files import FileError, check_nesting, decode_text, read_file, write_whole
-from solver.model import Usage
+
+if TYPE_CHECKING:
+    from solver.model import Usage
 
 __all__ = [
     "DEFAULT_PRICES",

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.fakeserver import FakeServer
+from bench.fakeserver import FakeServer
 
 
 @pytest.fixture(autouse=True)

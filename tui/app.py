@@ -23,8 +23,8 @@ from puzzles.text import visible
 from solver import events as ev
 from solver.methods import METHODS
 from solver.model import Call, Generation, Model, TokenCallback
-from solver.model import factory as model_factory
-from solver.model.factory import describe_engine
+from solver import factory as model_factory
+from solver.factory import describe_engine
 from solver.settings import Settings
 from tui.kinds import KINDS, PuzzleKind, UnknownKind, find_kind
 from tui.screens.home import HomeScreen
@@ -479,7 +479,7 @@ class PonderApp(App[None]):
         # The experience library setting: BoT starts from earlier runs' entries, adds its own.
         library = getattr(self, "_experience_library", None)
         if library is None:
-            from tui.cli.library import default_path, open_library
+            from tui.library_file import default_path, open_library
 
             library, message = open_library(default_path())
             if message:

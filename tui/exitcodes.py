@@ -1,7 +1,7 @@
 """Exit codes: the one catalogue every ``ponder`` command returns from.
 
 Scripts branch on these, so each code means one thing everywhere: a run that was not solved
-(1) is never confused with a server that failed (3). ``ponder --help`` and the README list them
+(1) is never confused with a server that failed (3). ``ponder --help`` and docs/cli.md list them
 from here. Standard library only: ``ponder --help`` imports it.
 """
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from solver.model import Message
+from solver.tools.result import ToolResult
 
 __all__ = [
     "ClaimLike",
@@ -129,24 +130,6 @@ class Reply:
     uncertainty: str
     final: bool
     parsed: bool = True
-
-
-@dataclass(frozen=True, slots=True)
-class ToolResult:
-    """One tool call's outcome: ``status`` is ``ok``, ``error`` (the input was refused; the
-    observation says why), ``timeout`` (stopped at its time limit) or ``crashed``. ``value``
-    is the exact number it computed, when there is one."""
-
-    tool: str
-    argument: str
-    observation: str
-    status: str
-    value: str | None = None
-    elapsed: float = 0.0
-
-    @property
-    def ok(self) -> bool:
-        return self.status == "ok"
 
 
 class Tool(Protocol):

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from puzzles.arith import expression_line
+from puzzles.text import clip_text, whole_lines
 
 __all__ = [
     "BULLET",
@@ -62,33 +63,6 @@ def truthy(value: object) -> bool:
     if isinstance(value, str):
         return value.strip().lower() in ("true", "yes", "y", "1", "final", "stop")
     return False
-
-
-def whole_lines(text: str, limit: int) -> str:
-    """The first ``limit`` characters of ``text``, ending where a line ends: the line the
-    limit would cut through is left out whole. Read in part, a line may say something it
-    does not (``8 / 8 = 12`` cut to ``8 / 8 = 1``); a verdict on it would be on words the
-    model never wrote."""
-    if len(text) <= limit:
-        return text
-    if text[limit] in "\r\n":
-        return text[:limit]
-    return text[: text.rfind("\n", 0, limit) + 1]
-
-
-_SENTENCE_END = re.compile(r"[.!?;:](?=\s)|\n")
-
-
-def clip_text(text: str, limit: int) -> str:
-    """``text`` kept to ``limit`` characters, ending where a sentence ends, then ``…``:
-    its arithmetic is read later (``8 / 8 = 12`` must not end up as ``8 / 8 = 1``, nor
-    ``8 / 8 = 12 + 3`` as ``8 / 8 = 12``), and what precedes the end of a sentence reads the
-    same in the clipped text as in the whole. A text with no sentence end in reach keeps
-    nothing but the ``…``."""
-    if len(text) <= limit:
-        return text
-    ends = [m.end() for m in _SENTENCE_END.finditer(text, 0, limit - 2)]
-    return (text[: ends[-1]].rstrip() + " …").lstrip() if ends else "…"
 
 
 def reads_the_same(read: Callable[[str], object], line: str, value: object) -> bool:

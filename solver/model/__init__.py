@@ -4,7 +4,7 @@
 tests; ``solver.model.openai`` (any OpenAI-compatible server, with its cache and retry policy
 in their own modules), ``solver.model.offline`` (the embedded players, one per puzzle kind),
 ``solver.model.recording`` (the recording format, its reader and the recorder) with
-``solver.model.replay`` (the replay engine) and ``solver.model.factory`` (the one place a
+``solver.model.replay`` (the replay engine) and ``solver.factory`` (the one place a
 model is built from settings) are imported where they are needed, so the OpenAI client is
 loaded only when it is used.
 """

@@ -681,7 +681,7 @@ def _leave(shared: _Shared) -> None:
 class RecordingModel:
     """Any model, with every finished call written to the recording at ``path``.
 
-    ``engine`` is the header's line for people (:func:`solver.model.factory.describe_engine`)
+    ``engine`` is the header's line for people (:func:`solver.factory.describe_engine`)
     and ``secrets`` (the API key, a password in the base URL) are hidden in every line. A
     call that failed is written with its error and the error raised as it was; a cancelled
     call is not written. A recording that cannot be written ends the call with a

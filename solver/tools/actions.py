@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from solver.domains.reading import clip_text, whole_lines
+from puzzles.text import clip_text, whole_lines
 
 __all__ = ["Action", "format_trajectory", "parse_action", "parse_final"]
 

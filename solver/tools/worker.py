@@ -47,7 +47,7 @@ def _serve(conn: Connection, parent: int, lifeline: Connection) -> None:
     worker ties its life to ``parent``'s, through the ``lifeline`` pipe among others."""
     die_with_parent(parent, os.dup(lifeline.fileno()))
     lifeline.close()
-    from solver.tools import math as tools_math
+    from solver.tools import math as tools_math  # the functions it runs
 
     conn.send(("ready", "", None))
     while True:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from bench.crossword_clues import UNSEEN_CLUES
 from puzzles.crossword import (
     ClueIndex,
     Word,
@@ -22,7 +23,6 @@ from puzzles.crossword import (
     write_clue,
 )
 from puzzles.crossword.wordlist import Sense
-from tests.puzzles.crossword_fixtures import UNSEEN_CLUES
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "puzzles" / "crossword" / "data"

@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
+import solver.factory
 import solver.methods
-import solver.model.factory
 from puzzles.game24 import Hand
 from solver.bench import run_bench
 from solver.domains.game24 import Game24Domain
@@ -182,12 +182,12 @@ async def test_stopping_a_bench_stops_every_run() -> None:
 
 
 def use_model(monkeypatch: pytest.MonkeyPatch, model: CountingModel) -> None:
-    """``ponder solve`` runs on ``model`` (the CLI builds it through solver.model.factory)."""
+    """``ponder solve`` runs on ``model`` (the CLI builds it through solver.factory)."""
 
     def make_model(settings: Any, *, seed: int | None = None) -> Model:
         return model
 
-    monkeypatch.setattr(solver.model.factory, "make_model", make_model)
+    monkeypatch.setattr(solver.factory, "make_model", make_model)
 
 
 def test_ctrl_c_in_the_cli_starts_no_call_after_it(

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from bench.fakeserver import FakeServer
 from puzzles.wordproblem import problem_by_id
 from solver.domains.wordproblem import WordProblemDomain
 from solver.events import DeliberationEnded, DeliberationStage, RunFinished, ToolObserved
@@ -13,7 +14,6 @@ from solver.methods import make_method, solve
 from solver.methods.deli import DELI, DELIConfig
 from solver.model import Call, ScriptedModel
 from solver.model.openai import OpenAIModel
-from tests.fakeserver import FakeServer
 
 DOMAIN = WordProblemDomain(problem_by_id("bulk_saving/691459251"))  # answer 3
 INIT = "Singly: 30 * 11 = 330\nPacks: 3 * 109 = 317\nSaving: 330 - 317 = 13\nAnswer: 13"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from solver.model.factory import describe_engine, make_model
+from solver.factory import describe_engine, make_model
 from solver.model.offline import OfflineModel
 from solver.model.openai import OpenAIModel
 from solver.settings import Settings

@@ -28,14 +28,7 @@ from typing import Any
 
 import pytest
 
-from puzzles.game24 import Hand
-from solver.domains.game24 import Game24Domain
-from solver.events import Event, RunFinished
-from solver.methods import make_method, run_method
-from solver.model import Call, Message, Model, ModelError, Sampling, ScriptedModel
-from solver.model.openai import OpenAIModel, Redactor, _StreamRedactor
-from solver.settings import Settings
-from tests.fakeserver import (
+from bench.fakeserver import (
     CannedServer,
     FakeServer,
     RecordedRequest,
@@ -43,6 +36,13 @@ from tests.fakeserver import (
     gzip_bomb,
     http_response,
 )
+from puzzles.game24 import Hand
+from solver.domains.game24 import Game24Domain
+from solver.events import Event, RunFinished
+from solver.methods import make_method, run_method
+from solver.model import Call, Message, Model, ModelError, Sampling, ScriptedModel
+from solver.model.openai import OpenAIModel, Redactor, _StreamRedactor
+from solver.settings import Settings
 from tests.solver.test_hostile_server import leaks
 from tui.cli import main
 

@@ -12,6 +12,8 @@ from typing import Any
 
 import pytest
 
+from bench import fakeserver
+from bench.fakeserver import FakeServer, echo_secret
 from puzzles.game24 import Hand
 from solver.domains.game24 import Game24Domain
 from solver.events import ModelCalled, ParseFailed, RunFinished
@@ -25,8 +27,6 @@ from solver.model.openai import (
     base_url_problem,
 )
 from solver.settings import Settings, mask_url
-from tests import fakeserver
-from tests.fakeserver import FakeServer, echo_secret
 
 CANARY = "sk-canary-7Hq2vX9pLm4RtY8wZb3NcK6dFg1JsA5eUo0Pi"
 MASKED = Settings(api_key=CANARY).masked_key()

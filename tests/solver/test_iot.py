@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from bench.fakeserver import FakeServer
 from puzzles.game24 import Hand
 from solver.domains.game24 import Game24Domain, parse_guidance, parse_reply
 from solver.events import (
@@ -29,7 +30,6 @@ from solver.methods.iot import AIoTConfig, GIoTConfig, IoT
 from solver.model import Call, Generation, Message, Model, ScriptedModel, TokenCallback
 from solver.model.offline import OfflineModel
 from solver.model.openai import OpenAIModel
-from tests.fakeserver import FakeServer
 
 HAND = Hand.parse("4 7 8 8")
 RIGHT = "(7 - 8 / 8) * 4"

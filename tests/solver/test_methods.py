@@ -7,6 +7,8 @@ from collections.abc import Sequence
 
 import pytest
 
+from bench import llm_replies
+from bench.fakeserver import FakeServer
 from puzzles.game24 import Hand, check_answer
 from solver.domains.game24 import Game24Domain, similarity
 from solver.events import (
@@ -30,8 +32,6 @@ from solver.methods.tot import ToT, ToTConfig
 from solver.model import ScriptedModel
 from solver.model.offline import OfflineModel
 from solver.model.openai import OpenAIModel
-from tests import llm_replies
-from tests.fakeserver import FakeServer
 
 SMALL = {
     "io": {},

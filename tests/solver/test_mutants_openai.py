@@ -4,7 +4,7 @@ What a caller and a person rely on, to the letter: the words of every error, how
 and how long the waits, the cache key of each sample, usage sums, the concurrency bound, the
 reply caps at their exact limits, redaction of a key in every form, finish reasons.
 
-Real HTTP on 127.0.0.1 only. Most tests use :class:`tests.fakeserver.FakeServer`; shapes it
+Real HTTP on 127.0.0.1 only. Most tests use :class:`bench.fakeserver.FakeServer`; shapes it
 cannot make (an error body without a message, a plain-text error, a gap in the choices, a
 slow model list) come from :class:`RawServer` below, a few lines of asyncio that answer each
 request with the next scripted :class:`Exchange`.
@@ -31,6 +31,7 @@ from typing import Any
 import openai
 import pytest
 
+from bench.fakeserver import FakeServer
 from solver.model import Call, Message, ModelError, Sampling, Usage, rough_tokens
 from solver.model import openai as openai_model
 from solver.model.openai import (
@@ -45,7 +46,6 @@ from solver.model.openai import (
 )
 from solver.model.retry import retry_after as _retry_after
 from solver.settings import Settings
-from tests.fakeserver import FakeServer
 
 KEY = "sk-mutant-7Hq2vX9pLm4RtY8wZb3NcK6d"
 MASKED = Settings(api_key=KEY).masked_key()

@@ -197,7 +197,7 @@ def test_the_shipped_examples_and_shots_teach_factors(
 ) -> None:
     """BoT+CoT's own examples (two of five end in 2 * 12) and IO's and CoT's shots (three of
     five end in a product of factors) make factor steps more common than the same prompts
-    with no examples: what the README's ``--examples`` row and IO/CoT figures measure."""
+    with no examples: what the figures page's ``--examples`` row and IO/CoT figures measure."""
     read = READERS[method]
     none_factor, _ = kinds(read(monkeypatch, None))
     monkeypatch.undo()

@@ -25,7 +25,7 @@ from puzzles.arith import format_number
 from puzzles.game24 import Hand
 from solver.domains.game24 import Game24Domain
 from solver.model import Call, Message, Sampling
-from solver.model.offline import OfflineModel
+from solver.model.offline import OfflineModel, writing
 from solver.model.offline import game24 as player
 from tests.solver.test_offline_crossword_player import reply
 from tests.solver.test_offline_game24_roles import chain_entry
@@ -99,12 +99,12 @@ def test_a_result_of_zero_counts_a_fifth(monkeypatch: pytest.MonkeyPatch) -> Non
 
 
 def test_the_numbers_that_feel_nice_are_the_target_and_its_divisors() -> None:
-    assert player._nice(Fraction(24)) == {Fraction(d) for d in (1, 2, 3, 4, 6, 8, 12, 24)}
-    assert player._nice(Fraction(2)) == {Fraction(1), Fraction(2)}
-    assert player._nice(Fraction(1)) == {Fraction(1)}
+    assert writing.nice(Fraction(24)) == {Fraction(d) for d in (1, 2, 3, 4, 6, 8, 12, 24)}
+    assert writing.nice(Fraction(2)) == {Fraction(1), Fraction(2)}
+    assert writing.nice(Fraction(1)) == {Fraction(1)}
     # Divisors are looked for up to 1,000 (a target of a billion is read in no time).
-    assert Fraction(1000) in player._nice(Fraction(2000))
-    assert Fraction(1001) not in player._nice(Fraction(2002))
+    assert Fraction(1000) in writing.nice(Fraction(2000))
+    assert Fraction(1001) not in writing.nice(Fraction(2002))
 
 
 # ---------------------------------------------------------------- what the experience teaches

@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
+from bench.fakeserver import FakeServer, character_usage
 from solver.model import Call, Message, Model, ModelError, Sampling, Usage, rough_tokens
 from solver.model.openai import OpenAIModel
 from solver.settings import Settings
-from tests.fakeserver import FakeServer, character_usage
 
 KEY = "sk-test-abcdefghijkl9876"
 

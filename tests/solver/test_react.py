@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from bench.fakeserver import FakeServer
 from puzzles.wordproblem import problem_by_id
 from solver.domains.wordproblem import WordProblemDomain
 from solver.events import (
@@ -22,7 +23,6 @@ from solver.methods.react import ReAct, ReActConfig
 from solver.model import ScriptedModel
 from solver.model.openai import OpenAIModel
 from solver.tools import parse_action
-from tests.fakeserver import FakeServer
 
 DOMAIN = WordProblemDomain(problem_by_id("bulk_saving/691459251"))  # answer 3
 NAMES = ["calculate", "solve", "finish"]

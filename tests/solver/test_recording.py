@@ -19,14 +19,16 @@ from typing import Any
 
 import pytest
 
+from bench import llm_replies
+from bench.fakeserver import FakeServer
 from puzzles.game24 import Hand
 from solver import events as ev
 from solver.domains.game24 import Game24Domain
 from solver.events import event_to_json
+from solver.factory import describe_engine, make_model
 from solver.methods import make_method, run_method
 from solver.model import Call, Generation, Message, ModelError, Sampling, ScriptedModel, Usage
 from solver.model import recording as rec_module
-from solver.model.factory import describe_engine, make_model
 from solver.model.openai import OpenAIModel
 from solver.model.recording import (
     RecordingError,
@@ -38,8 +40,6 @@ from solver.model.recording import (
 )
 from solver.model.replay import ReplayModel, replay_model
 from solver.settings import Settings, SettingsError, load_settings
-from tests import llm_replies
-from tests.fakeserver import FakeServer
 
 KEY = "sk-test-recording-0123456789abcdef"
 
@@ -357,7 +357,7 @@ async def test_the_key_never_reaches_the_recording(
         base_url=f"http://me:{password}@127.0.0.1:9/v1",
         record_file=str(tmp_path / "r.jsonl"),
     )
-    monkeypatch.setattr("solver.model.factory._engine", lambda *a: ScriptedModel([leaky]))
+    monkeypatch.setattr("solver.factory._engine", lambda *a: ScriptedModel([leaky]))
     model = make_model(settings)
     assert isinstance(model, RecordingModel)
     context = {"note": KEY, KEY: "as a key"}

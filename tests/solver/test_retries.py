@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
+from bench.fakeserver import FakeServer, RecordedRequest
 from solver.model import Call, Message, Sampling
 from solver.model.openai import OpenAIModel
-from tests.fakeserver import FakeServer, RecordedRequest
 
 Retry = tuple[str, int, float]
 

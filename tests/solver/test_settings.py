@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from solver.factory import describe_engine
 from solver.model import Usage
-from solver.model.factory import describe_engine
 from solver.settings import (
     DEFAULT_PRICES,
     Settings,

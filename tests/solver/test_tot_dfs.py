@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from bench.fakeserver import FakeServer
 from puzzles.crossword import generate, parse_tot
 from puzzles.game24 import Hand
 from solver.domains.crossword import CrosswordDomain
@@ -32,7 +33,6 @@ from solver.model import Call, Generation, Message, ScriptedModel, TokenCallback
 from solver.model.offline import OfflineModel
 from solver.model.offline.crossword import CrosswordPlayer
 from solver.model.openai import OpenAIModel
-from tests.fakeserver import FakeServer
 
 SEED = 5  # ACRES / TROLL / TABOO / INEPT / CEDES
 SMALL: dict[str, dict[str, Any]] = {

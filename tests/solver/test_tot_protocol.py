@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 import pytest
 
-import solver.model.factory
+import solver.factory
 from puzzles.game24 import Hand, catalogue, check_answer
 from solver.bench import BenchResult, PuzzleResult
 from solver.domains import game24 as g24
@@ -227,7 +227,7 @@ def planned_model(monkeypatch: pytest.MonkeyPatch) -> None:
     def make(*args: Any, **kwargs: Any) -> Model:
         return ScriptedModel(planned)
 
-    monkeypatch.setattr(solver.model.factory, "make_model", make)
+    monkeypatch.setattr(solver.factory, "make_model", make)
 
 
 def bench(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from bench.fakeserver import FakeServer
 from puzzles.wordproblem import problem_by_id
 from solver.domains.wordproblem import WordProblemDomain
 from solver.events import (
@@ -35,7 +36,6 @@ from solver.model import Call, Message, Sampling, ScriptedModel
 from solver.model.offline.wordproblem import WordProblemPlayer
 from solver.model.openai import OpenAIModel
 from solver.tools.math import run_solve
-from tests.fakeserver import FakeServer
 
 PROBLEM = problem_by_id("bulk_saving/691459251")  # answer 3
 DOMAIN = WordProblemDomain(PROBLEM)

@@ -19,6 +19,7 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Button, Input, Select, Static, Switch
 
+from bench.fakeserver import FakeServer
 from puzzles.crossword import generate
 from puzzles.game24 import Hand
 from puzzles.game24.catalogue import entry
@@ -28,7 +29,6 @@ from solver.methods import find_spec, make_method, run_method
 from solver.model import Call, Generation, TokenCallback
 from solver.model.offline import OfflineModel
 from solver.settings import Settings
-from tests.fakeserver import FakeServer
 from tui.app import PonderApp, Replay, make_app
 from tui.screens.crossword import CrosswordScreen
 from tui.screens.dialogs import MethodDialog

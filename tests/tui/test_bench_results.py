@@ -14,12 +14,12 @@ from typing import Any
 
 import pytest
 
-import solver.model.factory
+import solver.factory
+from bench.fakeserver import FakeServer
 from solver.bench import BenchResult, PuzzleResult
 from solver.bench_results import Record, ResultsError, ResultsFile, combine, read_results
 from solver.model import Model
 from solver.model.base import Call, Generation, TokenCallback
-from tests.fakeserver import FakeServer
 from tests.tui.test_interrupt import start
 from tui.cli import main
 from tui.cli.plots import MARKERS, bench_plots
@@ -58,7 +58,7 @@ def without_times(data: Any) -> Any:
 def calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The purpose of every model call the benchmarks make, in order."""
     made: list[str] = []
-    real = solver.model.factory.make_model
+    real = solver.factory.make_model
 
     class Counting:
         def __init__(self, inner: Model) -> None:
@@ -75,7 +75,7 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     def counting(*args: Any, **kwargs: Any) -> Model:
         return Counting(real(*args, **kwargs))
 
-    monkeypatch.setattr(solver.model.factory, "make_model", counting)
+    monkeypatch.setattr(solver.factory, "make_model", counting)
     return made
 
 

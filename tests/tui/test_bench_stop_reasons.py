@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
+from bench.fakeserver import FakeServer
 from solver.bench import BenchResult, PuzzleResult
-from tests.fakeserver import FakeServer
 from tui.cli import main
 from tui.cli.bench import _stop_tally
 

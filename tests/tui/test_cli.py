@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 import solver.methods
+from bench import llm_replies
+from bench.fakeserver import FakeServer
 from solver.methods import Method, MethodSpec, make_method
 from solver.methods.spec import option
-from tests import llm_replies
-from tests.fakeserver import FakeServer
 from tui.cli import main
 from tui.kinds import find_kind
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.fakeserver import FakeServer
+from bench.fakeserver import FakeServer
 from tui.cli import main
 
 RIGHT = "(7 - 8 / 8) * 4"

@@ -24,13 +24,13 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Button, Input, OptionList, Static
 
+from bench.fakeserver import FakeServer
 from puzzles.crossword.loaders import TOT_MINIS, load_tot_minis
 from solver.domains.crossword import CrosswordDomain
 from solver.methods import METHODS
 from solver.model import Call, Message
 from solver.model.offline.crossword import CrosswordPlayer
 from solver.settings import Settings
-from tests.fakeserver import FakeServer
 from tui.app import PonderApp, make_app
 from tui.cli.main import main
 from tui.kinds import KINDS

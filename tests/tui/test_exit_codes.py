@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from tests import llm_replies
-from tests.fakeserver import FakeServer
+from bench import llm_replies
+from bench.fakeserver import FakeServer
 from tui.cli import main
 from tui.exitcodes import ExitCode, exit_codes_help
 
@@ -58,15 +58,15 @@ def test_codes_are_distinct_and_described() -> None:
     assert all(code.meaning for code in ExitCode)
 
 
-def test_help_and_readme_list_every_code(capsys: pytest.CaptureFixture[str]) -> None:
+def test_help_and_docs_list_every_code(capsys: pytest.CaptureFixture[str]) -> None:
     for argv in (["--help"], ["solve", "--help"], ["bench", "--help"], ["replay", "--help"]):
         with pytest.raises(SystemExit):
             main(argv)
         out = capsys.readouterr().out
         assert exit_codes_help() in out
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    page = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
     for code in ExitCode:
-        assert f"| {code.value} | {code.meaning.replace('bench:', '`bench`:')} |" in readme
+        assert f"| {code.value} | {code.meaning.replace('bench:', '`bench`:')} |" in page
 
 
 def test_no_command_keeps_its_own_exit_numbers() -> None:

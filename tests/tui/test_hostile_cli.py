@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from textual.widgets import RichLog, Static
 
+from bench.fakeserver import ESCAPES, FakeServer
 from puzzles.game24 import Hand
 from solver.model import ScriptedModel
 from solver.settings import Settings
-from tests.fakeserver import ESCAPES, FakeServer
 from tests.solver.test_hostile_server import ANSWER, CANARY, ECHOING_FAULTS, leaks
 from tui.app import make_app
 from tui.cli import main

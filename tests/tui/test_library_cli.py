@@ -195,7 +195,7 @@ def _files(folder: Path) -> dict[str, bytes]:
 
 
 def test_a_library_that_cannot_be_written_is_opened_read_only(tmp_path: Path) -> None:
-    from tui.cli.library import open_library
+    from tui.library_file import open_library
 
     lib = tmp_path / "lib.sqlite3"
     ExperienceLibrary(lib).open().close()

@@ -20,7 +20,7 @@ from solver.methods.bot import BoT, BoTConfig
 from solver.model.offline import OfflineModel
 from solver.settings import load_settings
 from tui.app import PonderApp, make_app
-from tui.cli.library import default_path
+from tui.library_file import default_path
 from tui.screens.game24 import Game24Screen
 from tui.screens.library import LibraryScreen
 from tui.widgets.solver_pane import SolverPane

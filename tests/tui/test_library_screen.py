@@ -11,7 +11,7 @@ from textual.widgets import DataTable, Input, Select, Static
 from solver.library import Entry, ExperienceLibrary
 from solver.settings import load_settings
 from tui.app import PonderApp, make_app
-from tui.cli.library import default_path
+from tui.library_file import default_path
 from tui.screens.library import ClearLibraryDialog, LibraryScreen
 
 ENTRIES = [

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from solver.model.factory import describe_engine, make_model, recording_path
+from solver.factory import describe_engine, make_model, recording_path
 from solver.published import BUNDLED, HANDS_FILE, hands_file
 from solver.settings import Settings, config_path
 from tui.cli import main

@@ -184,14 +184,14 @@ def test_the_apps_model_comes_from_the_one_factory(monkeypatch: pytest.MonkeyPat
         seen.update(options)
         return OfflineModel()
 
-    monkeypatch.setattr("solver.model.factory.make_model", factory)
+    monkeypatch.setattr("solver.factory.make_model", factory)
     app = make_app(Settings(seed=5), use_store=False)
     app.make_model()
     assert seen["offline_delay"] == OFFLINE_THINK_SECONDS and seen["seed"] == 5
 
 
 def test_the_factory_passes_the_offline_delay() -> None:
-    from solver.model.factory import make_model
+    from solver.factory import make_model
 
     model = make_model(Settings(), offline_delay=0.25)
     assert isinstance(model, OfflineModel) and model.delay == 0.25

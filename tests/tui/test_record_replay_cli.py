@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
+from bench import llm_replies
+from bench.fakeserver import FakeServer
 from solver.settings import config_path
-from tests import llm_replies
-from tests.fakeserver import FakeServer
 from tui.cli import main
 
 HAND = "2 3 4 8"

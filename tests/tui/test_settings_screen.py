@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input, Static
 
+from bench.fakeserver import FakeServer
 from solver.settings import config_path, load_settings
-from tests.fakeserver import FakeServer
 from tui.app import PonderApp, make_app
 from tui.screens.settings import SettingsScreen
 

@@ -21,12 +21,12 @@ from rich.console import Console
 from textual.widgets import RichLog, Static, Tree
 from textual.widgets.tree import TreeNode
 
+from bench.fakeserver import FakeServer
 from puzzles.game24 import Hand
 from solver import events as ev
 from solver.model import ScriptedModel
 from solver.settings import Settings
 from solver.trace import TraceWriter, read_trace
-from tests.fakeserver import FakeServer
 from tests.puzzles.test_crossword_loaders import (
     CLUES,
     PUZ_CLUES,

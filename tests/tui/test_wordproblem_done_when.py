@@ -17,7 +17,8 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, OptionList, RichLog, Static
 
-import solver.model.factory
+import solver.factory
+from bench.fakeserver import FakeServer
 from puzzles.wordproblem import WordProblem, problem_by_id
 from solver import events as ev
 from solver.domains.wordproblem import WordProblemDomain
@@ -26,7 +27,6 @@ from solver.model import Call, Generation, Model, ScriptedModel, TokenCallback
 from solver.model.offline import OfflineModel
 from solver.settings import Settings
 from solver.trace import TraceWriter, read_trace
-from tests.fakeserver import FakeServer
 from tests.puzzles.test_wordproblem_files import FIXTURE, write_jsonl
 from tests.solver.test_wordproblem_done_when import METHODS, offline_reply
 from tui.app import PonderApp, Replay, make_app
@@ -323,7 +323,7 @@ def test_a_word_problem_bench_resumes_from_its_results_file(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     made: list[str] = []
-    real = solver.model.factory.make_model
+    real = solver.factory.make_model
 
     class Counting:
         def __init__(self, inner: Model) -> None:
@@ -336,7 +336,7 @@ def test_a_word_problem_bench_resumes_from_its_results_file(
         async def aclose(self) -> None:
             await self.inner.aclose()
 
-    monkeypatch.setattr(solver.model.factory, "make_model", lambda *a, **k: Counting(real(*a, **k)))
+    monkeypatch.setattr(solver.factory, "make_model", lambda *a, **k: Counting(real(*a, **k)))
     data = write_jsonl(tmp_path / "test.jsonl", FIXTURE)
     results = tmp_path / "runs.jsonl"
     argv = ["bench", "wordproblem", "--file", str(data), "--range", "0:3", "--method"]

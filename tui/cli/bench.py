@@ -185,7 +185,7 @@ def run(kind: PuzzleKind, solver: SolverCommands, args: argparse.Namespace) -> i
 
     from solver.bench import run_bench
     from solver.bench_results import Record, combine
-    from solver.model.factory import describe_engine, make_model
+    from solver.factory import describe_engine, make_model
 
     chosen = options.chosen_methods(args, [m for m in args.method.split(",") if m.strip()])
     if not chosen:

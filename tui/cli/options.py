@@ -296,7 +296,7 @@ def _recording_changes(args: argparse.Namespace, loaded: Settings) -> dict[str, 
 def _check_recordings(chosen: Settings) -> None:
     """A usage error for a recording that cannot be replayed or a file that cannot be
     recorded to, before the run starts."""
-    from solver.model.factory import recording_path
+    from solver.factory import recording_path
     from solver.model.recording import RecordingError, load_recording, record_problem
 
     replay_file = chosen.replay_file if chosen.engine == "replay" else None

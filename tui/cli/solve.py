@@ -127,7 +127,7 @@ def run(kind: PuzzleKind, solver: SolverCommands, args: argparse.Namespace) -> i
 
     from solver.events import ErrorRaised, RunFinished, event_to_json
     from solver.methods import run_method
-    from solver.model.factory import make_model
+    from solver.factory import make_model
     from solver.trace import TraceError, TraceWriter
     from tui.cli.printer import EventPrinter
 

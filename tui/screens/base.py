@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from textual.screen import Screen
 
@@ -17,8 +17,5 @@ class PonderScreen(Screen[None]):
 
     @property
     def ponder(self) -> PonderApp:
-        from tui.app import PonderApp
-
-        app = self.app
-        assert isinstance(app, PonderApp)
-        return app
+        # Cast, not imported: the screens sit below the app that hosts them.
+        return cast("PonderApp", self.app)

@@ -107,7 +107,7 @@ class LibraryScreen(ModalScreen[None]):
     def __init__(self, path: Path | None = None) -> None:
         super().__init__(classes="dialog")
         if path is None:
-            from tui.cli.library import default_path
+            from tui.library_file import default_path
 
             path = default_path()
         self.path = path

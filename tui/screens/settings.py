@@ -446,7 +446,7 @@ def _bundled(name: str) -> bool:
 def _recording_text(path: str) -> str:
     """What the recording at ``path`` (or the bundled run of that name) holds, in a
     sentence; :class:`SettingsError` when it cannot be replayed."""
-    from solver.model.factory import recording_path
+    from solver.factory import recording_path
     from solver.model.recording import RecordingError, load_recording
 
     try:

@@ -52,6 +52,8 @@ from solver.model.base import Call, Generation, ModelError, TokenCallback
 from solver.model.offline import iot24
 from solver.model.offline.experience import BLOCK, ENTRY, EXPERIENCE, STEP_LINE, VERDICT
 from solver.model.offline.sampling import sample_replies
+from solver.model.offline.writing import expression as _expression
+from solver.model.offline.writing import nice as _nice
 
 __all__ = ["OfflineModel"]
 
@@ -62,12 +64,6 @@ _Reply = Callable[[random.Random, float, float], str]  # (rng, temperature, top_
 
 _MAX_NUMBERS = 6
 """The most numbers a hand has: a prompt showing more is not one the engine plays."""
-
-
-def _nice(target: Fraction) -> frozenset[Fraction]:
-    """The target and its whole divisors: numbers a person is glad to make on the way."""
-    t = abs(int(target))
-    return frozenset({target} | {Fraction(d) for d in range(1, min(t, 1000) + 1) if t % d == 0})
 
 
 def _fmt(numbers: Sequence[Fraction]) -> str:
@@ -1093,26 +1089,3 @@ def _same_step(step: _Step, move: _Move) -> bool:
     if op != mop:
         return False
     return (a, b) == (ma, mb) or (op in "+*" and (a, b) == (mb, ma))
-
-
-def _expression(start: Sequence[Fraction], path: Sequence[tuple[Any, ...]]) -> str:
-    """The expression a path of steps builds from ``start`` (as a person would write it)."""
-    exprs: list[tuple[Fraction, str, int]] = [(n, format_number(n), 4) for n in start]
-    for step in path:
-        a, op, b = step[0], step[1], step[2]
-        parts = []
-        for value in (a, b):
-            idx = next((i for i, e in enumerate(exprs) if e[0] == value), None)
-            if idx is None:
-                parts.append((value, format_number(value), 4))
-            else:
-                parts.append(exprs.pop(idx))
-        prec = 1 if op in "+-" else 2
-        left = parts[0][1] if parts[0][2] >= prec else f"({parts[0][1]})"
-        right_paren = parts[1][2] < prec or (parts[1][2] == prec and op in "-/")
-        right = f"({parts[1][1]})" if right_paren else parts[1][1]
-        value = {"+": a + b, "-": a - b, "*": a * b}.get(op)
-        if value is None:
-            value = a / b if b else Fraction(0)
-        exprs.append((value, f"{left} {op} {right}", prec))
-    return " ".join(e[1] for e in exprs) if len(exprs) != 1 else exprs[0][1]

@@ -160,7 +160,7 @@ def _respond(engine: OfflineModel, text: str, rng: random.Random, temp: float) -
         if ok:
             break
         path, ok = engine._walk(nums, rng, temp)
-    from solver.model.offline.game24 import _expression
+    from solver.model.offline.writing import expression as _expression
 
     lines = []
     for a, op, b, c, _rest in path:
@@ -177,7 +177,7 @@ def _reply(answer: str, explanation: str, doubt: str, final: bool) -> dict[str, 
 
 
 def _nice_for(target: Fraction) -> frozenset[Fraction]:
-    from solver.model.offline.game24 import _nice
+    from solver.model.offline.writing import nice as _nice
 
     return _nice(target)
 
