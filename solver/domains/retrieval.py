@@ -53,6 +53,7 @@ class DemonstrationPool:
     name: str = "a pool"
     """What the pool is, for people (``400 generated problems``)."""
     _index: Any = field(default=None, init=False, repr=False)
+    _normal: list[str] = field(default_factory=list, init=False, repr=False)
 
     def __len__(self) -> int:
         return len(self.problems)
@@ -63,6 +64,7 @@ class DemonstrationPool:
 
             index = bm25s.BM25()
             index.index([tokens(p.question) for p in self.problems], show_progress=False)
+            self._normal = [normal_question(p.question) for p in self.problems]
             self._index = index
         return self._index
 
@@ -79,7 +81,7 @@ class DemonstrationPool:
         excluded = 0
         for i in ranked:
             p = self.problems[i]
-            if normal_question(p.question) == own:
+            if self._normal[i] == own:
                 excluded += 1
                 continue
             if float(scores[i]) <= 0 or len(out) >= k:

@@ -23,6 +23,7 @@ stage and 10 s a tool call (ponder's own: 6 and 5 s).
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -97,7 +98,7 @@ class DELI:
     async def run(self, domain: Domain[Any, Any], ctx: RunContext) -> Outcome:
         cfg = self.config
         ctx.emit(IterationStarted(0, cfg.turns, "initial solution"))
-        demonstrations = self._retrieve(domain, ctx)
+        demonstrations = await self._retrieve(domain, ctx)
         examples = {"demonstrations": demonstrations} if demonstrations else {}
         gen, call_id = await ctx.call(
             Call(
@@ -156,13 +157,17 @@ class DELI:
         )
         return Outcome(tool_answer if tool_answer is not None else nl_answer, "turn cap")
 
-    def _retrieve(self, domain: Domain[Any, Any], ctx: RunContext) -> tuple[Demonstration, ...]:
+    async def _retrieve(
+        self, domain: Domain[Any, Any], ctx: RunContext
+    ) -> tuple[Demonstration, ...]:
         """The solved problems the first solution takes as examples, reported as retrieved;
         none when the option is 0 or the domain keeps no pool."""
         k = self.config.demonstrations
         if k <= 0 or not isinstance(domain, Retrieving):
             return ()
-        found = domain.demonstrations(k)
+        # In a thread: the first search builds the pool (a few tenths of a second), which
+        # must not hold up the app's event loop.
+        found = await asyncio.to_thread(domain.demonstrations, k)
         ctx.emit(
             DemonstrationsRetrieved(
                 domain.retriever,
