@@ -22,6 +22,7 @@ __all__ = [
     "ClaimVerified",
     "DeliberationEnded",
     "DeliberationStage",
+    "DemonstrationsRetrieved",
     "DialogueStopped",
     "EpisodeEnded",
     "ErrorRaised",
@@ -336,6 +337,20 @@ class DeliberationStage(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class DemonstrationsRetrieved(Event):
+    """DELI, before its first solution: the solved problems retrieved as its examples, best
+    first (``ids``, ``scores``), each exactly as the prompt shows it (``texts``), and how they
+    were found (``retriever``: ``BM25 over 400 generated problems``). Empty when the pool holds
+    nothing like the problem; the prompt then carries the domain's fixed examples."""
+
+    retriever: str
+    ids: tuple[str, ...]
+    scores: tuple[float, ...]
+    texts: tuple[str, ...]
+    asked: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class DeliberationEnded(Event):
     """DELI: why the deliberation ended: ``agree`` (the two stages gave the same answer),
     ``converged`` (neither stage changed) or ``cap`` (the turn limit), and which stage's
@@ -449,6 +464,7 @@ _TYPES: dict[str, type[Event]] = {
         EpisodeEnded,
         DeliberationStage,
         DeliberationEnded,
+        DemonstrationsRetrieved,
         ThoughtAdded,
         ThoughtScored,
         ThoughtPruned,

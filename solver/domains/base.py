@@ -21,11 +21,13 @@ from solver.tools.result import ToolResult
 __all__ = [
     "ClaimLike",
     "Claiming",
+    "Demonstration",
     "Domain",
     "FeedbackLike",
     "Guidance",
     "Proposing",
     "Reply",
+    "Retrieving",
     "RolesMissing",
     "StepLike",
     "Tool",
@@ -324,6 +326,40 @@ class Claiming(Protocol[S, P_in]):
     def replay_claimed(self, states: Sequence[S]) -> tuple[S | None, str, bool]:
         """A chain of claimed states as written: the final state, a reason, and whether it
         is solved (it claims the goal and its answer passes the exact check)."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Demonstration:
+    """A solved problem shown to the model as an example: its question, its worked steps and
+    its answer, as a prompt carries them, with the retriever's score for the problem solved."""
+
+    id: str
+    question: str
+    steps: tuple[str, ...]
+    answer: str
+    score: float
+
+    def text(self) -> str:
+        """The demonstration exactly as a prompt shows it."""
+        return "\n".join(
+            [f"Question: {self.question}", "Steps:", *self.steps, f"Answer: {self.answer}"]
+        )
+
+
+@runtime_checkable
+class Retrieving(Protocol):
+    """A domain that can retrieve solved problems like its own (DELI's start, as CARP's:
+    question-to-question matching over a pool of worked solutions)."""
+
+    @property
+    def retriever(self) -> str:
+        """How demonstrations are found, for people (``BM25 over 400 generated problems``)."""
+        ...
+
+    def demonstrations(self, k: int) -> tuple[Demonstration, ...]:
+        """The ``k`` solved problems most like this one, best first; never this problem
+        itself; fewer (or none) when the pool holds fewer of its kind."""
         ...
 
 

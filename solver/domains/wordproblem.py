@@ -17,6 +17,7 @@ app's setting, off in benchmarks), ends the run, as reaching 24 does for the Gam
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from collections.abc import Hashable, Mapping, Sequence
@@ -33,12 +34,13 @@ from puzzles.wordproblem import (
     Form,
     Verdict,
     WordProblem,
+    generate,
     parse_expression,
     read_answer,
 )
 from puzzles.wordproblem.answers import MAX_ANSWER_LENGTH
 from solver.domains import roles
-from solver.domains.base import Guidance, Reply, RolesMissing, Tool
+from solver.domains.base import Demonstration, Guidance, Reply, RolesMissing, Tool
 from solver.domains.dialogue import Turn, iot_transcript
 from solver.domains.game24 import Feedback, parse_feedback, parse_score
 from solver.domains.game24 import parse_guidance as _parse_guidance
@@ -51,16 +53,20 @@ from solver.domains.reading import (
     unlabelled_answer,
     whole_lines,
 )
+from solver.domains.retrieval import DemonstrationPool, Solved
 from solver.model import Message
 from solver.tools import DEFAULT_LIMIT, Calculate, Solve, format_trajectory
 
 __all__ = [
     "MARKER",
+    "POOL_SEED",
+    "POOL_SIZE",
     "ROLES",
     "WordProblemDomain",
     "Work",
     "WorkStep",
     "answer_text",
+    "demonstration_pool",
     "parse_answer",
     "parse_reply",
     "parse_steps",
@@ -246,6 +252,33 @@ def similarity(a: str, b: str) -> float:
     return sum((ta & tb).values()) / max(sum(ta.values()), sum(tb.values()))
 
 
+# ------------------------------------------------------------------ demonstrations
+
+POOL_SEED = 230602408
+"""The seed of the demonstration pool (the DELI paper's arXiv number): far from the small
+seeds of the sets people solve and bench (``--set N``, ``SEED``), and fixed, so every run
+retrieves from the same pool."""
+POOL_SIZE = 400
+"""Problems in the pool: about eight of each template, every topic and level."""
+
+
+@functools.cache
+def demonstration_pool() -> DemonstrationPool:
+    """ponder's own generated word problems with their worked steps (never a test set), made
+    once per process on first use: the problems DELI's first solution takes its examples
+    from."""
+    solved = [
+        Solved(
+            p.id,
+            p.question,
+            tuple(p.solution.prose().splitlines()) if p.solution is not None else (),
+            p.answer_text,
+        )
+        for p in generate(POOL_SEED, POOL_SIZE)
+    ]
+    return DemonstrationPool(solved, f"{POOL_SIZE} generated problems (seed {POOL_SEED})")
+
+
 # ------------------------------------------------------------------ prompts
 
 SHOTS: tuple[tuple[str, tuple[str, ...], str], ...] = (
@@ -385,13 +418,17 @@ class _Prompts:
         lines += [f"Question: {_question(self.problem)}", "Answer:"]
         return "\n".join(lines)
 
-    def cot(self, steps: Sequence[str] = ()) -> str:
+    def cot(self, steps: Sequence[str] = (), demonstrations: Sequence[Demonstration] = ()) -> str:
         lines = [
             f"{MARKER} {_answer_rule(self.problem)} Work step by step: one computation per "
             "line, written as 'what it finds: expression = value'. End with a line "
             "'Answer: <answer>'."
         ]
-        lines += self._shots(True)
+        # Retrieved solved problems (DELI) take the place of the two fixed examples.
+        if demonstrations:
+            lines += [d.text() for d in demonstrations]
+        else:
+            lines += self._shots(True)
         lines += [f"Question: {_question(self.problem)}", "Steps:", *steps]
         return "\n".join(lines)
 
@@ -569,6 +606,21 @@ class WordProblemDomain:
         text = " ".join(_question(self.problem).split())
         return text if len(text) <= 70 else text[:69] + "…"
 
+    # ---------------------------------------------------------------- demonstrations
+
+    @property
+    def retriever(self) -> str:
+        return f"BM25 over {demonstration_pool().name}"
+
+    def demonstrations(self, k: int) -> tuple[Demonstration, ...]:
+        """The ``k`` generated problems whose questions are nearest this one's by BM25, with
+        their worked steps; never this problem itself. An algebra problem gets none: the pool
+        holds word problems only (algebra problems have no worked steps)."""
+        if not isinstance(self.problem, WordProblem):
+            return ()
+        found, _ = demonstration_pool().nearest(self.problem.question, k)
+        return found
+
     # ---------------------------------------------------------------- states and answers
 
     def start(self) -> Work:
@@ -662,7 +714,8 @@ class WordProblemDomain:
         return (Message("user", user),)
 
     def prompt(self, role: str, **args: Any) -> tuple[Message, ...]:
-        """The messages for ``role``. Arguments by role: ``cot`` (steps), ``step``
+        """The messages for ``role``. Arguments by role: ``cot`` (steps, demonstrations:
+        solved problems shown instead of the fixed examples), ``step``
         (experience, chain: (step, score) pairs), ``evaluate`` (chain, step), ``analyze``
         (chain), ``guide`` (turns, turn, total), ``respond`` (turns, guidance, mode), ``act``
         (steps: (thought, action, observation) triples, step, limit), ``formalize`` (trial,
@@ -672,7 +725,7 @@ class WordProblemDomain:
         if role == "io":
             return self.messages(p.io())
         if role == "cot":
-            return self.messages(p.cot(args.get("steps", ())))
+            return self.messages(p.cot(args.get("steps", ()), args.get("demonstrations", ())))
         if role == "step":
             return self.messages(p.step(args["experience"], args["chain"]), BOT_SYSTEM)
         if role == "evaluate":

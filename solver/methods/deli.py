@@ -1,9 +1,12 @@
 """DELI (Zhang et al. 2023, "Evaluating and Improving Tool-Augmented Computation-Intensive
 Math Reasoning"): iterative deliberation with tools and in natural language.
 
-A first step-by-step solution (the domain's chain-of-thought prompt; the paper retrieves
-similar solved problems as examples, which ponder has no bank for) is then deliberated in
-turns, each of two stages:
+A first step-by-step solution is written with retrieved examples, as the paper's start
+(§3.1, App. D): the ``demonstrations`` solved problems whose questions are nearest the
+problem's by BM25 (the reference code: 8), from a pool of worked solutions the domain keeps
+(word problems: ponder's own generated problems, never a test set), shown in place of the
+domain's fixed examples and reported before the call. It is then deliberated in turns, each
+of two stages:
 
 1. **tool**: the model rewrites the solution as tool calls (equations solved by sympy,
    arithmetic computed exactly), one ``Action i:`` per reply, cut at ``Output i:`` so that
@@ -14,17 +17,21 @@ turns, each of two stages:
 It stops when the two stages' answers agree, when neither stage changed (converged), or at
 the turn cap (3, the paper's), where the answer is the last tool stage's. Every stage's
 answer is checked exactly beside the model's own, and every arithmetic claim is verified.
+``paper`` runs with the reference code's limits where none is given: 15 tool calls a tool
+stage and 10 s a tool call (ponder's own: 6 and 5 s).
 """
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from solver.domains.base import Domain
+from solver.domains.base import Demonstration, Domain, Retrieving
 from solver.events import (
     DeliberationEnded,
     DeliberationStage,
+    DemonstrationsRetrieved,
     IterationStarted,
     ToolCalled,
     ToolObserved,
@@ -40,16 +47,34 @@ __all__ = ["DELI", "DELIConfig"]
 
 @dataclass(frozen=True)
 class DELIConfig:
-    """DELI settings; defaults are the paper's (3 turns, greedy)."""
+    """DELI settings; defaults are the paper's (3 turns, 8 retrieved examples, greedy), but
+    for the tool stage's limits, which are the paper's under ``paper``."""
 
     turns: int = option(3, "most deliberation turns", low=1, high=50, app=True)
     """The turn cap (the paper: 3)."""
-    tool_steps: int = option(6, "most tool calls in one tool stage", low=1, high=50)
-    """Tool calls one tool stage may make (the reference code: 15)."""
+    demonstrations: int = option(
+        8,
+        "solved problems retrieved by BM25 as examples for the first solution (0: the fixed "
+        "examples)",
+        low=0,
+        high=32,
+    )
+    """Examples retrieved for the first solution, question to question (the reference code's
+    ``--num_demos``: 8); 0 shows the domain's fixed examples instead."""
+    tool_steps: int = option(6, "most tool calls in one tool stage", low=1, high=50, paper=15)
+    """Tool calls one tool stage may make (the reference code's ``max_steps``: 15)."""
     tool_limit: float = option(
-        5.0, "seconds a tool call may run before it is stopped", low=0.05, high=600
+        5.0, "seconds a tool call may run before it is stopped", low=0.05, high=600, paper=10.0
     )
     """Each tool call's time limit, enforced in a separate process (the reference code: 10 s)."""
+    paper: bool = option(
+        False,
+        "run with the reference code's limits where none is given: 15 tool calls a tool "
+        "stage, 10 s a tool call",
+    )
+    """The paper's limits (the reference code's ``max_steps`` 15 and its 10 s timeout) for
+    the options not given; set through the method catalogue (``make_method``, ``--paper``),
+    which fills them in."""
     temperature: float = 0.0
     """Greedy (the paper: temperature 0, top_p 1)."""
     max_tokens: int = 600
@@ -73,9 +98,14 @@ class DELI:
     async def run(self, domain: Domain[Any, Any], ctx: RunContext) -> Outcome:
         cfg = self.config
         ctx.emit(IterationStarted(0, cfg.turns, "initial solution"))
+        demonstrations = await self._retrieve(domain, ctx)
+        examples = {"demonstrations": demonstrations} if demonstrations else {}
         gen, call_id = await ctx.call(
             Call(
-                "deli_init", domain.prompt("cot"), self._sampling(), domain.context(domain.start())
+                "deli_init",
+                domain.prompt("cot", **examples),
+                self._sampling(),
+                domain.context(domain.start()),
             )
         )
         solution = gen.text
@@ -126,6 +156,28 @@ class DELI:
             )
         )
         return Outcome(tool_answer if tool_answer is not None else nl_answer, "turn cap")
+
+    async def _retrieve(
+        self, domain: Domain[Any, Any], ctx: RunContext
+    ) -> tuple[Demonstration, ...]:
+        """The solved problems the first solution takes as examples, reported as retrieved;
+        none when the option is 0 or the domain keeps no pool."""
+        k = self.config.demonstrations
+        if k <= 0 or not isinstance(domain, Retrieving):
+            return ()
+        # In a thread: the first search builds the pool (a few tenths of a second), which
+        # must not hold up the app's event loop.
+        found = await asyncio.to_thread(domain.demonstrations, k)
+        ctx.emit(
+            DemonstrationsRetrieved(
+                domain.retriever,
+                tuple(d.id for d in found),
+                tuple(round(d.score, 3) for d in found),
+                tuple(d.text() for d in found),
+                k,
+            )
+        )
+        return found
 
     async def _tool_stage(
         self, domain: Domain[Any, Any], ctx: RunContext, trial: str, step_base: int
@@ -243,5 +295,6 @@ SPEC = MethodSpec(
     view="transcript",
     round="turn",
     paper={"wordproblem": "+9.35% vs best baseline"},
-    paper_note="DELI, gpt-3.5-turbo, on CARP (Chinese algebra), not GSM8K; 3 turns",
+    paper_note="DELI, gpt-3.5-turbo, on CARP (Chinese algebra), not GSM8K; 3 turns, 8 "
+    "BM25-retrieved examples",
 )

@@ -31,6 +31,8 @@ class Option:
     choices: tuple[str, ...] = ()
     app: bool = False
     """Shown in the app's method dialog (the command line shows every option)."""
+    paper: Any = None
+    """The value under the method's ``paper`` option when none is given (None: the default)."""
 
 
 def option(
@@ -41,9 +43,12 @@ def option(
     high: float | None = None,
     choices: tuple[str, ...] = (),
     app: bool = False,
+    paper: Any = None,
 ) -> Any:
-    """A config field that is a user-facing option (a dataclass ``field`` with metadata)."""
-    meta = {_META_KEY: Option(help, low, high, choices, app)}
+    """A config field that is a user-facing option (a dataclass ``field`` with metadata);
+    ``paper``: its value when the method runs as its paper does (``paper`` on) and the option
+    is not given."""
+    meta = {_META_KEY: Option(help, low, high, choices, app, paper)}
     return field(default=default, metadata=meta)
 
 
@@ -139,7 +144,8 @@ class MethodSpec:
         """The method with the given options (None values ignored), each checked.
 
         Raises ``ValueError`` naming an option this method does not have or a value out of
-        its bounds. Fields that are not user-facing options may be set from code too.
+        its bounds. Fields that are not user-facing options may be set from code too. With
+        ``paper`` on, an option not given takes its paper value, where it declares one.
         """
         fields = {f.name for f in dataclasses.fields(self.config)}
         given = {k: v for k, v in options.items() if v is not None}
@@ -147,6 +153,10 @@ class MethodSpec:
         if unknown:
             raise ValueError(f"{self.name} has no option {', '.join(unknown)}")
         infos = {o.name: o for o in self.options()}
+        if given.get("paper") is True:
+            for info in infos.values():
+                if info.option.paper is not None:
+                    given.setdefault(info.name, info.option.paper)
         checked = {k: infos[k].check(v) if k in infos else v for k, v in given.items()}
         return self.build(self.config(**checked))
 

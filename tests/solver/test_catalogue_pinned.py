@@ -65,8 +65,10 @@ CATALOGUE: dict[str, list[tuple[Any, ...]]] = {
     ],
     "deli": [
         ("turns", "int", 3, 1, 50, (), True),
+        ("demonstrations", "int", 8, 0, 32, (), False),
         ("tool_steps", "int", 6, 1, 50, (), False),
         ("tool_limit", "float", 5.0, 0.05, 600, (), False),
+        ("paper", "bool", False, None, None, (), False),
     ],
     "cot-sc": [
         ("samples", "int", 100, 1, 10000, (), True),
@@ -81,6 +83,20 @@ CATALOGUE: dict[str, list[tuple[Any, ...]]] = {
         ("samples", "int", 1, 1, 10000, (), False),
     ],
 }
+
+
+PAPER_VALUES: dict[str, dict[str, Any]] = {
+    "deli": {"tool_steps": 15, "tool_limit": 10.0},
+}
+"""The options whose value under ``--paper`` differs from the default (the reference code's)."""
+
+
+def test_the_options_paper_mode_sets_and_to_what() -> None:
+    got = {
+        name: {o.name: o.option.paper for o in spec.options() if o.option.paper is not None}
+        for name, spec in METHODS.items()
+    }
+    assert {name: values for name, values in got.items() if values} == PAPER_VALUES
 
 
 def test_the_methods_in_the_order_people_see_them() -> None:

@@ -162,7 +162,8 @@ def test_a_deli_run_event_by_event_and_call_by_call() -> None:
         revise(2),
     ]
     prompts = [c.messages[-1].content for c in model.calls]
-    assert model.calls[0].messages == DOMAIN.prompt("cot")
+    # The first solution is asked with the 8 solved problems nearest this one (CARP's start).
+    assert model.calls[0].messages == DOMAIN.prompt("cot", demonstrations=DOMAIN.demonstrations(8))
     # A tool call is given the current solution as its trial and the steps so far.
     trial = "Trial: Singly: 30 * 11 = 330 Packs: 3 * 109 = 317 Saving: 330 - 317 = 13 Answer: 13"
     assert prompts[1].endswith(f"{trial}\nThought 1:")

@@ -79,3 +79,31 @@ async def test_react_thoughts_and_observations_hang_under_their_first_line() -> 
         assert len(seen) >= 2
         assert all(line.startswith(" " * len("Observation 1: ")) for line in seen), seen
         assert max(len(line) for line in lines) <= 80
+
+
+async def test_deli_retrieved_demonstrations_head_the_transcript() -> None:
+    app = PaneApp()
+    async with app.run_test(size=(80, 40)) as pilot:
+        pane = app.query_one(SolverPane)
+        pane.reset("deli", "offline")
+        pane.apply([ev.RunStarted("deli", "q", "wordproblem", "offline", {})])
+        texts = (f"Question: {LONG}?\nSteps:\n9 * 2 = 18\nAnswer: 18", "Question: Short one?")
+        pane.apply(
+            [
+                ev.DemonstrationsRetrieved(
+                    "BM25 over 400 generated problems", ("eggs/1", "eggs/2"), (12.5, 3.0), texts, 8
+                ),
+                ev.DeliberationStage(0, 3, "language", "x = 1", "1", False, "wrong", True),
+            ]
+        )
+        await pilot.pause()
+        lines = _lines(pane)
+        assert lines[0].startswith("Examples: 2 of 8 retrieved by BM25 over 400")
+        assert lines[1].startswith("eggs/1 · 12.5: the eggs left")
+        first = _between(lines, "eggs/1", "eggs/2")
+        assert first and all(line.startswith(" " * len("eggs/1 · 12.5: ")) for line in first)
+        assert LONG in " ".join(line.strip() for line in [lines[1], *first]).replace(
+            "eggs/1 · 12.5: ", ""
+        )
+        assert lines[len(first) + 2] == "eggs/2 · 3: Short one?"
+        assert any(line.startswith("Turn 0/3 · language:") for line in lines)

@@ -172,3 +172,26 @@ def test_a_file_answer_its_own_steps_disagree_with_is_noted_in_solve_and_bench(
         capsys, "solve", "wordproblem", "--file", str(path), "--row", "1", "--method", "io"
     )
     assert "doubt" not in err
+
+
+def test_deli_shows_its_retrieved_demonstrations_and_paper_limits(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    trace = tmp_path / "deli.jsonl"
+    question = "Tom buys 3 pens at $2 each and 4 notebooks at $5 each. How many dollars?"
+    argv = ["solve", "wordproblem", question, "--answer", "26", "--method", "deli"]
+    code, out, err = call(capsys, *argv, "--paper", "--trace", str(trace))
+    assert code in (0, 1) and not err
+    events = [json.loads(line) for line in trace.read_text().splitlines()]
+    (found,) = [e for e in events if e.get("type") == "DemonstrationsRetrieved"]
+    assert len(found["ids"]) == 8 and found["retriever"].startswith("BM25")
+    # Printed in the order retrieved, each with its question.
+    assert "demonstrations 8 of 8 retrieved by BM25" in out
+    for i, text in enumerate(found["texts"], 1):
+        assert f"{i}. {found['ids'][i - 1]}" in " ".join(out.split())
+        assert text.splitlines()[0].removeprefix("Question: ") in " ".join(out.split())
+    (started,) = [e for e in events if e.get("type") == "RunStarted"]
+    config = started["config"]
+    assert (config["tool_steps"], config["tool_limit"], config["paper"]) == (15, 10.0, True)
+    _, out, _ = call(capsys, *argv, "--demonstrations", "0")
+    assert "demonstrations" not in out

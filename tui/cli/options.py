@@ -104,8 +104,16 @@ def _option_help(name: str, info: OptionInfo, owners: Sequence[MethodSpec]) -> s
 
 
 def _default(spec: MethodSpec, name: str) -> str:
+    """The option's default, and its value under ``--paper`` where that differs."""
     (info,) = [o for o in spec.options() if o.name == name]
-    return f"{info.default:g}" if isinstance(info.default, float) else str(info.default)
+
+    def shown(value: object) -> str:
+        return f"{value:g}" if isinstance(value, float) else str(value)
+
+    paper = info.option.paper
+    if paper is None or paper == info.default:
+        return shown(info.default)
+    return f"{shown(info.default)}; --paper: {shown(paper)}"
 
 
 def chosen_methods(args: argparse.Namespace, names: Sequence[str]) -> list[Chosen]:

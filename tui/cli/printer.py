@@ -121,6 +121,21 @@ class EventPrinter:
                 c.print(f"  [bold]observation[/]{tag} [dim](tool)[/] {escape(text)}")
             case ev.EpisodeEnded(reason=reason) | ev.DeliberationEnded(reason=reason):
                 c.print(f"  [bold]stopped:[/] {escape(reason)}")
+            case ev.DemonstrationsRetrieved() as found:
+                count = len(found.ids)
+                c.print(
+                    f"  [bold]demonstrations[/] {count} of {found.asked} retrieved by "
+                    f"{escape(found.retriever)}"
+                    + ("" if count else " (none like this problem: the fixed examples)")
+                )
+                for i, (name, score, text) in enumerate(
+                    zip(found.ids, found.scores, found.texts, strict=False), 1
+                ):
+                    question = text.splitlines()[0].removeprefix("Question: ") if text else ""
+                    c.print(f"    {i}. [dim]{escape(name)} · score {score:g}[/] {escape(question)}")
+                    if self.verbose:
+                        for line in text.splitlines()[1:]:
+                            c.print(f"       [dim]{escape(line)}[/]")
             case ev.DeliberationStage() as stage:
                 mark = "[green]✓[/]" if stage.ok else "[red]✗[/]"
                 moved = "changed" if stage.changed else "unchanged"

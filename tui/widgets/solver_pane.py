@@ -354,6 +354,7 @@ class SolverPane(Vertical):
                 | ev.EpisodeEnded()
                 | ev.DeliberationStage()
                 | ev.DeliberationEnded()
+                | ev.DemonstrationsRetrieved()
             ):
                 self._transcript(event)
             case ev.TokensStreamed(call_id=cid, purpose=purpose, text=text):
@@ -609,6 +610,16 @@ class SolverPane(Vertical):
                     log.write(_indented(e.text[:400], "dim"))
             case ev.DeliberationEnded(reason=reason, source=source):
                 log.write(Text(f"Stopped: {reason} (the {source} stage's answer)", style="bold"))
+            case ev.DemonstrationsRetrieved(retriever=retriever, ids=ids, scores=scores) as e:
+                log.write(
+                    Text.assemble(
+                        (f"Examples: {len(ids)} of {e.asked} retrieved", "bold"),
+                        (f" by {retriever}", "dim"),
+                    )
+                )
+                for name, score, text in zip(ids, scores, e.texts, strict=False):
+                    question = text.splitlines()[0].removeprefix("Question: ") if text else ""
+                    log.write(_hanging(Text(f"{name} · {score:g}: ", "dim"), question, "dim"))
             case _:
                 pass
 
