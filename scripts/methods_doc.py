@@ -32,10 +32,17 @@ KIND_NAMES = {
 }
 
 
-def _default(info: OptionInfo) -> str:
+def _value(info: OptionInfo, value: object) -> str:
     if info.type is bool:
-        return "on" if info.default else "off"
-    return f"`{info.default}`"
+        return "on" if value else "off"
+    return f"`{value}`"
+
+
+def _default(info: OptionInfo) -> str:
+    text = _value(info, info.default)
+    if info.option.paper is not None:
+        text += f" (`--paper`: {_value(info, info.option.paper)})"
+    return text
 
 
 def _cell(text: str) -> str:

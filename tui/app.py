@@ -21,10 +21,10 @@ from textual.worker import Worker, WorkerState
 
 from puzzles.text import visible
 from solver import events as ev
-from solver.methods import METHODS
-from solver.model import Call, Generation, Model, TokenCallback
 from solver import factory as model_factory
 from solver.factory import describe_engine
+from solver.methods import METHODS
+from solver.model import Call, Generation, Model, TokenCallback
 from solver.settings import Settings
 from tui.kinds import KINDS, PuzzleKind, UnknownKind, find_kind
 from tui.screens.home import HomeScreen

@@ -126,8 +126,8 @@ def run(kind: PuzzleKind, solver: SolverCommands, args: argparse.Namespace) -> i
     from rich.console import Console
 
     from solver.events import ErrorRaised, RunFinished, event_to_json
-    from solver.methods import run_method
     from solver.factory import make_model
+    from solver.methods import run_method
     from solver.trace import TraceError, TraceWriter
     from tui.cli.printer import EventPrinter
 

@@ -436,7 +436,7 @@ def _tool_time(args: argparse.Namespace) -> float:
     the method's options) for every tool the problem offers, else the default."""
     from solver.tools import DEFAULT_LIMIT
 
-    value = getattr(args, "tool_limit", None)
+    value = getattr(args, "method_option_tool_limit", None)
     return DEFAULT_LIMIT if value is None else float(value)
 
 
