@@ -18,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from solver.domains.roles import KIND_ROLES  # noqa: E402
+from solver.kinds import KINDS  # noqa: E402
 from solver.methods import METHODS, methods_for  # noqa: E402
 from solver.methods.spec import MethodSpec, OptionInfo  # noqa: E402
 
@@ -50,7 +50,7 @@ def _cell(text: str) -> str:
 
 
 def _section(spec: MethodSpec) -> list[str]:
-    kinds = [KIND_NAMES.get(k, k) for k, roles in KIND_ROLES.items() if spec in methods_for(roles)]
+    kinds = [KIND_NAMES.get(k, k) for k, kind in KINDS.items() if spec in methods_for(kind.roles)]
     lines = [f"### {spec.label}: {spec.title}", "", spec.description, ""]
     lines.append(f"- Name: `{spec.name}`" + "".join(f", `{a}`" for a in spec.aliases))
     lines.append(f"- Plays: {', '.join(kinds) if kinds else 'no kind yet'}")

@@ -16,7 +16,6 @@ from typing import Any
 
 from puzzles.game24 import Hand
 from solver.domains.base import Domain
-from solver.domains.game24 import Game24Domain
 from solver.events import (
     DeliberationEnded,
     DialogueStopped,
@@ -283,6 +282,13 @@ class BenchResult:
         }
 
 
+def _kind_domain(kind: str) -> Callable[[Any], Domain[Any, Any]]:
+    """How a puzzle of ``kind`` becomes the domain its runs play, from the kinds catalogue."""
+    from solver.kinds import KINDS
+
+    return KINDS[kind].make_domain
+
+
 def _learns(method: Method) -> bool:
     """Whether a method's rounds each end in an analysed chain (BoT: its ``analyze`` role)."""
     spec = METHODS.get(method.name)
@@ -297,13 +303,14 @@ async def run_one(
     deadline: float | None = None,
     guide_model: Model | None = None,
     domain_for: Callable[[Any], Domain[Any, Any]] | None = None,
+    kind: str = "game24",
 ) -> PuzzleResult:
     finish: RunFinished | None = None
     error = error_kind = ""
     by_iteration: list[bool] = []
     stopped_at, stopped_by = 0, ""
     iteration = found_in = 0  # the round under way; the round that first found an answer
-    domain = domain_for(hand) if domain_for is not None else Game24Domain(hand)
+    domain = (domain_for or _kind_domain(kind))(hand)
     async for event in run_method(
         method,
         domain,
@@ -372,6 +379,7 @@ async def run_bench(
     select: Callable[[Method, int], bool] | None = None,
     on_result: Callable[[Method, int, PuzzleResult], None] | None = None,
     domain_for: Callable[[Any], Domain[Any, Any]] | None = None,
+    kind: str = "game24",
 ) -> list[BenchResult]:
     """Run every method on every hand; ``jobs`` hands run at once per method. A run still
     going after ``deadline`` seconds is stopped (and counted as errored). ``guide_model_for``
@@ -381,7 +389,11 @@ async def run_bench(
     results file does not hold yet. A hand's seed is ``seed`` plus its index in ``hands``,
     whichever others run beside it, so a run split into shards or resumed gives the results
     of one run over the whole set. ``on_result(method, index, result)`` is called as each
-    run ends. Each method's result holds the runs made here, in the order of ``hands``."""
+    run ends. Each method's result holds the runs made here, in the order of ``hands``.
+
+    ``hands`` are puzzles of ``kind`` (a name in :data:`solver.kinds.KINDS`), each played
+    through the domain its kind makes of it, or through ``domain_for`` when given."""
+    domain_for = domain_for or _kind_domain(kind)
     results = []
     for method in methods:
         chosen = [(i, hand) for i, hand in enumerate(hands) if select is None or select(method, i)]

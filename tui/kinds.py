@@ -1,44 +1,64 @@
-"""The registry of puzzle kinds: one entry per kind, read by the home screen,
-``app.open_puzzle(kind)``, replay (the kind comes from the trace header) and the command line.
+"""The puzzle kinds as the app knows them: each kind of :data:`solver.kinds.KINDS`, with the
+screen that plays it.
 
-A new kind is one entry here, one domain adapter in ``solver/domains``, one offline player in
-``solver/model/offline`` and one screen. Screens and domains are imported by path when first
-used, so the registry itself stays cheap to import.
+A kind's screen is a :class:`tui.screens.puzzle.PuzzleScreen` whose ``KIND`` is the kind's
+name, in the module ``tui.screens.<kind>`` or in another package's module named by the
+``ponder.screens`` entry point (``toy = "toy_pkg.screen:ToyScreen"``). Screens are found by
+module name and imported when first opened, so listing the kinds stays cheap.
 """
 
 from __future__ import annotations
 
 import importlib
+import pkgutil
 from dataclasses import dataclass
+from importlib.metadata import entry_points
+from pathlib import Path
 from typing import Any
 
-__all__ = ["KINDS", "PuzzleKind", "UnknownKind", "find_kind"]
+from solver.kinds import KINDS as SPECS
+from solver.kinds import KindError, KindSpec, load
 
+__all__ = ["KINDS", "SCREEN_ENTRY_POINTS", "PuzzleKind", "UnknownKind", "find_kind"]
 
-class UnknownKind(ValueError):
-    """A puzzle kind nobody registered."""
+UnknownKind = KindError
+"""A puzzle kind nobody registered, or one the app cannot play."""
+
+SCREEN_ENTRY_POINTS = "ponder.screens"
+"""The entry-point group through which another package gives its kind a screen."""
 
 
 @dataclass(frozen=True, slots=True)
 class PuzzleKind:
     """One puzzle kind as the app and the command line know it."""
 
-    name: str
-    """The kind as traces and the store record it (``game24``)."""
-    label: str
-    """For people (``Game of 24``)."""
-    cli: str
-    """What people type on the command line (``24``)."""
-    aliases: tuple[str, ...] = ()
+    spec: KindSpec
     screen: str | None = None
-    """``module:Class`` of its screen; None while it cannot be played in the app."""
-    domain: str | None = None
-    """``module:Class`` of its domain adapter; None while the solvers cannot play it."""
-    checks: str = "Arithmetic"
-    """What the solver pane's first tab lists: the solver's claims checked exactly
-    (arithmetic for numbers, words against their crossings for crosswords)."""
-    puzzles: str = "hands"
-    """What its puzzles are called in counts (``100 hands``, ``20 minis``)."""
+    """``module`` or ``module:Class`` of its screen; None while the app cannot play it."""
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def label(self) -> str:
+        return self.spec.label
+
+    @property
+    def cli(self) -> str:
+        return self.spec.cli
+
+    @property
+    def aliases(self) -> tuple[str, ...]:
+        return self.spec.aliases
+
+    @property
+    def checks(self) -> str:
+        return self.spec.checks
+
+    @property
+    def puzzles(self) -> str:
+        return self.spec.puzzles
 
     @property
     def playable(self) -> bool:
@@ -46,71 +66,57 @@ class PuzzleKind:
 
     @property
     def solvable(self) -> bool:
-        return self.domain is not None
+        return True
 
     def screen_class(self) -> Any:
-        return _load(self.screen, f"{self.label} cannot be played in the app yet")
+        """The screen that plays this kind: the class a ``module:Class`` path names, or the
+        screen in the module whose ``KIND`` is this kind's name."""
+        if self.screen is None:
+            raise UnknownKind(f"{self.label} cannot be played in the app yet")
+        if ":" in self.screen:
+            return load(self.screen)
+        module = importlib.import_module(self.screen)
+        for value in vars(module).values():
+            if isinstance(value, type) and getattr(value, "KIND", None) == self.name:
+                return value
+        raise UnknownKind(f"{self.screen} has no screen whose KIND is {self.name!r}")
 
     def methods(self) -> list[Any]:
-        """The method specs this kind's puzzles can be solved with, in the catalogue's order
-        (none for a kind the solvers do not play); its domain is not imported."""
-        from solver.domains.roles import KIND_ROLES
+        """The method specs this kind's puzzles can be solved with, in the catalogue's order;
+        its domain is not imported."""
         from solver.methods import methods_for
 
-        roles = KIND_ROLES.get(self.name)
-        return methods_for(roles) if self.solvable and roles is not None else []
+        return methods_for(self.spec.roles)
 
     def domain_class(self) -> Any:
-        return _load(self.domain, f"the solvers do not play {self.label} puzzles yet")
+        return self.spec.domain_class()
 
 
-def _load(path: str | None, missing: str) -> Any:
-    if path is None:
-        raise UnknownKind(missing)
-    module, _, name = path.partition(":")
-    return getattr(importlib.import_module(module), name)
+def _screens() -> dict[str, str]:
+    """Kind name -> where its screen is: ``tui.screens.<kind>`` modules, then entry points."""
+    # Listed from the folder, not imported: the screens import this registry.
+    folder = Path(__file__).with_name("screens")
+    found = {
+        info.name: f"tui.screens.{info.name}"
+        for info in pkgutil.iter_modules([str(folder)])
+        if info.name in SPECS
+    }
+    for point in entry_points(group=SCREEN_ENTRY_POINTS):
+        found[point.name] = point.value
+    return found
 
 
-KINDS: dict[str, PuzzleKind] = {
-    k.name: k
-    for k in (
-        PuzzleKind(
-            "game24",
-            "Game of 24",
-            "24",
-            ("game24", "gameof24"),
-            screen="tui.screens.game24:Game24Screen",
-            domain="solver.domains.game24:Game24Domain",
-        ),
-        PuzzleKind(
-            "crossword",
-            "Mini crosswords",
-            "crossword",
-            ("crosswords", "mini"),
-            screen="tui.screens.crossword:CrosswordScreen",
-            domain="solver.domains.crossword:CrosswordDomain",
-            checks="Words",
-            puzzles="minis",
-        ),
-        PuzzleKind(
-            "wordproblem",
-            "Word problems",
-            "wordproblem",
-            ("wordproblems", "math", "gsm8k"),
-            screen="tui.screens.wordproblem:WordProblemScreen",
-            domain="solver.domains.wordproblem:WordProblemDomain",
-            puzzles="problems",
-        ),
-    )
-}
+def _kinds() -> dict[str, PuzzleKind]:
+    screens = _screens()
+    return {name: PuzzleKind(spec, screens.get(name)) for name, spec in SPECS.items()}
+
+
+KINDS: dict[str, PuzzleKind] = _kinds()
 """Kind name -> entry, in the order the home screen lists them."""
 
 
 def find_kind(text: str) -> PuzzleKind:
     """The kind a person named (any case; ``-`` and ``_`` ignored; aliases)."""
-    key = text.strip().lower().replace("-", "").replace("_", "")
-    for kind in KINDS.values():
-        if key in (kind.name, kind.cli, *kind.aliases):
-            return kind
-    names = ", ".join(repr(k.cli) for k in KINDS.values())
-    raise UnknownKind(f"unknown puzzle kind {text!r}; use {names}")
+    from solver.kinds import find_kind as find_spec
+
+    return KINDS[find_spec(text).name]

@@ -28,12 +28,13 @@ from types import MappingProxyType
 from typing import Any
 
 from puzzles.crossword import BLOCK, Board, Crossword, CrosswordError, Grid, Slot
-from solver.domains import roles
 from solver.domains.base import Guidance, Reply, RolesMissing, Tool
 from solver.domains.dialogue import Turn, iot_transcript
 from solver.domains.game24 import Feedback, parse_feedback, parse_guidance, parse_score
 from solver.domains.reading import read_json_object, reads_the_same, truthy, whole_lines
 from solver.events import WordChecked
+from solver.kinds import roles
+from solver.kinds.crossword import MINI_MAX
 from solver.model import Message
 
 __all__ = [
@@ -56,9 +57,6 @@ VALUE_WEIGHTS = MappingProxyType({"sure": 20.0, "maybe": 1.0, "impossible": 0.00
 """A clue's value label as a number (ToT's scale), summed over the clues of a state."""
 CONFIDENCE_WEIGHTS = MappingProxyType({"certain": 1.0, "high": 0.5, "medium": 0.2, "low": 0.1})
 """ToT's crossword proposal scores, summed over samples."""
-MINI_MAX = 7
-"""The largest grid (rows and columns) the solvers take: prompts list every clue and the
-depth-first search values every clue at every state, so they are for minis."""
 _CLUE_CHARS = 200
 """A clue longer than this is cut in prompts (a hostile file may hold a 1 MB clue)."""
 _SCAN = 20_000

@@ -45,7 +45,6 @@ from puzzles.game24 import (
     format_numbers,
 )
 from puzzles.latex import plain
-from solver.domains import roles
 from solver.domains.base import Guidance, Reply, RolesMissing, Tool
 from solver.domains.dialogue import Turn, iot_transcript
 from solver.domains.reading import (
@@ -58,6 +57,7 @@ from solver.domains.reading import (
     unlabelled_answer,
     whole_lines,
 )
+from solver.kinds import roles
 from solver.model import Message
 
 __all__ = [

@@ -39,7 +39,6 @@ from puzzles.wordproblem import (
     read_answer,
 )
 from puzzles.wordproblem.answers import MAX_ANSWER_LENGTH
-from solver.domains import roles
 from solver.domains.base import Demonstration, Guidance, Reply, RolesMissing, Tool
 from solver.domains.dialogue import Turn, iot_transcript
 from solver.domains.game24 import Feedback, parse_feedback, parse_score
@@ -54,6 +53,7 @@ from solver.domains.reading import (
     whole_lines,
 )
 from solver.domains.retrieval import DemonstrationPool, Solved
+from solver.kinds import roles
 from solver.model import Message
 from solver.tools import DEFAULT_LIMIT, Calculate, Solve, format_trajectory
 

@@ -214,13 +214,12 @@ def test_each_stream_report_names_its_call_and_sample_and_holds_the_last_2000_ch
 
 def test_each_kinds_roles_are_its_domains_and_its_methods_those_it_can_run() -> None:
     """The app and the CLI read a kind's roles without importing its domain."""
-    from solver.domains.roles import KIND_ROLES
     from solver.methods import METHODS
     from tui.kinds import KINDS
 
     for kind in KINDS.values():
         roles = kind.domain_class().roles
-        assert KIND_ROLES[kind.name] == roles
+        assert kind.spec.roles == roles
         assert [s.name for s in kind.methods()] == [
             s.name for s in METHODS.values() if s.roles <= roles
         ]

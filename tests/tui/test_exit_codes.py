@@ -289,7 +289,7 @@ def test_replay_of_a_trace_without_a_hand_is_a_usage_error(
     bad = tmp_path / "nohand.jsonl"
     bad.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
     code, _, err = run(capsys, "replay", str(bad), "--print")
-    assert code == ExitCode.USAGE and "not a Game of 24 hand" in err and "Traceback" not in err
+    assert code == ExitCode.USAGE and "holds no Game of 24 puzzle" in err and "Traceback" not in err
 
 
 def test_replay_checks_arithmetic_claims_again(

@@ -451,7 +451,7 @@ def _print_table(
             if spec.label not in labels:
                 labels.append(spec.label)
     if sources:
-        setting = f" ({solver.bench_setting})" if solver.bench_setting else ""
+        setting = f" ({kind.spec.bench_setting})" if kind.spec.bench_setting else ""
         notes = "; ".join(f"{', '.join(labels)}: {note}" for note, labels in sources.items())
         console.print(Text(f"paper{setting}: {notes}", style="dim"))
     base = next((r for r, spec in rows if spec.name == "cot"), None)

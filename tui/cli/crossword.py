@@ -28,7 +28,7 @@ import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, cast
 
 if TYPE_CHECKING:
     from puzzles.crossword import Crossword
@@ -201,21 +201,16 @@ TOT_HELP = (
 
 
 def _domain(puzzle: Crossword | Mini) -> CrosswordDomain:
-    """The domain the solvers play, refusing what they cannot: a grid with no entries, or
-    one larger than a mini (the methods list and value every clue in every prompt)."""
-    from solver.domains.crossword import MINI_MAX, CrosswordDomain
+    """The domain the solvers play, refusing what they cannot (see
+    :func:`solver.kinds.crossword.refusal`)."""
+    from solver.kinds import KindError
+    from solver.kinds.crossword import KIND
 
     crossword = puzzle.crossword if isinstance(puzzle, Mini) else puzzle
-
-    grid = crossword.grid
-    if not grid.slots:
-        raise UsageError("the puzzle has no entries to solve")
-    if grid.height > MINI_MAX or grid.width > MINI_MAX:
-        raise UsageError(
-            f"the solvers play mini crosswords only (at most {MINI_MAX} x {MINI_MAX}); this "
-            f"one is {grid.height} x {grid.width}"
-        )
-    return CrosswordDomain(crossword)
+    try:
+        return cast("CrosswordDomain", KIND.make_domain(crossword))
+    except KindError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _generated(seed: int, blocks: bool) -> Crossword:
@@ -281,7 +276,6 @@ def add_solve_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def solve_puzzle(args: argparse.Namespace) -> SolvePuzzle:
-    from puzzles.crossword import to_ipuz
 
     if args.file or args.tot:
         if args.puzzle is not None or args.blocks:
@@ -299,8 +293,9 @@ def solve_puzzle(args: argparse.Namespace) -> SolvePuzzle:
             raise UsageError(f"SEED is 0 to {2**31}, not {seed}")
         crossword = _generated(seed, bool(args.blocks))
     domain = _domain(crossword)
-    # The whole puzzle travels in a trace's header, so a replay needs no file.
-    return SolvePuzzle(domain, {"puzzle": domain.title, "ipuz": to_ipuz(crossword)})
+    from solver.kinds.crossword import KIND
+
+    return SolvePuzzle(domain, KIND.header_of(crossword))
 
 
 # ------------------------------------------------------------------ ponder bench crossword
@@ -393,22 +388,6 @@ def bench_hands(args: argparse.Namespace) -> list[Mini]:
     return chosen
 
 
-# ------------------------------------------------------------------ ponder replay
-
-
-def trace_domain(header: dict[str, Any], path: str) -> CrosswordDomain:
-    """The crossword a trace was run on, from the ipuz document its header holds."""
-    from puzzles.crossword import PuzzleFileError, parse_ipuz
-
-    data = header.get("ipuz")
-    if not isinstance(data, dict):
-        raise UsageError(f"{path}: the trace's header holds no crossword")
-    try:
-        return _domain(parse_ipuz(data, path))
-    except PuzzleFileError as exc:
-        raise UsageError(f"{path}: the trace's crossword cannot be read ({exc})") from None
-
-
 COMMANDS = KindCommands(
     add_puzzles_arguments=add_puzzles_arguments,
     puzzles=puzzles,
@@ -419,8 +398,6 @@ COMMANDS = KindCommands(
         add_bench_arguments=add_bench_arguments,
         bench_hands=bench_hands,
         domain=_domain,
-        trace_domain=trace_domain,
-        bench_setting="GPT-4 on ToT's 20 minis, mini0505.json 0:100:5; letters / words / games %",
     ),
 )
 """Mini crosswords' commands."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, cast
 
 from tui.cli.kinds import KindCommands, SolvePuzzle, SolverCommands
 from tui.cli.usage import UsageError
@@ -37,9 +37,9 @@ def _hand(text: str, target: int = 24) -> Hand:
 
 
 def _domain(hand: Hand) -> Game24Domain:
-    from solver.domains.game24 import Game24Domain
+    from solver.kinds.game24 import KIND
 
-    return Game24Domain(hand)
+    return cast("Game24Domain", KIND.make_domain(hand))
 
 
 # ------------------------------------------------------------------ ponder puzzles 24
@@ -121,12 +121,13 @@ def add_solve_arguments(p: argparse.ArgumentParser) -> None:
 
 def solve_puzzle(args: argparse.Namespace) -> SolvePuzzle:
     from puzzles.game24.solve import is_solvable
+    from solver.kinds.game24 import KIND
 
     hand = _hand(args.puzzle, args.target)
     notes = (
         () if is_solvable(hand) else (f"{hand} has no solution: no method can make {hand.target}",)
     )
-    return SolvePuzzle(_domain(hand), {"puzzle": str(hand), "target": hand.target}, notes)
+    return SolvePuzzle(_domain(hand), KIND.header_of(hand), notes)
 
 
 # ------------------------------------------------------------------ ponder bench 24
@@ -180,22 +181,6 @@ def bench_hands(args: argparse.Namespace) -> list[Hand]:
     return hands
 
 
-# ------------------------------------------------------------------ ponder replay
-
-
-def trace_domain(header: dict[str, Any], path: str) -> Game24Domain:
-    """The hand a trace was run on, from its header; a usage error when it names none."""
-    from puzzles.game24 import Hand, HandError
-
-    target = header.get("target", 24)
-    try:
-        if not isinstance(target, int) or isinstance(target, bool):
-            raise HandError("its target is not a whole number")
-        return _domain(Hand.parse(str(header.get("puzzle", "")), target))
-    except HandError as exc:
-        raise UsageError(f"{path}: the trace's puzzle is not a Game of 24 hand ({exc})") from exc
-
-
 COMMANDS = KindCommands(
     add_puzzles_arguments=add_puzzles_arguments,
     puzzles=puzzles,
@@ -206,8 +191,6 @@ COMMANDS = KindCommands(
         add_bench_arguments=add_bench_arguments,
         bench_hands=bench_hands,
         domain=_domain,
-        trace_domain=trace_domain,
-        bench_setting="GPT-4 on ToT's 100 hard games, ranks 901-1000",
     ),
 )
 """The Game of 24's commands."""

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from solver.kinds import KindError
 from tui.cli.usage import Parser, UsageError
 from tui.kinds import KINDS, PuzzleKind, UnknownKind, find_kind
 
@@ -50,10 +51,7 @@ class SolverCommands:
     bench_hands: Callable[[argparse.Namespace], Sequence[Any]]
     """The puzzles (Game of 24 hands, crosswords) a benchmark runs."""
     domain: Callable[[Any], Domain[Any, Any]]
-    trace_domain: Callable[[dict[str, Any], str], Domain[Any, Any]]
-    """The domain a trace was run on, from its header (and the file's name, for messages)."""
-    bench_setting: str = ""
-    """What the papers' figures were measured on, printed under a benchmark's table."""
+    """The domain a benchmark's puzzle is played through."""
 
 
 @dataclass(frozen=True)
@@ -70,7 +68,8 @@ class KindCommands:
 
 
 def kind_commands() -> list[tuple[PuzzleKind, KindCommands]]:
-    """Every registered kind that has a module here, in the registry's order."""
+    """Every kind of the catalogue, in its order: the commands of its module here
+    (``tui/cli/<kind>.py``, its own flags), else those every kind has (:func:`plain_commands`)."""
     found = []
     for kind in KINDS.values():
         name = f"{__package__}.{kind.name}"
@@ -79,9 +78,88 @@ def kind_commands() -> list[tuple[PuzzleKind, KindCommands]]:
         except ModuleNotFoundError as exc:
             if exc.name != name:
                 raise
-            continue  # a kind registered before its commands are written
+            found.append((kind, plain_commands(kind)))
+            continue
         found.append((kind, module.COMMANDS))
     return found
+
+
+# ------------------------------------------------------------------ a kind with no flags of its own
+
+
+def plain_commands(kind: PuzzleKind) -> KindCommands:
+    """What the command line does with a kind that brings no commands of its own, from its
+    spec alone: ``solve KIND PUZZLE`` (what its ``parse`` reads), ``bench KIND --generated
+    N`` and ``puzzles KIND --generate`` (its ``generate``)."""
+    spec = kind.spec
+
+    def make(args: argparse.Namespace) -> Any:
+        text = args.puzzle
+        if text is None or (spec.parse is None and text.strip().isdigit()):
+            return generated(int(text or 0))
+        if spec.parse is None:
+            raise UsageError(f"{kind.label} puzzles cannot be typed; give a seed")
+        try:
+            return spec.parse(text)
+        except ValueError as exc:
+            raise UsageError(f"bad {kind.label} puzzle {text!r}: {exc}") from None
+
+    def generated(seed: int) -> Any:
+        if spec.generate is None:
+            raise UsageError(f"{kind.label} puzzles cannot be generated; type one")
+        return spec.generate(seed)
+
+    def domain(puzzle: Any) -> Domain[Any, Any]:
+        try:
+            return spec.make_domain(puzzle)
+        except KindError as exc:
+            raise UsageError(str(exc)) from None
+
+    def add_solve_arguments(p: argparse.ArgumentParser) -> None:
+        p.add_argument(
+            "puzzle",
+            nargs="?",
+            metavar="PUZZLE",
+            help="the puzzle as text, or a generated one's seed",
+        )
+
+    def solve_puzzle(args: argparse.Namespace) -> SolvePuzzle:
+        puzzle = make(args)
+        return SolvePuzzle(domain(puzzle), spec.header_of(puzzle))
+
+    def add_bench_arguments(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--generated", type=int, default=20, metavar="N", help="puzzles (20)")
+        p.add_argument("--first", type=int, default=0, metavar="S", help="first seed (0)")
+
+    def bench_hands(args: argparse.Namespace) -> list[Any]:
+        if not 1 <= args.generated <= 10_000:
+            raise UsageError(f"--generated takes 1 to 10000 puzzles, not {args.generated}")
+        return [generated(args.first + i) for i in range(args.generated)]
+
+    def add_puzzles_arguments(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--generate", action="store_true", help="print generated puzzles")
+        p.add_argument("--seed", type=int, default=0, help="the first seed (0)")
+        p.add_argument("--count", type=int, default=1, help="how many (1)")
+
+    def puzzles(args: argparse.Namespace) -> int:
+        from tui.exitcodes import ExitCode
+
+        for i in range(max(0, args.count)):
+            print(generated(args.seed + i))
+        return ExitCode.OK
+
+    return KindCommands(
+        add_puzzles_arguments=add_puzzles_arguments,
+        puzzles=puzzles,
+        puzzles_help=f"generated {kind.label} puzzles (--generate)",
+        solver=SolverCommands(
+            add_solve_arguments=add_solve_arguments,
+            solve_puzzle=solve_puzzle,
+            add_bench_arguments=add_bench_arguments,
+            bench_hands=bench_hands,
+            domain=domain,
+        ),
+    )
 
 
 class _KindMap(dict[str, Parser]):

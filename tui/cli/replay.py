@@ -145,20 +145,16 @@ def _wrote(what: str, path: Path) -> None:
 def _domain(header: dict[str, Any], path: str) -> Domain[Any, Any]:
     """The domain the trace was run on: its kind (the Game of 24 when it names none) reads
     its puzzle from the header."""
-    from tui.cli.kinds import kind_commands
-    from tui.kinds import UnknownKind, find_kind
+    from solver.kinds import KindError, find_kind
 
     name = header.get("kind", "game24")
     if not isinstance(name, str):
         raise UsageError(f"{path}: the trace's kind is not a puzzle kind")
     try:
         kind = find_kind(name)
-    except UnknownKind as exc:
+        return kind.make_domain(kind.puzzle_from_header(header))
+    except KindError as exc:
         raise UsageError(f"{path}: {exc}") from exc
-    for known, commands in kind_commands():
-        if known is kind and commands.solver is not None:
-            return commands.solver.trace_domain(header, path)
-    raise UsageError(f"{path}: the solvers do not play {kind.label} puzzles, so it has no run")
 
 
 def rechecked(events: Iterable[Event], domain: Domain[Any, Any]) -> Iterator[Event]:

@@ -28,7 +28,7 @@ import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -442,6 +442,7 @@ def _tool_time(args: argparse.Namespace) -> float:
 
 def solve_puzzle(args: argparse.Namespace) -> SolvePuzzle:
     from solver.domains.wordproblem import WordProblemDomain
+    from solver.kinds.wordproblem import KIND
 
     text = args.puzzle
     seed: int | None = None
@@ -474,20 +475,7 @@ def solve_puzzle(args: argparse.Namespace) -> SolvePuzzle:
     domain = WordProblemDomain(problem, _tool_time(args))
     doubt = getattr(problem, "answer_doubt", lambda: None)()  # algebra has no stored steps
     notes = (f"the file's answer is in doubt: {doubt}; the run is judged against it",)
-    return SolvePuzzle(domain, _header(problem), notes if doubt else ())
-
-
-def _header(problem: WordProblem | AlgebraProblem) -> dict[str, object]:
-    """What a trace's header records, so that a replay can rebuild the problem: its id when
-    it is generated, else its question and answer."""
-    from puzzles.wordproblem import WordProblem
-
-    if isinstance(problem, WordProblem):
-        header: dict[str, object] = {"puzzle": problem.question, "id": problem.id}
-        if not problem.source.startswith("generated"):
-            header["answer"] = problem.answer_text
-        return header
-    return {"puzzle": problem.prompt, "id": problem.id}
+    return SolvePuzzle(domain, KIND.header_of(problem), notes if doubt else ())
 
 
 # ------------------------------------------------------------------ ponder bench wordproblem
@@ -543,27 +531,6 @@ def bench_hands(args: argparse.Namespace) -> list[BenchProblem]:
     return [BenchProblem(p, _label(p, i), limit) for i, p in enumerate(problems)]
 
 
-# ------------------------------------------------------------------ ponder replay
-
-
-def trace_domain(header: dict[str, Any], path: str) -> WordProblemDomain:
-    """The problem a trace was run on, from its header; a usage error when it names none."""
-    problem_id = header.get("id")
-    if isinstance(problem_id, str) and problem_id not in ("", "typed"):
-        try:
-            return _domain(_by_id(problem_id))
-        except UsageError:
-            pass
-    question, answer = header.get("puzzle"), header.get("answer")
-    if isinstance(question, str) and isinstance(answer, str):
-        try:
-            problem = _typed(question, answer)
-        except UsageError as exc:
-            raise UsageError(f"{path}: the trace's problem cannot be read ({exc})") from exc
-        return _domain(problem)
-    raise UsageError(f"{path}: the trace does not name a word problem")
-
-
 COMMANDS = KindCommands(
     add_puzzles_arguments=add_puzzles_arguments,
     puzzles=puzzles,
@@ -574,8 +541,6 @@ COMMANDS = KindCommands(
         add_bench_arguments=add_bench_arguments,
         bench_hands=bench_hands,
         domain=_domain,
-        trace_domain=trace_domain,
-        bench_setting="BoT: GPT-4 on GSM8K; DELI: gpt-3.5-turbo on CARP",
     ),
 )
 """Word problems' commands."""

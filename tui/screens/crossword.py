@@ -41,7 +41,7 @@ from tui.screens.puzzle import Command, PuzzleScreen, ScreenCommands, clock
 from tui.widgets.crossword_grid import CrosswordGrid, GridView
 
 if TYPE_CHECKING:
-    from tui.app import Replay
+    pass
 
 __all__ = ["CrosswordCommands", "CrosswordScreen", "measures_text"]
 
@@ -167,20 +167,6 @@ class CrosswordScreen(PuzzleScreen):
         from puzzles.crossword import word_list
 
         word_list()  # the bundled word list takes most of a second to load
-
-    @classmethod
-    def from_replay(cls, replay: Replay) -> CrosswordScreen:
-        from puzzles.crossword import parse_ipuz
-        from puzzles.files import PuzzleFileError
-
-        data = replay.header.get("ipuz")
-        if not isinstance(data, dict):
-            raise ValueError("its header holds no crossword")
-        try:
-            crossword = parse_ipuz(data, "trace")
-        except PuzzleFileError as exc:
-            raise ValueError(f"its crossword cannot be read ({exc})") from None
-        return cls(crossword, "replay", replay=replay)
 
     FILES = "a ToT JSON list (mini0505.json), an ipuz file or an Across Lite .puz file"
     """What a file opened from home may hold (home offers a file for kinds that say)."""
@@ -648,15 +634,11 @@ class CrosswordScreen(PuzzleScreen):
         self.app.switch_screen(self.from_file(found, (index + 1) % len(found)))
 
     def start_solver(self, fresh: bool = False) -> bool:
-        from solver.domains.crossword import MINI_MAX
+        from solver.kinds.crossword import refusal
 
-        grid = self.crossword.grid
-        if grid.height > MINI_MAX or grid.width > MINI_MAX:
-            self.say(
-                f"The solvers play mini crosswords only (at most {MINI_MAX} x {MINI_MAX}); "
-                f"this one is {grid.height} x {grid.width}. The grid is yours to play.",
-                "yellow",
-            )
+        reason = refusal(self.crossword)
+        if reason:
+            self.say(f"{reason[0].upper()}{reason[1:]}. The grid is yours to play.", "yellow")
             return False
         return super().start_solver(fresh)
 

@@ -35,7 +35,7 @@ from tui.screens.puzzle import (
 )
 
 if TYPE_CHECKING:
-    from tui.app import Replay
+    pass
 
 __all__ = ["Game24Commands", "Game24Screen", "LeaveDialog", "NumberCard", "PacedModel"]
 
@@ -174,14 +174,6 @@ class Game24Screen(PuzzleScreen):
         from puzzles.game24.catalogue import catalogue
 
         catalogue()  # rating all 1,820 hands takes a second or two
-
-    @classmethod
-    def from_replay(cls, replay: Replay) -> Game24Screen:
-        target = replay.header.get("target", 24)
-        if not isinstance(target, int) or isinstance(target, bool):
-            raise HandError(f"the target {target!r} is not a whole number")
-        hand = Hand.parse(str(replay.header.get("puzzle", "")), target)
-        return cls(hand, "replay", replay=replay)
 
     # ---------------------------------------------------------------- layout
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 from rich.text import Text
 from textual import work
@@ -241,10 +241,10 @@ class PuzzleScreen(PonderScreen):
         raise NotImplementedError
 
     @classmethod
-    def from_replay(cls, replay: Replay) -> PuzzleScreen:
+    def from_replay(cls, replay: Replay) -> Self:
         """A screen showing the puzzle a trace was run on, playing the trace; ``ValueError``
-        when its header names no puzzle of this kind."""
-        raise NotImplementedError
+        when its header names no puzzle of this kind (the kind's spec reads the header)."""
+        return cls(KINDS[cls.KIND].spec.puzzle_from_header(replay.header), "replay", replay=replay)
 
     @classmethod
     def warm_up(cls) -> None:
@@ -259,7 +259,7 @@ class PuzzleScreen(PonderScreen):
 
     def make_domain(self) -> Any:
         """The solver's domain adapter for this puzzle."""
-        return self.kind.domain_class()(self.puzzle)
+        return self.kind.spec.make_domain(self.puzzle)
 
     @property
     def puzzle_text(self) -> str:

@@ -46,7 +46,7 @@ from tui.notation import written
 from tui.screens.puzzle import Command, PuzzleScreen, ScreenCommands, TypingBox, clock
 
 if TYPE_CHECKING:
-    from tui.app import Replay
+    pass
 
 __all__ = [
     "ALGEBRA",
@@ -287,28 +287,6 @@ class WordProblemScreen(PuzzleScreen):
         # The word-problem packages import sympy (a second or two): done while home shows.
         import puzzles.wordproblem  # noqa: F401
         import solver.domains.wordproblem  # noqa: F401
-
-    @classmethod
-    def from_replay(cls, replay: Replay) -> WordProblemScreen:
-        from puzzles.wordproblem import algebra_by_id, problem_by_id
-
-        header = replay.header
-        problem_id = header.get("id")
-        if isinstance(problem_id, str) and problem_id not in ("", "typed"):
-            try:
-                return cls(problem_by_id(problem_id), "replay", replay=replay)
-            except ValueError:
-                # An algebra problem's id (``factor-easy/12``), else not ours.
-                return cls(algebra_by_id(problem_id), "replay", replay=replay)
-        question, answer = header.get("puzzle"), header.get("answer")
-        if isinstance(question, str) and question.strip() and isinstance(answer, str):
-            try:
-                value = read_answer(answer).value
-            except AnswerError as exc:
-                raise ValueError(f"its answer cannot be read: {exc}") from None
-            problem = WordProblem(" ".join(question.split()), value, id="typed", source="typed")
-            return cls(problem, "replay", replay=replay)
-        raise ValueError("the trace does not name a word problem")
 
     # ---------------------------------------------------------------- layout
 

@@ -4,7 +4,7 @@
 first player that recognises its prompt (a player reads the messages only, as a model would);
 a Game of 24 prompt goes to the Game of 24 player, which is also the fallback that refuses
 what nobody recognises. A new puzzle kind adds a module here with a :class:`Player` and one
-line in :data:`PLAYERS`.
+player named by the kind's spec (:mod:`solver.kinds`).
 """
 
 from __future__ import annotations
@@ -13,10 +13,8 @@ import random
 from typing import Protocol
 
 from solver.model.base import Call, Generation, TokenCallback
-from solver.model.offline.crossword import CrosswordPlayer
 from solver.model.offline.game24 import OfflineModel as _Game24Engine
 from solver.model.offline.sampling import sample_replies
-from solver.model.offline.wordproblem import WordProblemPlayer
 
 __all__ = ["PLAYERS", "OfflineModel", "Player"]
 
@@ -33,7 +31,15 @@ class Player(Protocol):
         ...
 
 
-PLAYERS: list[Player] = [CrosswordPlayer(), WordProblemPlayer()]
+def _players() -> list[Player]:
+    """The players the kinds catalogue names, in its order (the Game of 24 engine answers
+    what none of them recognises)."""
+    from solver.kinds import KINDS
+
+    return [player for kind in KINDS.values() if (player := kind.make_player()) is not None]
+
+
+PLAYERS: list[Player] = _players()
 """The players of the other puzzle kinds, asked in order before the Game of 24 player."""
 
 

@@ -2,15 +2,13 @@
 
 Kept apart from the domains so that the app and the command line can offer each kind only the
 methods it can run without importing its domain (the word-problem domain brings sympy, half a
-second). Each domain's ``ROLES`` is its entry here.
+second). Each domain's ``ROLES`` is its entry here, and each kind's spec
+(:mod:`solver.kinds`) names it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from types import MappingProxyType
-
-__all__ = ["CROSSWORD", "GAME24", "KIND_ROLES", "WORDPROBLEM"]
+__all__ = ["CROSSWORD", "GAME24", "WORDPROBLEM"]
 
 GAME24 = frozenset(
     {"io", "cot", "propose", "value", "judge", "step", "evaluate", "analyze", "guide", "respond"}
@@ -27,8 +25,3 @@ WORDPROBLEM = frozenset(
     {"io", "cot", "step", "evaluate", "analyze", "guide", "respond", "act", "formalize", "revise"}
 )
 """Word problems."""
-
-KIND_ROLES: Mapping[str, frozenset[str]] = MappingProxyType(
-    {"game24": GAME24, "crossword": CROSSWORD, "wordproblem": WORDPROBLEM}
-)
-"""Kind name -> its domain's roles."""

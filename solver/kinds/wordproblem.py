@@ -1,0 +1,86 @@
+"""Math word problems: GSM8K-style questions with a number for an answer, and the algebra set."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from solver.kinds.roles import WORDPROBLEM
+from solver.kinds.spec import KindSpec
+
+LONGEST_QUESTION = 4000
+"""Characters a typed question may have."""
+
+
+def by_id(problem_id: str) -> Any:
+    """A generated problem (or an algebra problem) by its id; ``ValueError`` when none."""
+    from puzzles.wordproblem import algebra_by_id, problem_by_id
+
+    for make in (problem_by_id, algebra_by_id):
+        try:
+            return make(problem_id)
+        except (ValueError, KeyError):
+            continue
+    raise ValueError(f"{problem_id!r} is not the id of a generated problem")
+
+
+def typed(question: str, answer: str) -> Any:
+    """A question a person typed, with the answer it is checked against."""
+    from puzzles.wordproblem import WordProblem, read_answer
+
+    if not question.strip():
+        raise ValueError("the question is empty")
+    if len(question) > LONGEST_QUESTION:
+        raise ValueError(
+            f"the question is too long ({len(question)} characters; at most {LONGEST_QUESTION})"
+        )
+    value = read_answer(answer).value  # AnswerError is a ValueError
+    return WordProblem(" ".join(question.split()), value, id="typed", source="typed")
+
+
+def _problem(header: Mapping[str, Any]) -> Any:
+    problem_id = header.get("id")
+    if isinstance(problem_id, str) and problem_id not in ("", "typed"):
+        try:
+            return by_id(problem_id)
+        except ValueError:
+            pass  # a file's problem: read back from its question and answer
+    question, answer = header.get("puzzle"), header.get("answer")
+    if isinstance(question, str) and isinstance(answer, str):
+        return typed(question, answer)
+    raise ValueError("the trace does not name a word problem")
+
+
+def _header(problem: Any) -> dict[str, Any]:
+    """Its id when it is generated (the id rebuilds it), else its question and answer."""
+    from puzzles.wordproblem import WordProblem
+
+    if isinstance(problem, WordProblem):
+        header: dict[str, Any] = {"puzzle": problem.question, "id": problem.id}
+        if not problem.source.startswith("generated"):
+            header["answer"] = problem.answer_text
+        return header
+    return {"puzzle": problem.prompt, "id": problem.id}
+
+
+def _generate(seed: int) -> Any:
+    from puzzles.wordproblem import generate
+
+    return generate(seed=seed, count=1)[0]
+
+
+KIND = KindSpec(
+    name="wordproblem",
+    label="Word problems",
+    cli="wordproblem",
+    aliases=("wordproblems", "math", "gsm8k"),
+    order=30,
+    roles=WORDPROBLEM,
+    domain="solver.domains.wordproblem:WordProblemDomain",
+    player="solver.model.offline.wordproblem:WordProblemPlayer",
+    puzzles="problems",
+    read_header=_problem,
+    header=_header,
+    generate=_generate,
+    bench_setting="BoT: GPT-4 on GSM8K; DELI: gpt-3.5-turbo on CARP",
+)
