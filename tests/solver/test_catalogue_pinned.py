@@ -48,6 +48,8 @@ CATALOGUE: dict[str, list[tuple[Any, ...]]] = {
         ("steps", "int", 7, 1, 200, (), True),
         ("invalid_limit", "int", 3, 1, 50, (), False),
         ("tool_limit", "float", 5.0, 0.05, 600, (), False),
+        ("shots", "int", 3, 1, 6, (), False),
+        ("paper", "bool", False, None, None, (), False),
     ],
     "tot": [
         ("breadth", "int", 5, 1, 10000, (), True),
