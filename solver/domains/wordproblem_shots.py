@@ -78,7 +78,7 @@ TRAJECTORIES: tuple[Trajectory, ...] = (
         (
             ("The garden's area is 9 squared; the path's area comes off it.",
              "calculate[9^2 - 17]",
-             "powers are not allowed: write the multiplication out (9 * 9)"),
+             "powers are not allowed: write the multiplication out (3 * 3 * 3)"),
             ("The tool wants the power written as a multiplication.", "calculate[9 * 9 - 17]",
              "64"),
             ("64 square metres are left for planting.", "finish[64]", FINISHED),
