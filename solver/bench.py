@@ -330,7 +330,8 @@ async def run_one(
         elif isinstance(event, DialogueStopped):
             stopped_at, stopped_by = event.turn, event.by
         elif isinstance(event, EpisodeEnded | DeliberationEnded):  # ReAct / DELI: why it ended
-            stopped_by = event.by
+            if stopped_by != "fallback":  # a fallback's own ending is not the run's reason
+                stopped_by = event.by
         elif isinstance(event, FallbackDecided):  # ReAct + CoT-SC: whether it fell back
             stopped_by = "fallback" if event.taken else "no fallback"
     assert finish is not None
