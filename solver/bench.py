@@ -22,6 +22,7 @@ from solver.events import (
     EpisodeEnded,
     ErrorRaised,
     ExperienceAdded,
+    FallbackDecided,
     IterationStarted,
     RunFinished,
     SolutionFound,
@@ -336,7 +337,10 @@ async def run_one(
         elif isinstance(event, DialogueStopped):
             stopped_at, stopped_by = event.turn, event.by
         elif isinstance(event, EpisodeEnded | DeliberationEnded):  # ReAct / DELI: why it ended
-            stopped_by = event.by
+            if stopped_by != "fallback":  # a fallback's own ending is not the run's reason
+                stopped_by = event.by
+        elif isinstance(event, FallbackDecided):  # ReAct + CoT-SC: whether it fell back
+            stopped_by = "fallback" if event.taken else "no fallback"
     assert finish is not None
     if finish.solved and _learns(method) and 0 < found_in == len(by_iteration) + 1:
         # Stopped early: the iteration that found the answer ended before its analysis, so no

@@ -29,6 +29,7 @@ __all__ = [
     "Event",
     "ExperienceAdded",
     "ExperienceCarried",
+    "FallbackDecided",
     "IterationStarted",
     "LeafReached",
     "ModelCalled",
@@ -46,6 +47,7 @@ __all__ = [
     "TreeStarted",
     "TurnAnswered",
     "TurnGuided",
+    "VotesCounted",
     "WordChecked",
     "event_from_json",
     "event_to_json",
@@ -320,6 +322,37 @@ class EpisodeEnded(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class FallbackDecided(Event):
+    """ReAct -> CoT-SC, CoT-SC -> ReAct: whether the run falls back from the method it ran
+    first (``source``) to the other (``target``), and why: ReAct gave no answer within its
+    step budget, or CoT-SC's majority answer has fewer than n/2 of the n samples' votes.
+    ``taken`` is False when the first method's answer stands."""
+
+    source: str
+    target: str
+    taken: bool
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class VotesCounted(Event):
+    """CoT-SC's vote in a combined method: each answer given (as its first sample wrote it)
+    with its votes, most first; ``unanswered`` samples gave none; ``samples`` is n."""
+
+    samples: int
+    answers: tuple[str, ...]
+    counts: tuple[int, ...]
+    unanswered: int = 0
+
+    def summary(self) -> str:
+        """The vote in one line: ``180 ×12 · 170 ×5 · no answer ×4``."""
+        parts = [f"{a} ×{n}" for a, n in zip(self.answers, self.counts, strict=False)]
+        if self.unanswered:
+            parts.append(f"no answer ×{self.unanswered}")
+        return " · ".join(parts) or "no answer"
+
+
+@dataclass(frozen=True, slots=True)
 class DeliberationStage(Event):
     """DELI: one stage of one turn: ``tool`` (the problem as equations, solved by the tools)
     or ``language`` (the solution revised in prose against the tool result), with the answer
@@ -462,6 +495,8 @@ _TYPES: dict[str, type[Event]] = {
         ToolCalled,
         ToolObserved,
         EpisodeEnded,
+        FallbackDecided,
+        VotesCounted,
         DeliberationStage,
         DeliberationEnded,
         DemonstrationsRetrieved,

@@ -53,6 +53,7 @@ from solver.domains.reading import (
     whole_lines,
 )
 from solver.domains.retrieval import DemonstrationPool, Solved
+from solver.domains.wordproblem_shots import trajectories
 from solver.kinds import roles
 from solver.model import Message
 from solver.tools import DEFAULT_LIMIT, Calculate, Solve, format_trajectory
@@ -80,6 +81,8 @@ MARKER = "Solve this math word problem."
 """The first line of every prompt's task (the offline engine recognises its prompts by it)."""
 ROLES = roles.WORDPROBLEM
 """The roles word problems have prompts and parsers for."""
+REACT_SHOTS = 3
+"""Worked trajectories in ReAct's prompt when the method does not say (its own default)."""
 _WEIGHTS: Mapping[str, float] = MappingProxyType({})
 _MAX_ANSWER = 1000
 _MAX_LINE = 600
@@ -332,18 +335,6 @@ REACT_SYSTEM = (
     "Reply with one 'Thought i:' line and one 'Action i:' line, then stop: the Observation "
     "is written for you by the tool. Never write an Observation yourself."
 )
-REACT_EXAMPLE = (
-    "Question: A baker makes 12 loaves a day and sells each for $3. How many dollars does the "
-    "baker take in 5 days?\n"
-    "Thought 1: First the loaves baked in 5 days.\n"
-    "Action 1: calculate[12 * 5]\n"
-    "Observation 1: 60\n"
-    "Thought 2: Each loaf sells for $3, so the money is 60 * 3.\n"
-    "Action 2: calculate[60 * 3]\n"
-    "Observation 2: 180\n"
-    "Thought 3: The baker takes $180.\n"
-    "Action 3: finish[180]\n"
-)
 DELI_TOOL_SYSTEM = (
     "You check a solution of a math problem with tools. The trial solution may contain "
     "errors. Write the problem as equations and let the tools compute every value:\n"
@@ -509,10 +500,12 @@ class _Prompts:
     def tool_lines(self) -> str:
         return "\n".join(t.description for t in self.tools)
 
-    def act(self, steps: Sequence[tuple[str, str, str]], step: int, limit: int) -> str:
+    def act(self, steps: Sequence[tuple[str, str, str]], step: int, limit: int, shots: int) -> str:
         so_far = format_trajectory(steps)
+        examples = trajectories(shots, algebra=not isinstance(self.problem, WordProblem))
+        head = "Here is an example." if len(examples) == 1 else "Here are some examples."
         return (
-            f"Here is an example.\n{REACT_EXAMPLE}\n"
+            f"{head}\n" + "\n\n".join(t.text() for t in examples) + "\n\n"
             f"Now the task. {task(self.problem)}\n"
             f"You have at most {limit} steps; this is step {step}.\n"
             + (f"{so_far}\n" if so_far else "")
@@ -718,7 +711,8 @@ class WordProblemDomain:
         solved problems shown instead of the fixed examples), ``step``
         (experience, chain: (step, score) pairs), ``evaluate`` (chain, step), ``analyze``
         (chain), ``guide`` (turns, turn, total), ``respond`` (turns, guidance, mode), ``act``
-        (steps: (thought, action, observation) triples, step, limit), ``formalize`` (trial,
+        (steps: (thought, action, observation) triples, step, limit, shots: how many worked
+        trajectories, :data:`REACT_SHOTS` when not given), ``formalize`` (trial,
         steps, step), ``revise`` (solution, verification, tool_answer)."""
         p = self._prompts
         tools = p.tool_lines()
@@ -741,7 +735,8 @@ class WordProblemDomain:
                 p.respond(args["turns"], args["guidance"], args["mode"]), IOT_ANSWER_SYSTEM
             )
         if role == "act":
-            user = p.act(args.get("steps", ()), args["step"], args["limit"])
+            shots = int(args.get("shots", REACT_SHOTS))
+            user = p.act(args.get("steps", ()), args["step"], args["limit"], shots)
             return self.messages(user, REACT_SYSTEM.replace("{tools}", tools))
         if role == "formalize":
             user = p.formalize(args["trial"], args.get("steps", ()), args["step"])

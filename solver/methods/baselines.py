@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from solver.domains.base import Domain
@@ -12,7 +12,16 @@ from solver.methods.base import Outcome, RunContext
 from solver.methods.spec import MethodSpec, option
 from solver.model import CUT_REASONS, Call, Message, Sampling
 
-__all__ = ["IO", "CoT", "CoTConfig", "CoTSC", "CoTSCConfig", "IOConfig", "report_chain"]
+__all__ = [
+    "IO",
+    "CoT",
+    "CoTConfig",
+    "CoTSC",
+    "CoTSCConfig",
+    "IOConfig",
+    "Vote",
+    "report_chain",
+]
 
 
 def report_chain(
@@ -217,6 +226,10 @@ class CoTSC:
         return asdict(self.config)
 
     async def run(self, domain: Domain[Any, Any], ctx: RunContext) -> Outcome:
+        return (await self.vote(domain, ctx)).outcome()
+
+    async def vote(self, domain: Domain[Any, Any], ctx: RunContext) -> Vote:
+        """Draw the k samples, show each, and count their answers' votes."""
         cfg = self.config
         batches = sample_calls(
             "cot",
@@ -228,25 +241,45 @@ class CoTSC:
         )
         ctx.emit(IterationStarted(1, 1, f"{cfg.samples} samples"))
         results = await ctx.gather(*(ctx.call(c) for c in batches))
-        votes: Counter[str] = Counter()
-        first: dict[str, str] = {}
-        index = right = 0
+        vote = Vote(cfg.samples)
+        index = 0
         for gen, call_id in results:
             for i, text in enumerate(gen.texts):
                 index += 1
                 answer = report_chain(ctx, domain, f"s{index}", text, call_id, gen.cut(i))
                 if not answer:
                     continue
-                right += domain.check(answer).ok
+                vote.right += domain.check(answer).ok
                 key = domain.answer_key(answer)
                 if key is None:
                     continue
-                votes[key] += 1
-                first.setdefault(key, answer)
-        if not votes:
-            return Outcome(None, samples=cfg.samples, samples_solved=right)
-        best, count = votes.most_common(1)[0]
-        return Outcome(first[best], votes=count, samples=cfg.samples, samples_solved=right)
+                vote.votes[key] += 1
+                vote.first.setdefault(key, answer)
+        return vote
+
+
+@dataclass
+class Vote:
+    """CoT-SC's count: votes by answer key (the domain's normal form), the first answer
+    written for each key, and how many samples were right."""
+
+    samples: int
+    votes: Counter[str] = field(default_factory=Counter)
+    first: dict[str, str] = field(default_factory=dict)
+    right: int = 0
+
+    @property
+    def majority(self) -> tuple[str | None, int]:
+        """The most common answer (as first written) and its votes; (None, 0) with no vote."""
+        if not self.votes:
+            return None, 0
+        best, count = self.votes.most_common(1)[0]
+        return self.first[best], count
+
+    def outcome(self) -> Outcome:
+        """CoT-SC's result: the majority answer, its votes, the samples drawn and right."""
+        answer, count = self.majority
+        return Outcome(answer, votes=count, samples=self.samples, samples_solved=self.right)
 
 
 IO_SPEC = MethodSpec(

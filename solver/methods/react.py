@@ -11,6 +11,10 @@ of looping. Chat models break the format (several actions, an invented observati
 ``Finish[...]`` capitalised): the parser keeps the first thought and action and the run says
 what it forgave. Every arithmetic claim in a thought, an action's input and the answer is
 checked exactly.
+
+The prompt carries several worked trajectories, as the paper's do (``shots``, 3 by default, the
+paper's FEVER count; ``paper``: 6, its HotpotQA count, with the reference code's loop on
+invalid actions until the budget is spent).
 """
 
 from __future__ import annotations
@@ -26,9 +30,11 @@ from solver.methods.spec import MethodSpec, option
 from solver.model import Call, Sampling
 from solver.tools import parse_action
 
-__all__ = ["ReAct", "ReActConfig", "run_tool"]
+__all__ = ["PAPER_SHOTS", "ReAct", "ReActConfig", "run_tool"]
 
 FINISH = "finish"
+PAPER_SHOTS = 6
+"""Worked trajectories in the paper's HotpotQA prompt (``webthink_simple6``; FEVER's has 3)."""
 
 
 @dataclass(frozen=True)
@@ -44,10 +50,27 @@ class ReActConfig:
         5.0, "seconds a tool call may run before it is stopped", low=0.05, high=600
     )
     """Each tool call's time limit, enforced in a separate process."""
+    shots: int = option(
+        3, "worked trajectories in the prompt (--paper: 6)", low=1, high=PAPER_SHOTS
+    )
+    """Worked Thought / Action / Observation trajectories in the prompt (the paper: 6 for
+    HotpotQA, 3 for FEVER); written for ponder, those of the problem's sort first."""
+    paper: bool = option(
+        False,
+        "run as the paper does: six worked trajectories (its HotpotQA prompt) and invalid "
+        "actions never end the episode before the step budget",
+    )
+    """The paper's prompt and loop: :data:`PAPER_SHOTS` trajectories whatever ``shots`` says,
+    and ``invalid_limit`` off (the reference code retries until the budget is spent)."""
     temperature: float = 0.0
     """Greedy, as the reference code (temperature 0)."""
     max_tokens: int = 400
     """Longest reply (the reference code: 100 tokens, one line at a time)."""
+
+    @property
+    def prompt_shots(self) -> int:
+        """The trajectories the prompt carries."""
+        return PAPER_SHOTS if self.paper else self.shots
 
 
 async def run_tool(
@@ -82,7 +105,13 @@ class ReAct:
             ctx.emit(IterationStarted(i, cfg.steps, f"step {i}"))
             call = Call(
                 "react_act",
-                domain.prompt("act", steps=tuple(trajectory), step=i, limit=cfg.steps),
+                domain.prompt(
+                    "act",
+                    steps=tuple(trajectory),
+                    step=i,
+                    limit=cfg.steps,
+                    shots=cfg.prompt_shots,
+                ),
                 Sampling(
                     cfg.temperature,
                     1.0,
@@ -106,7 +135,7 @@ class ReAct:
                 ctx.emit(ToolCalled(i, "", action.text, action.thought, call_id, tuple(notes)))
                 ctx.emit(ToolObserved(i, "", action.problem, "invalid"))
                 trajectory.append((action.thought, action.written() or "(none)", action.problem))
-                if invalid >= cfg.invalid_limit:
+                if invalid >= cfg.invalid_limit and not cfg.paper:
                     reason = f"{invalid} invalid actions in a row"
                     ctx.emit(EpisodeEnded(i, "invalid", reason))
                     return Outcome(None, "invalid actions")

@@ -48,6 +48,8 @@ CATALOGUE: dict[str, list[tuple[Any, ...]]] = {
         ("steps", "int", 7, 1, 200, (), True),
         ("invalid_limit", "int", 3, 1, 50, (), False),
         ("tool_limit", "float", 5.0, 0.05, 600, (), False),
+        ("shots", "int", 3, 1, 6, (), False),
+        ("paper", "bool", False, None, None, (), False),
     ],
     "tot": [
         ("breadth", "int", 5, 1, 10000, (), True),
@@ -62,6 +64,22 @@ CATALOGUE: dict[str, list[tuple[Any, ...]]] = {
         ("max_per_state", "int", 3, 1, 100, (), False),
         ("temperature", "float", 0.7, 0, 2, (), False),
         ("stop_early", "bool", False, None, None, (), False),
+    ],
+    "react-cotsc": [
+        ("steps", "int", 7, 1, 200, (), True),
+        ("samples", "int", 21, 1, 10000, (), True),
+        ("temperature", "float", 0.7, 0, 2, (), False),
+        ("shots", "int", 3, 1, 6, (), False),
+        ("paper", "bool", False, None, None, (), False),
+        ("tool_limit", "float", 5.0, 0.05, 600, (), False),
+    ],
+    "cotsc-react": [
+        ("steps", "int", 7, 1, 200, (), True),
+        ("samples", "int", 21, 1, 10000, (), True),
+        ("temperature", "float", 0.7, 0, 2, (), False),
+        ("shots", "int", 3, 1, 6, (), False),
+        ("paper", "bool", False, None, None, (), False),
+        ("tool_limit", "float", 5.0, 0.05, 600, (), False),
     ],
     "deli": [
         ("turns", "int", 3, 1, 50, (), True),

@@ -61,7 +61,9 @@ def test_options_come_from_the_config_fields_with_their_bounds() -> None:
     with pytest.raises(ValueError, match="finite"):
         temperature.check(float("nan"))
     owners = {name: [s.name for s in specs] for name, (_, specs) in all_options().items()}
-    assert owners["temperature"] == ["aiot", "giot", "tot", "tot-dfs", "cot-sc", "cot", "io"]
+    assert owners["temperature"] == [
+        *("aiot", "giot", "tot", "tot-dfs", "react-cotsc", "cotsc-react", "cot-sc", "cot", "io")
+    ]
     assert owners["stop_early"] == ["bot", "tot", "tot-dfs"]
     assert find_spec("cot_sc") is find_spec("COTSC") is METHODS["cot-sc"]
 

@@ -488,11 +488,18 @@ def _print_table(
 
 def _stop_tally(r: BenchResult) -> str:
     """ReAct / DELI: how many runs each reason ended (``finish 7, step cap 2, error 1 (of 10
-    runs)``), from their EpisodeEnded / DeliberationEnded events; runs an error or the
-    deadline ended before any such event count as ``error``."""
+    runs)``), from their EpisodeEnded / DeliberationEnded events; ReAct with CoT-SC: how many
+    fell back (its FallbackDecided events); runs an error or the deadline ended before any
+    such event count as ``error``."""
     # The cap is ReAct's steps or DELI's turns: named by the option the config holds.
     cap = "step cap" if "steps" in r.config else "turn cap" if "turns" in r.config else "cap"
-    words = {"cap": cap, "invalid": "invalid actions", "agree": "agreement", "cut": "cut off"}
+    words = {
+        "cap": cap,
+        "invalid": "invalid actions",
+        "agree": "agreement",
+        "cut": "cut off",
+        "fallback": "fell back",
+    }
     counts = r.stopped_by()
     tally = [f"{words.get(by, by)} {count}" for by, count in counts.items()]
     rest = r.n - sum(counts.values())

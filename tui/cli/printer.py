@@ -136,6 +136,14 @@ class EventPrinter:
                     if self.verbose:
                         for line in text.splitlines()[1:]:
                             c.print(f"       [dim]{escape(line)}[/]")
+            case ev.FallbackDecided(target=target, taken=taken, reason=reason):
+                if taken:
+                    c.print(f"  [bold yellow]fallback → {escape(target)}:[/] {escape(reason)}")
+                else:
+                    c.print(f"  [bold]no fallback to {escape(target)}:[/] {escape(reason)}")
+            case ev.VotesCounted() as counted:
+                shown = escape(counted.summary())
+                c.print(f"  [bold]votes[/] [dim]({counted.samples} samples)[/] {shown}")
             case ev.DeliberationStage() as stage:
                 mark = "[green]✓[/]" if stage.ok else "[red]✗[/]"
                 moved = "changed" if stage.changed else "unchanged"

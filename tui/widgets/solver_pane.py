@@ -54,6 +54,14 @@ def _indented(body: str, style: str = "", by: int = 2) -> RenderableType:
     return Padding(Text(body, style=style), (0, 0, 0, by), expand=False)
 
 
+def _label_of(method: str) -> str:
+    """A method as people know it (``CoT-SC``), from the catalogue; its name if unknown."""
+    try:
+        return find_spec(method).label
+    except ValueError:
+        return method
+
+
 KEYS_NOTES = {
     "tree": (
         "In the solver's tree (tab until it has focus): up / down move, enter shows a "
@@ -355,6 +363,8 @@ class SolverPane(Vertical):
                 | ev.DeliberationStage()
                 | ev.DeliberationEnded()
                 | ev.DemonstrationsRetrieved()
+                | ev.FallbackDecided()
+                | ev.VotesCounted()
             ):
                 self._transcript(event)
             case ev.TokensStreamed(call_id=cid, purpose=purpose, text=text):
@@ -581,7 +591,8 @@ class SolverPane(Vertical):
                 log.write(Text.assemble(f"  step {i} ", (tag[0], tag[1]), f" {advice}"))
 
     def _transcript(self, event: ev.Event) -> None:
-        """ReAct's and DELI's steps, one line or two each, in the order they happened."""
+        """ReAct's and DELI's steps, one line or two each, in the order they happened; for
+        ReAct combined with CoT-SC, each fallback decision and CoT-SC's vote."""
         log = self.query_one("#transcript", RichLog)
         match event:
             case ev.ToolCalled(step=step, tool=tool, argument=argument, thought=thought):
@@ -620,6 +631,18 @@ class SolverPane(Vertical):
                 for name, score, text in zip(ids, scores, e.texts, strict=False):
                     question = text.splitlines()[0].removeprefix("Question: ") if text else ""
                     log.write(_hanging(Text(f"{name} · {score:g}: ", "dim"), question, "dim"))
+            case ev.FallbackDecided(target=target, taken=taken, reason=reason):
+                other = _label_of(target)
+                if taken:
+                    log.write(
+                        Text.assemble((f"Fallback to {other}: ", "bold yellow"), (reason, "yellow"))
+                    )
+                else:
+                    log.write(Text.assemble((f"No fallback to {other}: ", "bold"), reason))
+            case ev.VotesCounted() as e:
+                log.write(
+                    _hanging(Text(f"CoT-SC votes ({e.samples} samples): ", "bold"), e.summary())
+                )
             case _:
                 pass
 
