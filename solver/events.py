@@ -30,6 +30,7 @@ __all__ = [
     "ExperienceAdded",
     "ExperienceCarried",
     "FallbackDecided",
+    "FinalAnswered",
     "IterationStarted",
     "LeafReached",
     "ModelCalled",
@@ -216,6 +217,21 @@ class ExperienceAdded(Event):
     verdicts: tuple[str, ...] = ()  # recommend / reject per step
     entry: str = ""  # the experience entry exactly as the next prompts carry it
     analysis: tuple[str, ...] = ()  # per step: the analysis' error report
+    # The entry repeats entry ``repeat_of`` word for word (the same chain and analysis): it
+    # is left out of the prompts (``entry`` is then empty); 0 when it is new.
+    repeat_of: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class FinalAnswered(Event):
+    """BoT's final prompt (the paper's I^{T+1}, every experience entry in it) answered:
+    the answer read from the reply (None: none could be read), its exact check, and the
+    call it came from."""
+
+    answer: str | None
+    ok: bool
+    verdict: str
+    call_id: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -511,6 +527,7 @@ _TYPES: dict[str, type[Event]] = {
         Backtracked,
         ExperienceAdded,
         ExperienceCarried,
+        FinalAnswered,
         ModelCalled,
         ParseFailed,
         TokensUsed,

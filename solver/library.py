@@ -571,8 +571,8 @@ class WithLibrary:
         self, added: Sequence[ExperienceAdded], kind: str, model: str, puzzle: str
     ) -> str | None:
         """Store the run's entries; a message when they could not be stored."""
-        # An entry whose chain and report came back within the run is sent as a pointer to
-        # the earlier one ("the same ... as entry 2"): meaningless to another run, not kept.
+        # An entry whose chain and report came back within the run is left out of its prompts
+        # (the earlier one stands): stored once.
         seen: set[tuple[tuple[str, ...], str]] = set()
         entries = []
         for e in added:

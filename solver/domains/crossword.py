@@ -30,7 +30,13 @@ from typing import Any
 from puzzles.crossword import BLOCK, Board, Crossword, CrosswordError, Grid, Slot
 from solver.domains.base import Guidance, Reply, RolesMissing, Tool
 from solver.domains.dialogue import Turn, iot_transcript
-from solver.domains.game24 import Feedback, parse_feedback, parse_guidance, parse_score
+from solver.domains.game24 import (
+    BOT_FINAL_REQUEST,
+    Feedback,
+    parse_feedback,
+    parse_guidance,
+    parse_score,
+)
 from solver.domains.reading import read_json_object, reads_the_same, truthy, whole_lines
 from solver.events import WordChecked
 from solver.kinds import roles
@@ -601,8 +607,8 @@ class CrosswordDomain:
         """The messages for ``role``. Arguments by role: ``io`` / ``cot`` (none),
         ``propose`` (state), ``clue_value`` (state, part: a clue name), ``step``
         (experience: text, chain: (step text, score) pairs), ``evaluate`` (chain, step),
-        ``analyze`` (chain: step texts), ``guide`` (turns, turn, total), ``respond`` (turns,
-        guidance, mode)."""
+        ``analyze`` (chain: step texts), ``final`` (experience), ``guide`` (turns, turn,
+        total), ``respond`` (turns, guidance, mode)."""
         if role not in self.roles:
             raise RolesMissing("a method", self.kind, [role])
         head = self._head()
@@ -683,6 +689,16 @@ class CrosswordDomain:
                 "3. Finish with 'Confidence score: X', X one of 0.1, 0.3, 0.5, 0.7, 0.9, 1.0.\n"
                 "Be brief.",
                 FEEDBACK_SYSTEM,
+            )
+        if role == "final":
+            return self.messages(
+                f"{head}\n{clues}\nBoard:\n{empty}\n\n"
+                "First of all, recall historical reasoning experience (ignore it if empty) and "
+                f"follow its advice:\n#####\n{args['experience']}\n#####\n\n"
+                f"{BOT_FINAL_REQUEST} First write each answer on its own line as 'h1. WORD' "
+                "(using the clue names), then the whole grid after 'Output:', one row per "
+                "line, letters separated by spaces.",
+                BOT_SYSTEM,
             )
         if role == "guide":
             return self.messages(

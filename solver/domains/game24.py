@@ -337,6 +337,28 @@ def bot_feedback_prompt(hand: Hand, chain: Sequence[str]) -> str:
     )
 
 
+BOT_FINAL_REQUEST = "Now solve the task in full, using everything the experience teaches."
+"""The final prompt's request (I^{T+1}); the offline player knows the prompt by it."""
+
+
+def bot_final_prompt(hand: Hand, experience: str, examples: bool = False) -> str:
+    """BoT's final prompt, the paper's I^{T+1}: the task and every experience entry (and,
+    with ``examples``, BoT+CoT's worked examples), asking for the whole chain in the step
+    format and then the answer (the paper gives no wording: ours)."""
+    shown = f"{bot_examples()}\n\n" if examples and standard(hand) else ""
+    return (
+        f"{bot_task(hand)}\n\n"
+        f"{shown}"
+        "First of all, recall historical reasoning experience (ignore it if empty) and follow "
+        "its advice:\n"
+        f"#####\n{experience}\n#####\n\n"
+        f"{BOT_FINAL_REQUEST} Write every step, one per line, in this format:\n"
+        f"{BOT_STEP_FORMAT}\n"
+        "until one number is left; then write the whole calculation on the last line as\n"
+        f"Answer: <one expression that uses each number once> = {hand.target}"
+    )
+
+
 BOT_EXAMPLES: tuple[tuple[str, tuple[tuple[int, str, int], ...]], ...] = (
     ("2 3 14 16", ((2, "*", 3), (14, "+", 16), (30, "-", 6))),
     ("5 7 17 19", ((19, "-", 17), (5, "+", 7), (2, "*", 12))),
@@ -839,32 +861,18 @@ class Feedback:
     analysis: tuple[str, ...] = ()  # per step: the analysis / error report before its advice
 
     def entry(self, index: int, chain: Sequence[str]) -> str:
-        """This feedback as one experience entry for the next prompt: the chain, the report,
-        per step its error report, advice and verdict (BoT's "problems" and "advice"), and
-        the confidence."""
+        """This feedback as one experience entry for the next prompt: the chain as given
+        (each step with its score) between ``---`` lines, then the analysis exactly as the
+        model wrote it (its report, each step's error report, advice and verdict, and its
+        confidence: BoT's "problems" and "advice"), trimmed of blank lines at its ends."""
         # A step that already opens with its "Step i:" (word problems) is not labelled twice.
         steps = "\n".join(
             f"Step {i}: {_OWN_LABEL.sub('', s, count=1)}" for i, s in enumerate(chain, 1)
         )
-        lines = [
-            f"{index}. Reasoning chain and comments",
-            "---",
-            steps,
-            "---",
-            f"Analysis Report: {self.report}",
-        ]
-        for i, advice in enumerate(self.advice, 1):
-            verdict = self.verdicts[i - 1] if i - 1 < len(self.verdicts) else ""
-            report = self.analysis[i - 1] if i - 1 < len(self.analysis) else ""
-            # The analysis is the error report, unless it names one itself ("Sound. Error
-            # report: none", as word problems ask for).
-            label = "" if "error report" in report.lower() else "Error report: "
-            problem = f"{label}{report}. " if report else ""
-            lines.append(
-                f"Step {i}: {problem}Advice: {advice}. Recommendation or Reject: {verdict or '-'}"
-            )
-        if self.confidence is not None:
-            lines.append(f"Confidence score: {self.confidence:g}")
+        lines = [f"{index}. Reasoning chain and comments", "---", steps, "---"]
+        analysis = self.text.strip("\n")
+        if analysis.strip():
+            lines.append(analysis)
         return "\n".join(lines)
 
 
@@ -1156,7 +1164,8 @@ class Game24Domain:
         ``propose`` / ``value`` (state), ``judge`` (answer), ``step`` (experience: text,
         chain: (step text, score) pairs, examples: bool), ``condense`` (experience: text),
         ``similar`` (a, b: two step lines), ``evaluate`` (chain, step: text), ``analyze``
-        (chain: step texts), ``guide`` / ``respond`` (transcript: turns, turn, total, and
+        (chain: step texts; checked: ignored, nothing to add), ``final`` (experience: text,
+        examples: bool), ``guide`` / ``respond`` (transcript: turns, turn, total, and
         for ``respond`` also guidance and final)."""
         hand = self.hand
         if role == "io":
@@ -1183,6 +1192,9 @@ class Game24Domain:
             return self.messages(bot_evaluate_prompt(hand, args["chain"], args["step"]))
         if role == "analyze":
             return self.messages(bot_feedback_prompt(hand, args["chain"]), FEEDBACK_SYSTEM)
+        if role == "final":
+            user = bot_final_prompt(hand, args["experience"], bool(args.get("examples")))
+            return self.messages(user, BOT_SYSTEM)
         if role == "guide":
             user = iot_guide_prompt(hand, args["turns"], args["turn"], args["total"])
             return self.messages(user, IOT_GUIDE_SYSTEM)

@@ -41,7 +41,7 @@ from puzzles.wordproblem import (
 from puzzles.wordproblem.answers import MAX_ANSWER_LENGTH
 from solver.domains.base import Demonstration, Guidance, Reply, RolesMissing, Tool
 from solver.domains.dialogue import Turn, iot_transcript
-from solver.domains.game24 import Feedback, parse_feedback, parse_score
+from solver.domains.game24 import BOT_FINAL_REQUEST, Feedback, parse_feedback, parse_score
 from solver.domains.game24 import parse_guidance as _parse_guidance
 from solver.domains.reading import (
     LIST_NUMBER,
@@ -305,6 +305,9 @@ BOT_SYSTEM = (
     "trial-and-error experience you are given: its error reports and revision advice. Avoid "
     "the mistakes it describes and reuse the steps it judges correct."
 )
+CHECKED_HEAD = "Its arithmetic, checked exactly:"
+"""Opens the exact check of a chain's arithmetic in the checked analysis prompt (ours)."""
+
 FEEDBACK_SYSTEM = (
     "You are an expert checker of math solutions. For each step decide whether its arithmetic "
     "is right, whether it computes something the question needs, and whether it helps reach "
@@ -451,18 +454,24 @@ class _Prompts:
             "'Evaluation score: X'."
         )
 
-    def analyze(self, chain: Sequence[str]) -> str:
+    def analyze(self, chain: Sequence[str], checked: bool = True) -> str:
+        """The analysis prompt; ``checked`` (ours, a tool for the analyst) adds the exact
+        check of each step's arithmetic beside the chain, where the paper shows the chain
+        alone."""
         chain = [_STEP_HEAD.sub("", text, count=1) for text in chain]
         steps = "\n".join(f"Step {i}: {text}" for i, text in enumerate(chain, 1))
-        checks = []
-        for i, text in enumerate(chain, 1):
-            for claim in extract_claims(text, limit=8):
-                checks.append(f"Step {i}: {claim.describe()}")
-        checked = "\n".join(checks) or "(no computation to check)"
+        tool = ""
+        if checked:
+            checks = []
+            for i, text in enumerate(chain, 1):
+                for claim in extract_claims(text, limit=8):
+                    checks.append(f"Step {i}: {claim.describe()}")
+            done = "\n".join(checks) or "(no computation to check)"
+            tool = f"{CHECKED_HEAD}\n{done}\n"
         return (
             f"{task(self.problem)}\n"
             f"The reasoning chain:\n---\n{steps}\n---\n"
-            f"Its arithmetic, checked exactly:\n{checked}\n\n"
+            f"{tool}\n"
             "Please do the following:\n"
             "1. Under 'Analysis Report:', say whether this chain answers the question and "
             "why.\n"
@@ -471,6 +480,20 @@ class _Prompts:
             "Refer to steps by index only.\n"
             "3. Finish with 'Confidence score: X', X one of 0.1, 0.3, 0.5, 0.7, 0.9, 1.0.\n"
             "Be brief."
+        )
+
+    def final(self, experience: str) -> str:
+        """BoT's final prompt, the paper's I^{T+1}: the task and every experience entry,
+        asking for the whole solution and "The answer is:" (the paper's answer format)."""
+        return (
+            f"{task(self.problem)}\nLet's think step by step.\n\n"
+            "First of all, recall historical reasoning experience (ignore it if empty) and "
+            "follow its advice:\n"
+            f"#####\n{experience}\n#####\n\n"
+            f"{BOT_FINAL_REQUEST} Write every step, one computation per line, as:\n"
+            "Step X: <what it finds>: <expression> = <value>\n"
+            "then, on the last line:\n"
+            "The answer is: <answer>"
         )
 
     def guide(self, turns: Sequence[Turn], turn: int, total: int) -> str:
@@ -710,10 +733,11 @@ class WordProblemDomain:
         """The messages for ``role``. Arguments by role: ``cot`` (steps, demonstrations:
         solved problems shown instead of the fixed examples), ``step``
         (experience, chain: (step, score) pairs), ``evaluate`` (chain, step), ``analyze``
-        (chain), ``guide`` (turns, turn, total), ``respond`` (turns, guidance, mode), ``act``
-        (steps: (thought, action, observation) triples, step, limit, shots: how many worked
-        trajectories, :data:`REACT_SHOTS` when not given), ``formalize`` (trial,
-        steps, step), ``revise`` (solution, verification, tool_answer)."""
+        (chain, checked: with the exact check of its arithmetic), ``final`` (experience),
+        ``guide`` (turns, turn, total), ``respond`` (turns, guidance, mode), ``act`` (steps:
+        (thought, action, observation) triples, step, limit, shots: how many worked
+        trajectories, :data:`REACT_SHOTS` when not given), ``formalize`` (trial, steps, step),
+        ``revise`` (solution, verification, tool_answer)."""
         p = self._prompts
         tools = p.tool_lines()
         if role == "io":
@@ -725,7 +749,10 @@ class WordProblemDomain:
         if role == "evaluate":
             return self.messages(p.evaluate(args["chain"], args["step"]))
         if role == "analyze":
-            return self.messages(p.analyze(args["chain"]), FEEDBACK_SYSTEM)
+            checked = bool(args.get("checked", True))
+            return self.messages(p.analyze(args["chain"], checked), FEEDBACK_SYSTEM)
+        if role == "final":
+            return self.messages(p.final(args["experience"]), BOT_SYSTEM)
         if role == "guide":
             return self.messages(
                 p.guide(args["turns"], args["turn"], args["total"]), IOT_GUIDE_SYSTEM

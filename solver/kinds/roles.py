@@ -12,16 +12,18 @@ __all__ = ["CROSSWORD", "GAME24", "WORDPROBLEM"]
 
 GAME24 = frozenset(
     {"io", "cot", "propose", "value", "judge", "step", "evaluate", "analyze", "guide", "respond"}
-    | {"condense", "similar", "examples"}
+    | {"condense", "similar", "examples", "final"}
 )
 """The Game of 24 (``examples``: the step prompt can carry worked examples, BoT+CoT)."""
 
 CROSSWORD = frozenset(
     {"io", "cot", "propose", "clue_value", "step", "evaluate", "analyze", "guide", "respond"}
+    | {"final"}
 )
 """Mini crosswords."""
 
 WORDPROBLEM = frozenset(
     {"io", "cot", "step", "evaluate", "analyze", "guide", "respond", "act", "formalize", "revise"}
+    | {"final"}
 )
 """Word problems."""

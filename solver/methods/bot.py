@@ -5,11 +5,17 @@ experience so far, each tree with its own temperature, top_p and growth strategy
 tree and sent per call; nothing is shared). A node is one step with the model's own score V_i
 (the ``Evaluation score`` it appends) and an edge score V_{i-1,i} from a separate evaluation
 call. A node is a leaf at the depth limit, when the step is invalid, or when both its scores
-lie outside the leaf band [0.3, 0.8] (hopeless or confident). Each tree's best chain maximises
-the sum of V_i + V_{i-1,i}; chains are aggregated best-first or greedily; the model then
-analyses the aggregated chain, and chain plus analysis become the next experience entry.
-The answer is the last aggregated chain (or, with ``stop_early``, the first chain that reaches
-24 exactly).
+lie below the leaf band [0.3, 0.8] (hopeless; with ``confident_leaf``, the paper's text, also
+above it). Each tree's best chain maximises the sum of V_i + V_{i-1,i}; chains are aggregated
+best-first or greedily; the model then analyses the aggregated chain, and the chain (each step
+with the score the model gave it) plus the analysis exactly as the model wrote it become the
+next experience entry (an entry that repeats an earlier one word for word is left out). The
+answer is the last aggregated chain z^T, or with ``final_prompt`` (the paper's text) the
+answer to one last call whose prompt I^{T+1} carries all the experience (with
+``stop_early``, the first chain that reaches 24 exactly). ``paper`` turns on the paper's text
+for each of these unless it is set: the two-sided band, the final prompt, and an analysis
+prompt that shows the chain alone (``checked_analysis``, ours, adds the exact check of a word
+problem's arithmetic).
 
 The paper's variants are options: ``experience`` (additive, cumulative with a condensation
 call, BoT(No)'s chains without analysis, or none in the prompts), ``examples`` (BoT+CoT) and
@@ -26,6 +32,7 @@ from solver.events import (
     ChainAggregated,
     ExperienceAdded,
     ExperienceCarried,
+    FinalAnswered,
     IterationStarted,
     LeafReached,
     SolutionFound,
@@ -79,13 +86,43 @@ class BoTConfig:
     strategy, temperature and top_p. On: one draw at the start serves every tree of the run
     (the homogeneous ablation)."""
     leaf_band: tuple[float, float] = (0.3, 0.8)
-    """A node whose two scores both fall below this band is a hopeless leaf."""
-    confident_leaf: bool = option(
-        False, "also end a branch when both scores exceed 0.8, as the paper's text says"
+    """A node whose two scores both fall below this band is a hopeless leaf (and, with the
+    confident leaf rule, one whose two scores both lie above it is a confident leaf)."""
+    confident_leaf: bool | None = option(
+        None,
+        "the paper's two-sided leaf band: also end a branch when both scores exceed 0.8 "
+        "(on under --paper, off otherwise)",
     )
-    """Also end a branch when both scores are above the band (the paper's text). Off by
-    default: in the Game of 24 a "confident" step that has not used all four numbers is not
-    an answer, and the reference code ends branches only at the depth limit or a solution."""
+    """The leaf rule. On (the paper's text, and the default under ``paper``): a node is a
+    leaf when both its scores fall outside the band [0.3, 0.8], below it (hopeless) or above
+    it (confident). Off (the default otherwise, as the reference code): only the hopeless
+    side ends a branch, since in the Game of 24 a "confident" step that has not used all four
+    numbers is not an answer. None: as ``paper`` says."""
+    final_prompt: bool | None = option(
+        None,
+        "the answer from one last call whose prompt carries all the experience (the paper's "
+        "I^{T+1}; on under --paper); off: the last aggregated chain z^T, no call (the default "
+        "otherwise: an analysed chain whose every step was scored)",
+    )
+    """Where the answer comes from. On (the paper's text, and the default under ``paper``):
+    after the last iteration, one ``bot_final`` call with the prompt I^{T+1} (the task and
+    every experience entry) asks for the whole solution, and its answer is the run's. Off
+    (the default otherwise): the last aggregated chain z^T (Algorithm 1), with no call; we
+    keep it as the default because that chain was grown step by step, scored, aggregated and
+    analysed, while the final prompt is one unchecked sample. None: as ``paper`` says."""
+    checked_analysis: bool | None = option(
+        None,
+        "word problems: the analysis prompt also carries each step's arithmetic checked "
+        "exactly (ours, a tool for the analyst; on by default, off under --paper)",
+    )
+    """Word problems: the analysis prompt carries the exact check of each step's arithmetic
+    beside the chain (ours: a tool-augmented BoT). Off (the paper, and the default under
+    ``paper``): the analysis sees only the chain. Other kinds' analysis prompts carry no
+    check either way. None: as ``paper`` says."""
+    final_temperature: float = 0.3
+    """The final call's temperature (the reference configuration's generation setting)."""
+    final_top_p: float = 0.3
+    """The final call's top_p (the reference configuration's)."""
     aggregation: str = option(
         "best_first", "chain aggregation", choices=("best_first", "greedy"), app=True
     )
@@ -143,13 +180,16 @@ class BoTConfig:
     paper: bool = option(
         False,
         "run as the paper does: the model's own results and sets carry on, wrong steps "
-        "included; the verifier only reports; success is the exact check of the final answer",
+        "included; the verifier only reports; both scores above 0.8 also end a branch; the "
+        "answer comes from the final prompt with all the experience; the analysis sees the "
+        "chain alone; success is the exact check of the final answer",
     )
     """The paper's mechanism: each node's state is what the model wrote (its ``New number``
     and ``New set``), a wrong step is carried into its children (and reported ✗), steps are
     scored by the model alone; a chain solves the hand only when it claims the target and
-    its expression passes the exact check. Off (ours): steps are checked exactly and wrong
-    ones end their branch."""
+    its expression passes the exact check. Unless set otherwise it also turns on
+    ``confident_leaf`` and ``final_prompt`` and turns off ``checked_analysis``. Off (ours):
+    steps are checked exactly and wrong ones end their branch."""
     stop_early: bool = option(False, "stop once an answer is verified exactly")
     """End the run once a chain reaches the target exactly (on in the app, off for benchmarks)."""
 
@@ -265,19 +305,19 @@ class BoT:
                 entry = _chains_entry(it, chains)
             else:
                 feedback = await self._analyse(domain, ctx, chain)
-                entry = feedback.entry(it, [n.text for n in chain])
+                # The chain as the model wrote it, each step with its own score, then the
+                # analysis exactly as the model wrote it.
+                entry = feedback.entry(it, [_scored_step(n) for n in chain])
             # An entry that repeats an earlier one word for word (the same chain, the same
-            # comments) is not sent twice: the prompt says it came back instead. (Cumulative
-            # experience has no earlier entry to point at: its condensation drops repeats.)
+            # analysis) is left out: the prompts carry it once, never a line of ours in its
+            # place, and the pane says so. (Cumulative experience condenses repeats itself.)
             body = entry.split("\n", 1)[-1]
-            if body in bodies and cfg.experience != "cumulative":
-                entry = (
-                    f"{it}. The same reasoning chain and comments as entry {bodies[body]} "
-                    "came back: follow that entry's advice and try something else."
-                )
+            repeat_of = bodies.get(body, 0) if cfg.experience != "cumulative" else 0
+            if repeat_of:
+                entry = ""
             else:
                 bodies[body] = it
-            experience.append(entry)
+                experience.append(entry)
             if cfg.experience == "cumulative":
                 # One shorter text replaces the whole experience; the pane shows that text.
                 condensed = await self._condense(domain, ctx, "\n#\n".join(experience))
@@ -302,13 +342,23 @@ class BoT:
                     verdict,
                     ok,
                     feedback.verdicts if feedback else (),
-                    # What the next prompts carry: nothing in the ablation.
+                    # What the next prompts carry: nothing in the ablation or for a repeat.
                     entry if shown else "",
                     feedback.analysis if feedback else (),
+                    repeat_of,
                 )
             )
             if ok and cfg.stop_early:
                 return Outcome(answer, "solved early")
+        if self._final_prompt():
+            # The paper's I^{T+1}: the prompt with every experience entry gives the answer.
+            shown = cfg.experience != "none"
+            answer = await self._final(
+                domain,
+                ctx,
+                "\n#\n".join(experience) if shown else "",
+                structured if shown else [],
+            )
         return Outcome(answer)
 
     # ---------------------------------------------------------------- trees
@@ -482,11 +532,26 @@ class BoT:
         elif child.score < lo and child.edge < lo:
             child.leaf = True
             ctx.emit(LeafReached(child.id, f"hopeless ({child.score:g}, {child.edge:g})"))
-        elif cfg.confident_leaf and child.score > hi and child.edge > hi:
+        elif self._confident_leaf() and child.score > hi and child.edge > hi:
             child.leaf = True
             ctx.emit(LeafReached(child.id, f"confident ({child.score:g}, {child.edge:g})"))
 
     # ---------------------------------------------------------------- aggregation
+
+    def _confident_leaf(self) -> bool:
+        """Whether the confident side of the leaf band ends a branch (``paper``: yes)."""
+        c = self.config.confident_leaf
+        return self.config.paper if c is None else c
+
+    def _final_prompt(self) -> bool:
+        """Whether the answer comes from the final prompt I^{T+1} (``paper``: yes)."""
+        f = self.config.final_prompt
+        return self.config.paper if f is None else f
+
+    def _checked_analysis(self) -> bool:
+        """Whether the analysis prompt carries the exact check (``paper``: no)."""
+        c = self.config.checked_analysis
+        return not self.config.paper if c is None else c
 
     def _trusts(self) -> bool:
         """Whether states follow what the model wrote (paper mode, or checking off)."""
@@ -592,6 +657,8 @@ class BoT:
             _judging(domain)
         if cfg.examples:
             require_roles("bot --examples", frozenset({"examples"}), domain)
+        if self._final_prompt():
+            require_roles("bot --final-prompt", frozenset({"final"}), domain)
 
     async def _condense(
         self, domain: Domain[Any, Any], ctx: RunContext, experience: str
@@ -630,7 +697,7 @@ class BoT:
         texts = [n.text for n in chain]
         call = Call(
             "bot_feedback",
-            domain.prompt("analyze", chain=texts),
+            domain.prompt("analyze", chain=texts, checked=self._checked_analysis()),
             Sampling(cfg.feedback_temperature, 1.0, 1, cfg.max_tokens),
             domain.context(
                 chain[-1].state,  # aggregation never gives an empty chain
@@ -646,6 +713,42 @@ class BoT:
         if not feedback.parsed:
             ctx.parse_failed("bot_feedback", gen.text, "no analysis report or confidence")
         return feedback
+
+    async def _final(
+        self,
+        domain: Domain[Any, Any],
+        ctx: RunContext,
+        experience: str,
+        structured: list[dict[str, Any]],
+    ) -> str | None:
+        """The paper's final answer: one call with I^{T+1} (the task and all the experience),
+        read as the domain reads any answer; None when the reply gives none."""
+        cfg = self.config
+        call = Call(
+            "bot_final",
+            domain.prompt("final", experience=experience, **self._examples()),
+            Sampling(cfg.final_temperature, cfg.final_top_p, 1, cfg.max_tokens),
+            domain.context(domain.start(), experience=list(structured)),
+        )
+        gen, call_id = await ctx.call(call)
+        for claim in domain.claims(gen.text):
+            ctx.verified(None, claim)
+        answer = domain.parse_answer(gen.text)
+        if answer is None:
+            ctx.parse_failed("bot_final", gen.text, "no answer in the final reply")
+            ctx.emit(FinalAnswered(None, False, "no answer", call_id))
+            return None
+        verdict = domain.check(answer)
+        ctx.emit(FinalAnswered(answer, verdict.ok, verdict.reason, call_id))
+        return answer
+
+
+def _scored_step(node: Node) -> str:
+    """A step of a chain as the model wrote it: the step and its own evaluation score (on
+    the paper's scale, 1.0 not 1)."""
+    score = node.score
+    shown = f"{score:.1f}" if round(score * 10, 9).is_integer() else f"{score:g}"
+    return f"{node.text}, Evaluation score: {shown}"
 
 
 def _greedy_first(chains: list[list[Node]]) -> Node:

@@ -96,11 +96,10 @@ async def test_the_chains_entry_numbers_every_chain_and_step_from_one_with_both_
     # The next iteration's step prompts carry it word for word.
     later = [c for c in model.calls if c.purpose == "bot_step"][4:]
     assert later and all(CHAINS_ENTRY in c.messages[-1].content for c in later)
-    # The same chains again: the entry points back at the first one instead.
-    assert second.entry == (
-        "2. The same reasoning chain and comments as entry 1 came back: follow that entry's "
-        "advice and try something else."
-    )
+    # The same chains again: left out (the prompts carry them once), never rewritten.
+    assert second.entry == "" and second.repeat_of == 1
+    last = [c for c in model.calls if c.purpose == "bot_step"][-1].messages[-1].content
+    assert last.count("Reasoning chains of this iteration") == 1
 
 
 # ------------------------------------------------------------------ cumulative: condensing

@@ -551,6 +551,7 @@ def role_args(domain: Game24Domain, role: str) -> dict[str, Any]:
         "guide": {"turns": [], "turn": 1, "total": 3},
         "respond": {"turns": [], "guidance": "Try again.", "mode": "free"},
         "examples": {},
+        "final": {"experience": "", "examples": True},
     }
     return table[role]
 

@@ -20,7 +20,9 @@ CATALOGUE: dict[str, list[tuple[Any, ...]]] = {
         ("trees", "int", 15, 1, 10000, (), True),
         ("leaf_stops", "int", 4, 1, 10000, (), False),
         ("homogeneous", "bool", False, None, None, (), False),
-        ("confident_leaf", "bool", False, None, None, (), False),
+        ("confident_leaf", "bool", None, None, None, (), False),
+        ("final_prompt", "bool", None, None, None, (), False),
+        ("checked_analysis", "bool", None, None, None, (), False),
         ("aggregation", "str", "best_first", None, None, ("best_first", "greedy"), True),
         ("similarity", "str", "exact", None, None, ("exact", "model"), False),
         (

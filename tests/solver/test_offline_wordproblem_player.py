@@ -193,8 +193,9 @@ def test_a_step_rejected_for_its_arithmetic_is_recomputed_exactly_not_avoided() 
         [wrong],
     )
     after = firsts(experience)
-    # The same computation, done right every time: the report asks for the sum, not another.
-    assert after["Step 1: Then: 47 + 38 = 85"] >= plain["Step 1: Then: 47 + 38 = 85"], after
+    # The same computation, done right every time: the report asks for the sum, not another
+    # (avoided, it would all but vanish; the samples differ with the prompt's text).
+    assert after["Step 1: Then: 47 + 38 = 85"] >= 50, after
     assert not [s for s in after if any(not c.ok for c in extract_claims(s))], after
 
 

@@ -128,8 +128,16 @@ async def test_a_wrong_result_never_becomes_the_exact_state_with_verification_of
             return "Evaluation score: 0.9"
         return "Analysis Report: it reaches 24.\nConfidence score: 1.0"
 
+    # The state mechanism alone: no confident leaf (the 0.9, 0.9 steps would end at depth 1)
+    # and the answer from the chain, not the final prompt.
     cfg = BoTConfig(
-        iterations=1, trees=1, children=1, paper=config.paper, verify_steps=config.verify_steps
+        iterations=1,
+        trees=1,
+        children=1,
+        paper=config.paper,
+        verify_steps=config.verify_steps,
+        confident_leaf=False,
+        final_prompt=False,
     )
     fin, events = await solve(BoT(cfg), Game24Domain(Hand.parse("2 3 4")), ScriptedModel(replies))
     states = [e.state for e in of(events, ThoughtAdded)]
@@ -204,10 +212,12 @@ async def test_paper_mode_solves_with_a_right_chain() -> None:
             return "Evaluation score: 0.9"
         return "Analysis Report: it reaches 24.\nConfidence score: 1.0"
 
+    # The chain as the answer (z^T) and no confident leaf: the state mechanism alone.
+    config = BoTConfig(
+        iterations=1, trees=1, children=1, paper=True, confident_leaf=False, final_prompt=False
+    )
     fin, events = await solve(
-        BoT(BoTConfig(iterations=1, trees=1, children=1, paper=True)),
-        Game24Domain(Hand.parse("2 3 4")),
-        ScriptedModel(replies),
+        BoT(config), Game24Domain(Hand.parse("2 3 4")), ScriptedModel(replies)
     )
     assert len(of(events, SolutionFound)) == 1
     assert fin.solved and fin.answer == "4 * 2 * 3 = 24"
@@ -310,9 +320,10 @@ async def test_experience_keeps_error_reports_and_is_the_text_the_next_prompt_ca
     )
     first, second, third = of(events, ExperienceAdded)
     assert first.analysis == ("2 + 3 gives 5, which leads nowhere", "4 * 5 is 20, not 24")
-    assert "Error report: 2 + 3 gives 5, which leads nowhere. Advice: multiply" in first.entry
-    assert "Recommendation or Reject: reject" in first.entry
-    assert "Confidence score: 0.3" in first.entry
+    # The entry is the chain, each step with the score the model gave it, and the analysis
+    # exactly as the model wrote it.
+    assert first.entry.endswith("---\n" + FEEDBACK)
+    assert "New set: 4 5, Evaluation score: 0.5\n" in first.entry
     roots = [
         c.messages[-1].content
         for c in model.calls
@@ -321,11 +332,11 @@ async def test_experience_keeps_error_reports_and_is_the_text_the_next_prompt_ca
     assert len(roots) == 3
     # What the pane is given is what the next prompt carries, word for word.
     assert first.entry in roots[1] and first.entry in roots[2]
-    # The same chain and comments come back: not repeated verbatim.
-    assert second.entry.startswith("2. The same reasoning chain and comments as entry 1")
-    assert second.entry in roots[2]
-    assert roots[2].count("Error report: 2 + 3 gives 5") == 1
-    assert third.entry.startswith("3. The same reasoning chain and comments as entry 1")
+    # The same chain and analysis come back: left out, never rewritten.
+    assert (second.entry, second.repeat_of) == ("", 1)
+    assert (third.entry, third.repeat_of) == ("", 1)
+    assert roots[2].count("2 + 3 gives 5") == 1
+    assert "1. Reasoning chain" in roots[2] and "2. " not in roots[2]
 
 
 # ------------------------------------------------------------------ per-iteration success

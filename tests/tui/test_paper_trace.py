@@ -47,9 +47,19 @@ def test_a_paper_trace_shows_the_papers_mechanisms(tmp_path: Path) -> None:
     # iteration's own chain is marked right or wrong.
     entries = _of(events, "ExperienceAdded")
     assert len(entries) == 3 and all(isinstance(e["chain_ok"], bool) for e in entries)
-    assert "Error report" in entries[0]["entry"]
+    assert "Recommendation or Reject" in entries[0]["entry"]
+    # The answer comes from the final prompt I^{T+1}, after the last analysis: its call (the
+    # prompt carries every entry) and the answer read from it, checked exactly.
+    calls = {e["call_id"]: e for e in _of(events, "ModelCalled")}
+    (final,) = _of(events, "FinalAnswered")
+    asked = calls[final["call_id"]]
+    assert asked["purpose"] == "bot_final" and max(calls) == final["call_id"]
+    assert all(e["entry"] in asked["prompt"] for e in entries)
+    (done,) = _of(events, "RunFinished")
+    assert done["answer"] == final["answer"]
 
 
 def test_without_paper_a_wrong_step_ends_its_branch(tmp_path: Path) -> None:
     events = _trace(tmp_path)
+    assert _of(events, "FinalAnswered") == []  # the answer is the last chain: no final call
     assert _children_of_wrong_steps(events) == []  # (it asserts that there are wrong steps)

@@ -81,6 +81,18 @@ class EventPrinter:
                         c.print(f"    step {i}: {escape(tip)}")
                 conf_text = f"{conf:g}" if conf is not None else "?"
                 c.print(f"    confidence {conf_text} · exact check {mark} {escape(verdict)}")
+                if event.repeat_of:
+                    c.print(
+                        f"    [dim]the same chain and analysis as entry {event.repeat_of}: "
+                        "left out of the prompts[/]"
+                    )
+            case ev.FinalAnswered(answer=answer, ok=ok, verdict=verdict):
+                mark = "[green]✓[/]" if ok else "[red]✗[/]"
+                said = escape(answer) if answer else "(no answer)"
+                c.print(
+                    f"  [bold]final prompt[/] (all the experience): {said} · exact check "
+                    f"{mark} {escape(verdict)}"
+                )
             case ev.ExperienceCarried(entries=entries, kept_out=kept_out) if entries:
                 where = "kept out of the prompts (ablation)" if kept_out else "in every prompt"
                 c.print(

@@ -349,6 +349,8 @@ class SolverPane(Vertical):
                 self._carried(e)
             case ev.ExperienceAdded() as e:
                 self._experience(e)
+            case ev.FinalAnswered() as e:
+                self._final(e)
             case ev.TurnGuided() as e:
                 self.query_one(DialogueView).guided(e)
             case ev.TurnAnswered() as e:
@@ -574,6 +576,16 @@ class SolverPane(Vertical):
                 f" {e.verdict}",
             )
         )
+        if e.repeat_of:
+            # Left out, never rewritten: the prompts already carry that entry word for word.
+            log.write(
+                Text(
+                    f"  the same chain and analysis as entry {e.repeat_of}: left out, the "
+                    "prompts carry it once",
+                    style="dim",
+                )
+            )
+            return
         if e.entry:
             # Exactly the text the next iteration's prompts carry (issue: what is shown is
             # what the model is told).
@@ -589,6 +601,22 @@ class SolverPane(Vertical):
                     verdict, ("", "")
                 )
                 log.write(Text.assemble(f"  step {i} ", (tag[0], tag[1]), f" {advice}"))
+
+    def _final(self, e: ev.FinalAnswered) -> None:
+        """BoT's final prompt (I^{T+1}, every entry above in it) and the answer it gave."""
+        log = self.query_one("#experience", RichLog)
+        mark = ("✓", "bold green") if e.ok else ("✗", "bold red")
+        said = self.answer_text(e.answer) if e.answer else "(no answer)"
+        log.write(
+            Text.assemble(
+                ("Final prompt", "bold"),
+                " (all the experience above) · answer ",
+                said,
+                " · exact check ",
+                mark,
+                f" {e.verdict}",
+            )
+        )
 
     def _transcript(self, event: ev.Event) -> None:
         """ReAct's and DELI's steps, one line or two each, in the order they happened; for

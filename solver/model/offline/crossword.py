@@ -50,6 +50,7 @@ def _user_text(call: Call) -> str:
 _OURS = re.compile(r"Solve an? \d{1,2} x \d{1,2} mini crossword|^Crossword clue check:", re.M)
 """The opening of every crossword prompt this player reads; others go to the next player."""
 _ROLES = (
+    ("final", "solve the task in full"),  # BoT's final prompt (I^{T+1})
     ("clue_value", "Crossword clue check:"),
     ("propose", "Give candidate answers for the unfilled clues"),
     ("evaluate", "The next step to evaluate:"),
@@ -217,6 +218,8 @@ class CrosswordPlayer:
             return self._propose(puzzle, rng, t)
         if role == "step":
             return self._step(puzzle, text, rng, t, call.sampling.top_p)
+        if role == "final":
+            return self._final(puzzle, text, rng, t, call.sampling.top_p)
         if role == "evaluate":
             return self._evaluate(puzzle, text, rng)
         if role == "analyze":
@@ -330,6 +333,19 @@ class CrosswordPlayer:
         options.sort(key=lambda o: -o[0])
         _, name, word, level = options[_pick(min(3, len(options)), rng, t, top_p)]
         return f"{name}. {word}, Evaluation score: {_SCORES[level]}"
+
+    def _final(self, p: _Puzzle, text: str, rng: random.Random, t: float, top_p: float) -> str:
+        """BoT's final prompt: words one at a time as the step prompts get them, from the
+        same experience, each written onto the board before the next; then the grid."""
+        lines = []
+        for _ in range(len(p.slots)):
+            m = _STEP_WORD.match(self._step(p, text, rng, t, top_p))
+            if m is None or m.group(1) not in p.slots:
+                break
+            p.write(m.group(1), m.group(2).upper())
+            lines.append(f"{m.group(1)}. {m.group(2).upper()}")
+        grid = [" ".join(row) for row in p.rows()]
+        return "\n".join([*lines, "Output:", *grid])
 
     def _evaluate(self, p: _Puzzle, text: str, rng: random.Random) -> str:
         m = re.search(rf"^The next step to evaluate:\s*\n\s*({_NAME})\.\s*([A-Za-z]+)", text, re.M)

@@ -97,6 +97,8 @@ def _moves(nums: _Nums) -> tuple[tuple[Fraction, str, Fraction, Fraction, _Nums]
 
 _TARGET = re.compile(r"\b(?:obtain|make|reach|equal)\s+(-?\d{1,9})\b")
 _INPUT = re.compile(r"^Input:[ \t]*(.*?)[ \t]*$", re.MULTILINE)
+_FINAL = re.compile(r"solve the task in full", re.IGNORECASE)
+"""BoT's final prompt (I^{T+1}) asks for the whole solution in these words."""
 _NUMBERS_ARE = re.compile(r"^The numbers are:[ \t]*(.*?)\.?[ \t]*$", re.MULTILINE)
 _ANSWER = re.compile(r"^Answer:[ \t]*(.*?)[ \t]*$", re.MULTILINE)
 _STEPS_HEAD = re.compile(r"^Steps:[ \t]*$", re.MULTILINE)
@@ -595,6 +597,7 @@ class OfflineModel:
             "bot_step": self._read_bot_step,
             "bot_evaluate": self._read_bot_evaluate,
             "bot_feedback": self._read_bot_feedback,
+            "bot_final": self._read_bot_final,
             "bot_condense": self._read_bot_condense,
             "bot_similar": self._read_bot_similar,
         }.get(purpose)
@@ -687,6 +690,23 @@ class OfflineModel:
         self._aim(bot.target)
         chain = tuple(m.group(2) for m in STEP_LINE.finditer("\n".join(bot.chain)))
         return lambda rng, temp, top_p: self._feedback(bot.hand, chain, rng)
+
+    def _read_bot_final(self, purpose: str, text: str) -> _Reply:
+        """BoT's final prompt (I^{T+1}): the hand, the target and the experience, read as a
+        step prompt's, with no chain so far."""
+        hand_m, target = _NUMBERS_ARE.search(text), _target(text)
+        hand = _numbers(hand_m.group(1)) if hand_m else None
+        if hand is None or target is None or not _FINAL.search(text):
+            raise _not_24(purpose)
+        self._aim(target)
+        exp = EXPERIENCE.search(text)
+        bot = _BotPrompt(hand, target, (), exp.group(1) if exp else "")
+        lessons = _read_lessons(bot.experience, hand, target)
+        avoid = _read_avoid(bot.experience)
+        habits = _read_habits(text[: exp.start()] if exp else text, target)
+        return lambda rng, temp, top_p: self._bot_final(
+            bot, lessons, avoid, rng, temp, top_p, habits
+        )
 
     def _read_bot_condense(self, purpose: str, text: str) -> _Reply:
         hand_m, target = _NUMBERS_ARE.search(text), _target(text)
@@ -966,6 +986,27 @@ class OfflineModel:
             f"{self._write(c, rng, temp)}, Remaining numbers: {_fmt(rest) or 'none'}, "
             f"New set: {_fmt(after)}, Evaluation score: {self._confidence(after, rng, temp)}"
         )
+
+    def _bot_final(
+        self,
+        bot: _BotPrompt,
+        lessons: Sequence[_Lesson],
+        avoid: Sequence[tuple[_Step, _Nums]],
+        rng: random.Random,
+        temp: float,
+        top_p: float,
+        habits: _Habits | None,
+    ) -> str:
+        """The whole chain, step by step as a step prompt would be answered from the same
+        experience (each step written after the ones before), then the answer it spells."""
+        chain: list[str] = []
+        for _ in range(len(bot.hand) - 1):
+            here = _BotPrompt(bot.hand, bot.target, tuple(chain), bot.experience)
+            line = self._bot_step(here, lessons, avoid, rng, temp, top_p, habits)
+            if _read_step(line) is None:
+                break
+            chain.append(line.split(", Evaluation score")[0])
+        return "\n".join([*chain, self._final_answer(bot.hand, chain)])
 
     def _feedback(self, hand: _Nums, chain: Sequence[str], rng: random.Random) -> str:
         # Re-play the chain as a careful checker would: each step's numbers must be on the

@@ -354,6 +354,7 @@ class WordProblemPlayer:
             "bot_step": self._bot_step,
             "bot_evaluate": self._evaluate,
             "bot_feedback": self._feedback,
+            "bot_final": self._bot_final,
             "iot_guide": self._guide,
             "iot_answer": self._respond,
             "react_act": self._act,
@@ -417,6 +418,20 @@ class WordProblemPlayer:
         step = steps[done]
         return f"Step {done + 1}: {step.line()}, Evaluation score: {score:g}"
 
+    def _bot_final(self, question: str, text: str, rng: random.Random, temp: float) -> str:
+        """BoT's final prompt (I^{T+1}): the whole solution, planned as the step prompts are,
+        from what the experience in the prompt teaches, then "The answer is:"."""
+        if _algebra(question):
+            return (
+                f"I work it out step by step.\nThe answer is: {self._algebra_guess(question, rng)}"
+            )
+        rejected, careful = _lessons(text)
+        steps = _slip(plan(question, rng, temp, rejected), rng, 0.0 if careful else self.slip)
+        if not steps:
+            return "I cannot find the quantities.\nThe answer is: 0"
+        lines = [f"Step {i}: {s.line()}" for i, s in enumerate(steps, 1)]
+        return "\n".join([*lines, f"The answer is: {_fmt(steps[-1].written)}"])
+
     def _evaluate(self, question: str, text: str, rng: random.Random, temp: float) -> str:
         step = _block(text, "The next step to evaluate:\n", "\n\n")
         claims = extract_claims(step)
@@ -429,6 +444,15 @@ class WordProblemPlayer:
     def _feedback(self, question: str, text: str, rng: random.Random, temp: float) -> str:
         chain = _block(text, "---\n", "\n---").splitlines()
         checks = _block(text, "checked exactly:\n", "\n\n")
+        if not checks:
+            # No check in the prompt (the paper's analysis): redo the arithmetic by hand, as
+            # a careful checker would, missing a slip now and then.
+            checks = "\n".join(
+                f"Step {i}: {c.describe()}"
+                for i, line in enumerate(chain, 1)
+                for c in extract_claims(line.split(", Evaluation score")[0], limit=8)
+                if c.ok or rng.random() > 0.1
+            )
         wrong = {int(m) for m in re.findall(r"^Step (\d+): ✗", checks, re.MULTILINE)}
         lines = []
         answered = bool(chain) and "answer" in chain[-1].lower()
