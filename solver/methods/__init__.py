@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from collections.abc import Iterable
 from typing import Any
 
 from solver.methods.base import Method, Outcome, RunContext, run_method, solve
@@ -81,11 +82,13 @@ def make_method(name: str, **options: Any) -> Method:
     return method
 
 
-def all_options() -> dict[str, tuple[OptionInfo, list[MethodSpec]]]:
-    """Every user-facing option of every method: name -> (the first method's declaration,
-    the methods that have it)."""
+def all_options(
+    specs: Iterable[MethodSpec] | None = None,
+) -> dict[str, tuple[OptionInfo, list[MethodSpec]]]:
+    """Every user-facing option of every method (of ``specs`` when given): name -> (the first
+    method's declaration, the methods that have it)."""
     out: dict[str, tuple[OptionInfo, list[MethodSpec]]] = {}
-    for spec in METHODS.values():
+    for spec in METHODS.values() if specs is None else specs:
         for opt in spec.options():
             if opt.name in out:
                 out[opt.name][1].append(spec)

@@ -133,6 +133,7 @@ def test_prompts_never_show_the_solution(domain: CrosswordDomain) -> None:
         "step": {"experience": "", "chain": [("h1. ACRES", 0.9)]},
         "evaluate": {"chain": [("h1. ACRES", 0.9)], "step": "v2. CRANE"},
         "analyze": {"chain": ["h1. ACRES"]},
+        "final": {"experience": "1. Reasoning chain and comments\n---\nStep 1: h1. ACRES\n---"},
         "guide": {"turns": (), "turn": 1, "total": 5},
         "respond": {"turns": (), "guidance": "Start.", "mode": "free"},
     }
@@ -221,8 +222,8 @@ def test_a_word_check_is_a_claim() -> None:
 
 
 def test_the_offline_player_drops_a_word_its_experience_rejects(domain: CrosswordDomain) -> None:
-    # BoT writes the verdict after the step's error report ("Step 1: Error report: ...
-    # Recommendation or Reject: reject"); the engine must read it there, from the prompt.
+    # The entry carries the model's analysis as it wrote it ("Step 1: wrong. Advice: ...
+    # Recommendation or Reject: Reject"); the engine must read the verdict there.
     async def first_words(experience: str) -> Counter[str]:
         return await first_bot_steps(domain, experience, 40)
 
@@ -235,7 +236,7 @@ def test_the_offline_player_drops_a_word_its_experience_rejects(domain: Crosswor
         "Confidence score: 0.3"
     )
     rejected = domain.parse_feedback(feedback, 1).entry(1, [favourite])
-    assert "Error report" in rejected  # the form the engine has to read
+    assert feedback in rejected  # the analysis word for word: the form the engine has to read
     after = asyncio.run(first_words(rejected))
     assert after[favourite] == 0 and sum(after.values()) == 40, after
     recommended = feedback.replace("Reject\n", "Recommend\n")

@@ -270,12 +270,21 @@ def test_feedback_of_nothing_keeps_its_text_and_a_huge_step_number_is_passed_ove
     assert plain.advice == ("the step looks fine to me",)
 
 
-def test_an_entry_marks_a_step_with_no_verdict_by_a_dash() -> None:
-    feedback = g24.Feedback("r", ("keep", "drop"), ("recommend",))
+def test_an_entry_is_the_chain_then_the_analysis_as_the_model_wrote_it() -> None:
+    """No verdict is filled in where the model gave none: the analysis is kept word for word."""
+    text = (
+        "Analysis: r\nStep 1: Advice: keep. Recommendation or Reject: recommend\n"
+        "Step 2: Advice: drop."
+    )
+    feedback = g24.Feedback("r", ("keep", "drop"), ("recommend",), text=text)
     entry = feedback.entry(1, ["8 / 8 = 1", "7 - 1 = 6"])
-    assert entry.splitlines()[-2:] == [
-        "Step 1: Advice: keep. Recommendation or Reject: recommend",
-        "Step 2: Advice: drop. Recommendation or Reject: -",
+    assert entry.splitlines() == [
+        "1. Reasoning chain and comments",
+        "---",
+        "Step 1: 8 / 8 = 1",
+        "Step 2: 7 - 1 = 6",
+        "---",
+        *text.splitlines(),
     ]
 
 

@@ -175,10 +175,10 @@ def test_condensing_keeps_each_right_chain_once_and_each_lesson_once() -> None:
     experience = "\n".join([entry(1, WRONG), entry(2, RIGHT), entry(3, WRONG), entry(4, RIGHT)])
     assert condensed(experience) == [
         "Advice and error reports so far:",
-        "- Error report: 8 - 8 = 0 leaves numbers that cannot make 24. Advice: do not use "
-        "8 - 8 = 0 from 4 7 8 8; combine a different pair. Recommendation or Reject: reject",
-        "- Error report: follows a wrong step. Advice: revise the earlier step first. "
-        "Recommendation or Reject: reject",
+        "- 8 - 8 = 0 leaves numbers that cannot make 24. Advice: do not use "
+        "8 - 8 = 0 from 4 7 8 8; combine a different pair. Recommendation or Reject: Reject.",
+        "- follows a wrong step. Advice: revise the earlier step first. "
+        "Recommendation or Reject: Reject.",
         "1. Reasoning chain and comments (correct in full)",
         "---",
         *[f"Step {i}: {step}" for i, step in enumerate(RIGHT, 1)],
@@ -237,8 +237,8 @@ def test_condensing_drops_an_advice_line_with_nothing_in_its_fields() -> None:
     lines = condensed("\n".join([unread.entry(1, OTHER), entry(2, WRONG)]))
     assert lines[:2] == [
         "Advice and error reports so far:",
-        "- Error report: 8 - 8 = 0 leaves numbers that cannot make 24. Advice: do not use "
-        "8 - 8 = 0 from 4 7 8 8; combine a different pair. Recommendation or Reject: reject",
+        "- 8 - 8 = 0 leaves numbers that cannot make 24. Advice: do not use "
+        "8 - 8 = 0 from 4 7 8 8; combine a different pair. Recommendation or Reject: Reject.",
     ]
 
 

@@ -243,10 +243,13 @@ async def test_a_rejection_from_another_position_does_not_apply_here() -> None:
         "Confidence score: 0.3"
     )
     elsewhere = experience(["7 + 4 = 11", "8 / 8 = 1"], unsaid)
-    assert "Recommendation or Reject: -" in elsewhere
+    assert unsaid in elsewhere  # the analysis as the model wrote it: no verdict on step 1
+    # The same entry with the verdict turned round: what any experience text does alone.
+    kept = experience(["7 + 4 = 11", "8 / 8 = 1"], unsaid.replace("Reject.", "Recommend."))
     here = experience(["8 / 8 = 1"], reject_feedback(1, bad=1))
     other, avoided = await next_steps(elsewhere, (), n), await next_steps(here, (), n)
-    assert plain["8 / 8"] >= 15 and other["8 / 8"] >= plain["8 / 8"] // 2, (plain, other)
+    same = await next_steps(kept, (), n)
+    assert plain["8 / 8"] >= 15 and other["8 / 8"] >= same["8 / 8"] * 2 // 3, (same, other)
     assert avoided["8 / 8"] <= plain["8 / 8"] // 5, (plain, avoided)
 
 

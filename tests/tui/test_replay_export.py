@@ -33,7 +33,7 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 def bot_trace(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
     """A real BoT run's trace (offline engine)."""
     trace = tmp_path / "bot.jsonl"
-    argv = ["solve", "24", "4 7 8 8", "--method", "bot", "--iterations", "2", "--trees", "2"]
+    argv = ["solve", "24", "4 7 8 8", "--method", "bot", "--iterations", "2", "--trees", "4"]
     assert main([*argv, "--seed", "1", "--trace", str(trace)]) in (0, 1)
     capsys.readouterr()
     return trace
@@ -86,7 +86,7 @@ def test_export_dot_is_graphviz_text(
     assert main(["replay", str(bot_trace), "--export", str(out)]) in (0, 1)
     text = out.read_text()
     assert text.startswith("digraph thoughts {") and text.rstrip().endswith("}")
-    assert text.count("subgraph cluster_") == 4  # two iterations of two trees
+    assert text.count("subgraph cluster_") == 8  # two iterations of four trees
     assert re.search(r'"i1\.t1\.n\d+" -> "i1\.t1\.n\d+";', text)
     assert text.count("{") == text.count("}")
 

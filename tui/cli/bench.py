@@ -97,7 +97,7 @@ def _add_kind_arguments(kind: PuzzleKind, solver: SolverCommands, kp: Parser) ->
         "the set, counted from 0, leaves I-1 over when divided by N",
     )
     _add_plot_flags(kp)
-    options.add_method_options(kp)
+    options.add_method_options(kp, kind.methods())
     options.add_model_options(kp)
     library.add_library_options(kp, command="bench")
     kp.set_defaults(run=partial(run, kind, solver), parser=kp)

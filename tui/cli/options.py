@@ -63,13 +63,25 @@ def add_method_flag(
     p.add_argument("--method", default=default, metavar="NAMES" if several else "NAME", help=text)
 
 
-def add_method_options(p: argparse.ArgumentParser) -> None:
-    """A flag for every user-facing option of every method, e.g. ``--breadth N  ToT: states
-    kept per step (5)``."""
+def add_method_options(
+    p: argparse.ArgumentParser, methods: Sequence[MethodSpec] | None = None
+) -> None:
+    """A flag for every user-facing option of ``methods`` (every method when None; a puzzle
+    kind's parser passes the methods that play it), e.g. ``--breadth N  ToT: states kept per
+    step (5)``."""
     from solver.methods import all_options
 
     g = p.add_argument_group("method options (defaults are the papers')")
-    for name, (info, owners) in all_options().items():
+    if methods is not None:
+        # An option of a method that does not play this kind is named as such when given.
+        own = all_options(methods)
+        hints = dict(p.get_default("flag_hints") or {})
+        for name, (info, owners) in all_options().items():
+            if name not in own:
+                labels = " / ".join(spec.label for spec in owners)
+                hints[info.flag] = f"{info.flag} is an option of {labels}, which do not play this kind of puzzle"
+        p.set_defaults(flag_hints=hints)
+    for name, (info, owners) in all_options(methods).items():
         kwargs: dict[str, Any] = {"dest": _DEST + name, "default": None}
         if info.type is bool:
             # --x and --no-x: an option that is on by default can be switched off too.

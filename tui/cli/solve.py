@@ -92,7 +92,7 @@ def _add_kind_arguments(kind: PuzzleKind, solver: SolverCommands, kp: Parser) ->
     kp.add_argument(
         "-v", "--verbose", action="store_true", help="print every thought and arithmetic check"
     )
-    options.add_method_options(kp)
+    options.add_method_options(kp, kind.methods())
     options.add_model_options(kp)
     library.add_library_options(kp, command="solve")
     kp.set_defaults(run=partial(run, kind, solver), parser=kp)
