@@ -50,7 +50,7 @@ START_HELP = (
     "paper's Algorithm 1), guide (the guide's prompt first: the reference code's order) or "
     "auto (answer, with --paper and without)"
 )
-PAPER_HELP = "run as the paper does: --iot-start auto is the answerer's unguided first answer"
+PAPER_HELP = "run as the paper does: --iot-start auto opens with the answerer's own answer"
 CLOSING = "This is the last turn: give your definitive answer from the whole discussion."
 """GIoT's N-th prompt when the guide spoke first (its N - 1 guide calls are spent)."""
 
@@ -61,7 +61,7 @@ class AIoTConfig:
 
     iterations: int = option(
         10,
-        "most guided turns (the cap T); the unguided first answer comes before them",
+        "most guided turns (the cap T), after the first answer when the answerer speaks first",
         low=1,
         high=1000,
         app=True,
