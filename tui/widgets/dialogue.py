@@ -25,7 +25,7 @@ REPLY_SHOWN = 240
 GUIDANCE_SHOWN = 200
 
 STOPPED_BY = {
-    "guide": "the guide said the answer was good enough",  # traces from before: it ends none now
+    "guide": "the guide said the answer was good enough",  # only in traces from before
     "answerer": "the answerer called its answer final",
     "cap": "it reached the most turns allowed",
     "fixed": "it ran its fixed number of turns",
@@ -96,8 +96,11 @@ class TurnCard(Static):
         t = self.turn
         text = Text()
         of = f"/{t.total}" if t.total else ""
-        text.append(f"Turn {t.turn}{of}", style="bold")
-        if t.phase == "final":  # GIoT's closing answer when the guide spoke first
+        if t.phase == "final" and t.total and t.turn > t.total:  # a trace from before: 2N + 1
+            text.append(f"Closing turn (after {t.total})", style="bold")
+        else:
+            text.append(f"Turn {t.turn}{of}", style="bold")
+        if t.phase == "final" and t.turn <= t.total:  # GIoT's N-th answer after the guide began
             text.append(" · final answer", style="bold")
         elif t.phase == "first":  # the answerer's own answer before any guidance
             text.append(" · first answer, unguided", style="bold")
