@@ -258,9 +258,11 @@ class TokensStreamed(Event):
 
 @dataclass(frozen=True, slots=True)
 class TurnGuided(Event):
-    """IoT: the Inner Dialogue Agent's prompt for one turn, and whether it called the answer
-    final (its ``iteration_stop``). ``phase`` is ``discuss`` or, for GIoT's closing call,
-    ``final`` (then there is no guide call and ``guidance`` is the fixed closing request)."""
+    """IoT: the Inner Dialogue Agent's prompt for one turn, and whether it judged the last
+    answer final (its stop flag: shown as advice, it ends no dialogue). ``phase`` is
+    ``discuss``; ``first`` for the answerer's own unguided first answer, or ``final`` for
+    GIoT's closing answer after the guide spoke first: then there is no guide call and
+    ``guidance`` is the fixed request the answerer got instead."""
 
     turn: int
     total: int
@@ -289,9 +291,10 @@ class TurnAnswered(Event):
 
 @dataclass(frozen=True, slots=True)
 class DialogueStopped(Event):
-    """IoT: why the dialogue ended: ``guide`` (the IDA's stop flag), ``answerer`` (the LLMA
-    said its answer was final), ``cap`` (AIoT's iteration cap) or ``fixed`` (GIoT's N turns
-    and its final answer)."""
+    """IoT: why the dialogue ended: ``answerer`` (the LLMA said its own answer was final,
+    its ``iteration_stop``), ``cap`` (AIoT's cap on guided turns) or ``fixed`` (GIoT's N
+    answers, the last one final). Traces from before may hold ``guide`` (the IDA's stop flag
+    once ended AIoT too)."""
 
     turn: int
     by: str

@@ -29,7 +29,7 @@ from typing import Any
 
 from puzzles.crossword import BLOCK, Board, Crossword, CrosswordError, Grid, Slot
 from solver.domains.base import Guidance, Reply, RolesMissing, Tool
-from solver.domains.dialogue import Turn, iot_transcript
+from solver.domains.dialogue import Turn, iot_guide_line, iot_transcript
 from solver.domains.game24 import (
     BOT_FINAL_REQUEST,
     Feedback,
@@ -720,7 +720,7 @@ class CrosswordDomain:
         return self.messages(
             f"Query: {head}\n{clues}\nBoard:\n{empty}\n\n"
             f"The dialogue so far:\n{self.transcript(args['turns'])}\n\n"
-            f"Your guide now says: {_clip(str(args['guidance']), 4000)}\n\n{rule}\n"
+            f"{iot_guide_line(_clip(str(args['guidance']), 4000))}\n\n{rule}\n"
             f"Reply with one JSON object: {IOT_ANSWER_FORMAT}",
             IOT_ANSWER_SYSTEM,
         )

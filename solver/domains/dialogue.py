@@ -6,7 +6,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = ["Turn", "iot_transcript"]
+__all__ = ["IOT_FIRST_PROMPT", "Turn", "iot_guide_line", "iot_transcript"]
+
+IOT_FIRST_PROMPT = "No guide has spoken yet: answer the query on your own first."
+"""What the answerer is told instead of a guide's prompt when it answers first, unguided (the
+paper's Algorithm 1, line 1)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,7 +32,7 @@ def iot_transcript(turns: Sequence[Turn]) -> str:
     for i, t in enumerate(turns, 1):
         out += [
             f"Turn {i}",
-            f"Guide: {t.guidance}",
+            f"Guide: {t.guidance or '(none: the solver answered on its own first)'}",
             f"Solver: {t.explanation}",
             f"Solver's answer: {t.answer or '(none)'}",
         ]
@@ -36,3 +40,9 @@ def iot_transcript(turns: Sequence[Turn]) -> str:
             out.append(f"Solver is unsure: {t.uncertainty}")
         out.append(f"Solver says final: {'yes' if t.final else 'no'}")
     return "\n".join(out)
+
+
+def iot_guide_line(guidance: str) -> str:
+    """The answerer prompt's line with this turn's guidance, or, with none (the first,
+    unguided answer), the request to answer on its own."""
+    return f"Your guide now says: {guidance}" if guidance else IOT_FIRST_PROMPT

@@ -46,7 +46,7 @@ from puzzles.game24 import (
 )
 from puzzles.latex import plain
 from solver.domains.base import Guidance, Reply, RolesMissing, Tool
-from solver.domains.dialogue import Turn, iot_transcript
+from solver.domains.dialogue import Turn, iot_guide_line, iot_transcript
 from solver.domains.reading import (
     BULLET,
     LIST_NUMBER,
@@ -481,7 +481,7 @@ def iot_answer_prompt(hand: Hand, turns: Sequence[Turn], guidance: str, mode: st
     return (
         f"Query: {rules(hand)}\nThe numbers are: {hand}.\n\n"
         f"The dialogue so far:\n{iot_transcript(turns)}\n\n"
-        f"Your guide now says: {guidance}\n\n{rule}\n"
+        f"{iot_guide_line(guidance)}\n\n{rule}\n"
         f"Reply with one JSON object: {IOT_ANSWER_FORMAT}"
     )
 

@@ -40,7 +40,7 @@ from puzzles.wordproblem import (
 )
 from puzzles.wordproblem.answers import MAX_ANSWER_LENGTH
 from solver.domains.base import Demonstration, Guidance, Reply, RolesMissing, Tool
-from solver.domains.dialogue import Turn, iot_transcript
+from solver.domains.dialogue import Turn, iot_guide_line, iot_transcript
 from solver.domains.game24 import BOT_FINAL_REQUEST, Feedback, parse_feedback, parse_score
 from solver.domains.game24 import parse_guidance as _parse_guidance
 from solver.domains.reading import (
@@ -516,7 +516,7 @@ class _Prompts:
         return (
             f"{task(self.problem)}\n\n"
             f"The dialogue so far:\n{iot_transcript(turns)}\n\n"
-            f"Your guide now says: {guidance}\n\n{rule}\n"
+            f"{iot_guide_line(guidance)}\n\n{rule}\n"
             f"Reply with one JSON object: {IOT_ANSWER_FORMAT}"
         )
 

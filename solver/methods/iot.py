@@ -2,15 +2,23 @@
 
 An Inner Dialogue Agent (the guide) writes a context-specific prompt from the query and the
 dialogue so far; the LLM Agent (the answerer) replies to it with its reasoning, its doubts and
-a candidate answer. The whole transcript travels in every call. The guide speaks first (as in
-the reference code: there is no unguided first answer).
+a candidate answer. The whole transcript travels in every call. Turns are counted by the
+answerer's replies, from 1.
 
-- **AIoT** (autonomous): the dialogue ends when either agent says the answer is final — the
-  guide's stop flag (its judgement of the dialogue before this turn's reply; the reply is still
-  asked for) or the answerer's final flag — or at the cap (10). Which one stopped it is
-  recorded. Two calls a turn.
-- **GIoT** (guided): N full turns (5) in which the answerer may not conclude and the guide's
-  stop flag is ignored, then one closing call for the definitive answer: 2N + 1 calls.
+Who speaks first is ``iot_start``: ``answer`` (the paper's Algorithm 1, line 1: the answerer's
+own unguided answer, then the guide reacts to it) or ``guide`` (the reference code's order: the
+guide's prompt opens the dialogue); ``auto`` is ``answer``, under ``paper`` and everyday alike
+(the guide's prompts are written to answer a reply, and an easy puzzle ends in one call).
+
+- **AIoT** (autonomous): the dialogue ends when the answerer says its own answer is final
+  (its ``iteration_stop``), or at the cap T (10) of guided turns: Algorithm 1's r_0 and then at
+  most T guided turns, so T + 1 answers with the answer start, T with the guide's. The guide's
+  stop flag is its advice and is shown, but it judges the reply before the new one and ends
+  nothing. Two calls a guided turn.
+- **GIoT** (guided): exactly N answers (5), as the paper counts them: N - 1 forced turns in
+  which the answerer may not conclude, and the definitive answer at the N-th; N - 1 guide
+  calls, so 2N - 1 calls. With the answer start the first answer is unguided and the N-th is
+  guided; with the guide's, the N-th answers a fixed closing request.
 
 Every turn's candidate answer is checked exactly by the domain beside the model's own claim,
 so premature stops, confident wrong answers and drift after being right are visible. The
@@ -23,24 +31,49 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from solver.domains.base import Domain, Reply
+from solver.domains.dialogue import IOT_FIRST_PROMPT
 from solver.events import DialogueStopped, IterationStarted, TurnAnswered, TurnGuided
 from solver.methods.base import Outcome, RunContext
 from solver.methods.spec import MethodSpec, option
 from solver.model import Call, Sampling
 
-__all__ = ["AIoTConfig", "GIoTConfig", "IoT"]
+__all__ = ["AIoTConfig", "GIoTConfig", "IoT", "first_speaker"]
 
 ROLES = frozenset({"guide", "respond"})
+
+STARTS = ("auto", "answer", "guide")
+EVERYDAY_START = "answer"
+"""What ``auto`` means outside ``paper``: the answerer first, as the paper (our judgement:
+the guide then always has a reply to work on, and a puzzle solved at once costs one call)."""
+START_HELP = (
+    "who speaks first: answer (the answerer's own unguided answer, then the guide: the "
+    "paper's Algorithm 1), guide (the guide's prompt first: the reference code's order) or "
+    "auto (answer, with --paper and without)"
+)
+PAPER_HELP = "run as the paper does: --iot-start auto opens with the answerer's own answer"
+CLOSING = "This is the last turn: give your definitive answer from the whole discussion."
+"""GIoT's N-th prompt when the guide spoke first (its N - 1 guide calls are spent)."""
 
 
 @dataclass(frozen=True)
 class AIoTConfig:
     """AIoT settings; defaults are the paper's Game of 24 runs (cap 10)."""
 
-    iterations: int = option(10, "most dialogue turns (the cap)", low=1, high=1000, app=True)
-    """T: the cap on turns; the dialogue usually ends earlier, when an agent says final."""
+    iterations: int = option(
+        10,
+        "most guided turns (the cap T), after the first answer when the answerer speaks first",
+        low=1,
+        high=1000,
+        app=True,
+    )
+    """T: the cap on guided turns (Algorithm 1's ``i <= T``); the dialogue usually ends
+    earlier, when the answerer says its answer is final."""
+    iot_start: str = option("auto", START_HELP, choices=STARTS, app=True)
+    """Who speaks first: ``answer``, ``guide`` or ``auto`` (see :func:`first_speaker`)."""
     temperature: float = option(1.0, "sampling temperature", low=0, high=2)
     """The reference code sets none: the API default, 1.0."""
+    paper: bool = option(False, PAPER_HELP)
+    """Run as the paper: ``auto`` start is the answerer's (Algorithm 1, line 1)."""
     max_tokens: int = 1000
     """Longest reply."""
 
@@ -49,12 +82,34 @@ class AIoTConfig:
 class GIoTConfig:
     """GIoT settings; defaults are the paper's Game of 24 runs (N = 5)."""
 
-    turns: int = option(5, "discussion turns before the final answer", low=1, high=1000, app=True)
-    """N: turns in which the answerer may not conclude; then one closing call (2N + 1 calls)."""
+    turns: int = option(
+        5,
+        "answers in all (N): N - 1 forced turns, the final answer at the N-th",
+        low=1,
+        high=1000,
+        app=True,
+    )
+    """N: the answerer's replies; the first N - 1 may not conclude (2N - 1 calls)."""
+    iot_start: str = option("auto", START_HELP, choices=STARTS, app=True)
+    """Who speaks first: ``answer``, ``guide`` or ``auto`` (see :func:`first_speaker`)."""
     temperature: float = option(1.0, "sampling temperature", low=0, high=2)
     """The reference code sets none: the API default, 1.0."""
+    paper: bool = option(False, PAPER_HELP)
+    """Run as the paper: ``auto`` start is the answerer's."""
     max_tokens: int = 1000
     """Longest reply."""
+
+
+def first_speaker(config: AIoTConfig | GIoTConfig) -> str:
+    """``answer`` or ``guide``: ``iot_start`` as given, ``auto`` resolved (the paper's order
+    under ``paper``, else the everyday default)."""
+    if config.iot_start != "auto":
+        return config.iot_start
+    return "answer" if config.paper else EVERYDAY_START
+
+
+def _count(n: int, thing: str) -> str:
+    return f"{n} {thing}" if n == 1 else f"{n} {thing}s"
 
 
 class IoT:
@@ -70,49 +125,69 @@ class IoT:
     async def run(self, domain: Domain[Any, Any], ctx: RunContext) -> Outcome:
         cfg = self.config
         guided = isinstance(cfg, GIoTConfig)
-        total = cfg.turns if isinstance(cfg, GIoTConfig) else cfg.iterations
+        answer_first = first_speaker(cfg) == "answer"
+        if isinstance(cfg, GIoTConfig):
+            total = cfg.turns
+        else:  # Algorithm 1: r_0, then at most T guided turns
+            total = cfg.iterations + (1 if answer_first else 0)
         sampling = Sampling(cfg.temperature, 1.0, 1, cfg.max_tokens)
         turns: list[object] = []
         answer: str | None = None
         for turn in range(1, total + 1):
-            ctx.emit(IterationStarted(turn, total, f"turn {turn}"))
-            guide = Call(
-                "iot_guide",
-                domain.prompt("guide", turns=tuple(turns), turn=turn, total=total),
-                sampling,
-                domain.context(domain.start(), turn=turn),
-                json=True,
-            )
-            gen, call_id = await ctx.call(guide, guide=True)
-            guidance = domain.parse_guidance(gen.text)
-            if not guidance.parsed:
-                ctx.parse_failed("iot_guide", gen.text, "no JSON object with guidance and stop")
-            text = guidance.text or "Try again, and check every step."
-            for claim in domain.claims(guidance.text):  # the guide's own arithmetic
-                ctx.verified(None, claim)
-            ctx.emit(TurnGuided(turn, total, text, guidance.stop, "discuss", call_id))
-            reply = await self._respond(
-                domain, ctx, turns, text, turn, answer, "discuss" if guided else "free"
-            )
+            last = guided and turn == total
+            label = "first answer, unguided" if answer_first and turn == 1 else f"turn {turn}"
+            ctx.emit(IterationStarted(turn, total, label + (", final answer" if last else "")))
+            if answer_first and turn == 1:
+                text = ""  # no guide call: the answerer's own answer to the query
+                ctx.emit(TurnGuided(turn, total, IOT_FIRST_PROMPT, False, "first"))
+            elif last and not answer_first:
+                text = CLOSING  # the N - 1 guide calls are spent
+                ctx.emit(TurnGuided(turn, total, text, False, "final"))
+            else:
+                text = await self._guide(domain, ctx, turns, turn, total, sampling)
+            mode = ("close" if last else "discuss") if guided else "free"
+            reply = await self._respond(domain, ctx, turns, text, turn, answer, mode)
             answer = reply.answer if reply.answer is not None else answer
             turns.append(domain.turn(text, reply))
-            if guided:
-                continue
-            if guidance.stop:
-                ctx.emit(DialogueStopped(turn, "guide", "the guide judged the answer final"))
+            if not guided and reply.final:  # only the answerer's own flag ends AIoT
+                why = "the answerer said its own answer is final (its iteration_stop)"
+                ctx.emit(DialogueStopped(turn, "answerer", why))
                 return Outcome(answer)
-            if reply.final:
-                ctx.emit(DialogueStopped(turn, "answerer", "the answerer said its answer is final"))
-                return Outcome(answer)
-        if not guided:
-            ctx.emit(DialogueStopped(total, "cap", f"the cap of {total} turns was reached"))
-            return Outcome(answer)
-        closing = "This is the last turn: give your definitive answer from the whole discussion."
-        ctx.emit(TurnGuided(total + 1, total, closing, False, "final"))
-        reply = await self._respond(domain, ctx, turns, closing, total + 1, answer, "close")
-        answer = reply.answer if reply.answer is not None else answer
-        ctx.emit(DialogueStopped(total + 1, "fixed", f"{total} turns, then the final answer"))
+        if isinstance(cfg, GIoTConfig):
+            forced = _count(total - 1, "forced turn")
+            why = f"{_count(total, 'answer')}: {forced}, then the final answer"
+            ctx.emit(DialogueStopped(total, "fixed", why))
+        else:
+            why = f"the cap of {_count(cfg.iterations, 'guided turn')} was reached"
+            ctx.emit(DialogueStopped(total, "cap", why))
         return Outcome(answer)
+
+    async def _guide(
+        self,
+        domain: Domain[Any, Any],
+        ctx: RunContext,
+        turns: list[object],
+        turn: int,
+        total: int,
+        sampling: Sampling,
+    ) -> str:
+        """The guide's prompt for this turn (its stop flag is shown as its advice only)."""
+        guide = Call(
+            "iot_guide",
+            domain.prompt("guide", turns=tuple(turns), turn=turn, total=total),
+            sampling,
+            domain.context(domain.start(), turn=turn),
+            json=True,
+        )
+        gen, call_id = await ctx.call(guide, guide=True)
+        guidance = domain.parse_guidance(gen.text)
+        if not guidance.parsed:
+            ctx.parse_failed("iot_guide", gen.text, "no JSON object with guidance and stop")
+        text = guidance.text or "Try again, and check every step."
+        for claim in domain.claims(guidance.text):  # the guide's own arithmetic
+            ctx.verified(None, claim)
+        ctx.emit(TurnGuided(turn, total, text, guidance.stop, "discuss", call_id))
+        return text
 
     async def _respond(
         self,
@@ -164,8 +239,8 @@ SPECS = (
         name="aiot",
         label="AIoT",
         title="Iteration of Thought, autonomous",
-        description="A guide prompts, the model answers, until one of them says the answer is "
-        "final (two calls a turn).",
+        description="The model answers, a guide prompts it again, until the model says its "
+        "answer is final (two calls a guided turn).",
         build=IoT,
         config=AIoTConfig,
         roles=ROLES,
@@ -180,8 +255,8 @@ SPECS = (
         name="giot",
         label="GIoT",
         title="Iteration of Thought, guided",
-        description="A guide prompts the model for a fixed number of turns, then asks for the "
-        "final answer (2N + 1 calls).",
+        description="The model answers N times, guided between answers, and concludes only at "
+        "the N-th (2N - 1 calls).",
         build=IoT,
         config=GIoTConfig,
         roles=ROLES,

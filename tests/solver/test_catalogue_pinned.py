@@ -40,11 +40,15 @@ CATALOGUE: dict[str, list[tuple[Any, ...]]] = {
     ],
     "aiot": [
         ("iterations", "int", 10, 1, 1000, (), True),
+        ("iot_start", "str", "auto", None, None, ("auto", "answer", "guide"), True),
         ("temperature", "float", 1.0, 0, 2, (), False),
+        ("paper", "bool", False, None, None, (), False),
     ],
     "giot": [
         ("turns", "int", 5, 1, 1000, (), True),
+        ("iot_start", "str", "auto", None, None, ("auto", "answer", "guide"), True),
         ("temperature", "float", 1.0, 0, 2, (), False),
+        ("paper", "bool", False, None, None, (), False),
     ],
     "react": [
         ("steps", "int", 7, 1, 200, (), True),

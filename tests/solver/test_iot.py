@@ -1,6 +1,7 @@
-"""Iteration of Thought: each stop reason, GIoT's fixed turns, the exact check beside the
-model's claim, the transcript in every call, tolerant parsing, the offline players reading
-only the prompt, and JSON mode over real HTTP."""
+"""Iteration of Thought: who speaks first, each stop reason (only the answerer's own flag
+ends AIoT), GIoT's N answers, the exact check beside the model's claim, the transcript in every
+call, tolerant parsing, the offline players reading only the prompt, and JSON mode over real
+HTTP."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import pytest
 
 from bench.fakeserver import FakeServer
 from puzzles.game24 import Hand
+from solver.domains.dialogue import IOT_FIRST_PROMPT
 from solver.domains.game24 import Game24Domain, parse_guidance, parse_reply
 from solver.events import (
     DialogueStopped,
@@ -71,28 +73,73 @@ def test_aiot_stops_when_the_answerer_says_final() -> None:
     fin, events = run(IoT(AIoTConfig(iterations=10)), model)
     (stop,) = of(events, DialogueStopped)
     assert (stop.turn, stop.by) == (2, "answerer")
-    assert fin.calls == 4 and [c.purpose for c in model.calls] == ["iot_guide", "iot_answer"] * 2
-    assert fin.answer == RIGHT and fin.solved
+    assert [c.purpose for c in model.calls] == ["iot_answer", "iot_guide", "iot_answer"]
+    assert fin.calls == 3 and fin.answer == RIGHT and fin.solved
 
 
-def test_aiot_stops_on_the_guides_flag_after_this_turns_reply() -> None:
-    model = ScriptedModel(
-        dialogue([guide(), guide("Looks right.", stop=True)], [answer(WRONG), answer(RIGHT)])
-    )
-    fin, events = run(IoT(AIoTConfig(iterations=10)), model)
+@pytest.mark.parametrize(
+    "config", [AIoTConfig(paper=True), GIoTConfig(paper=True), AIoTConfig(), GIoTConfig()]
+)
+def test_iot_opens_with_the_answerers_own_unguided_answer(config: AIoTConfig | GIoTConfig) -> None:
+    # The paper's Algorithm 1, line 1: r_0 = L(q, initial prompt), before the guide speaks.
+    # Under --paper, and the everyday default (auto) too.
+    model = ScriptedModel(dialogue([guide()], [answer(WRONG), answer(RIGHT)]))
+    _, events = run(IoT(config), model)
+    first = model.calls[0]
+    assert first.purpose == "iot_answer"
+    prompt = first.messages[-1].content
+    assert IOT_FIRST_PROMPT in prompt and "Your guide now says" not in prompt
+    assert "(nothing yet" in prompt  # no guide's words, no earlier turn
+    opening = of(events, TurnGuided)[0]
+    assert (opening.turn, opening.phase, opening.call_id) == (1, "first", None)
+    # The guide's first prompt answers that reply: it is in the guide's transcript.
+    assert model.calls[1].purpose == "iot_guide"
+    assert f"I tried {WRONG}." in model.calls[1].messages[-1].content
+
+
+def test_a_puzzle_answered_at_once_costs_aiot_one_call() -> None:
+    model = ScriptedModel(dialogue([guide()], [answer(RIGHT, final=True)]))
+    fin, events = run(IoT(AIoTConfig(paper=True)), model)
+    assert fin.calls == 1 and fin.solved
+    assert [(s.turn, s.by) for s in of(events, DialogueStopped)] == [(1, "answerer")]
+
+
+@pytest.mark.parametrize("name", ["aiot", "giot"])
+def test_the_guide_can_speak_first_as_in_the_reference_code(name: str) -> None:
+    model = ScriptedModel(dialogue([guide("Start with 8 / 8.")], [answer(WRONG)]))
+    run(make_method(name, iot_start="guide", paper=True), model)  # explicit beats --paper
+    assert model.calls[0].purpose == "iot_guide"
+    assert "Your guide now says: Start with 8 / 8." in model.calls[1].messages[-1].content
+
+
+@pytest.mark.parametrize("start", ["answer", "guide"])
+def test_only_the_answerers_own_flag_stops_aiot(start: str) -> None:
+    # The guide calls the answer final every turn (even a right one): its flag judges the reply
+    # before the new one, so it is advice; the dialogue goes on to the cap.
+    model = ScriptedModel(dialogue([guide("Looks right.", stop=True)], [answer(RIGHT)]))
+    fin, events = run(IoT(AIoTConfig(iterations=3, iot_start=start)), model)
+    answers = 4 if start == "answer" else 3  # Algorithm 1: r_0, then at most T guided turns
+    assert [g.stop for g in of(events, TurnGuided) if g.phase == "discuss"] == [True] * 3
     (stop,) = of(events, DialogueStopped)
-    assert (stop.turn, stop.by) == (2, "guide")
-    # The guide's flag judges the dialogue before the reply; the reply is still asked for.
-    assert fin.calls == 4 and fin.answer == RIGHT
-    assert [g.stop for g in of(events, TurnGuided)] == [False, True]
+    assert (stop.turn, stop.by) == (answers, "cap")
+    assert fin.calls == answers + 3 and len(of(events, TurnAnswered)) == answers
+    # The answerer's flag about the answer it has just given ends it, at once.
+    model = ScriptedModel(
+        dialogue([guide("Wrong.", stop=False)], [answer(WRONG), answer(RIGHT, final=True)])
+    )
+    fin, events = run(IoT(AIoTConfig(iterations=3, iot_start=start)), model)
+    (stop,) = of(events, DialogueStopped)
+    assert (stop.turn, stop.by) == (2, "answerer") and fin.answer == RIGHT
+    assert model.calls[-1].purpose == "iot_answer"
 
 
 def test_aiot_stops_at_the_cap_with_the_last_answer() -> None:
     model = ScriptedModel(dialogue([guide()], [answer(RIGHT), answer(WRONG)]))
     fin, events = run(IoT(AIoTConfig(iterations=3)), model)
     (stop,) = of(events, DialogueStopped)
-    assert (stop.turn, stop.by) == (3, "cap")
-    assert fin.calls == 6 and fin.answer == WRONG and not fin.solved  # drifted off RIGHT
+    # r_0 and three guided turns: four answers, three guide calls.
+    assert (stop.turn, stop.by) == (4, "cap")
+    assert fin.calls == 7 and fin.answer == WRONG and not fin.solved  # drifted off RIGHT
 
 
 def test_a_premature_stop_on_a_wrong_answer_is_visible() -> None:
@@ -103,27 +150,37 @@ def test_a_premature_stop_on_a_wrong_answer_is_visible() -> None:
     assert not fin.solved and of(events, DialogueStopped)[0].by == "answerer"
 
 
-def test_giot_makes_2n_plus_1_calls_ignores_stop_and_closes_with_a_final_answer() -> None:
+@pytest.mark.parametrize("start", ["answer", "guide"])
+@pytest.mark.parametrize("n", [1, 2, 4])
+def test_giot_makes_n_answers_the_last_final_in_2n_minus_1_calls(start: str, n: int) -> None:
+    # N - 1 forced turns and the final answer at the N-th, as the paper counts them; the
+    # guide's and the answerer's flags are ignored.
     model = ScriptedModel(
         dialogue([guide("Good.", stop=True)], [answer(WRONG, final=True), answer(RIGHT)])
     )
-    fin, events = run(IoT(GIoTConfig(turns=3)), model)
-    assert fin.calls == 7
+    fin, events = run(IoT(GIoTConfig(turns=n, iot_start=start)), model)
     purposes = [c.purpose for c in model.calls]
-    assert purposes == ["iot_guide", "iot_answer"] * 3 + ["iot_answer"]
-    discuss = [c.messages[-1].content for c in model.calls if c.purpose == "iot_answer"]
-    assert all("Do not give a final answer yet" in p for p in discuss[:3])
-    assert "definitive final answer now" in discuss[3]
+    assert fin.calls == 2 * n - 1
+    assert purposes.count("iot_answer") == n and purposes.count("iot_guide") == n - 1
+    asked = [c.messages[-1].content for c in model.calls if c.purpose == "iot_answer"]
+    assert all("Do not give a final answer yet" in p for p in asked[:-1])
+    assert "definitive final answer now" in asked[-1]
+    assert [t.turn for t in of(events, TurnAnswered)] == list(range(1, n + 1))
     (stop,) = of(events, DialogueStopped)
-    assert (stop.turn, stop.by) == (4, "fixed")
+    assert (stop.turn, stop.by) == (n, "fixed")
     phases = [g.phase for g in of(events, TurnGuided)]
-    assert phases == ["discuss"] * 3 + ["final"]
-    assert fin.answer == RIGHT and fin.solved
+    if start == "answer":  # unguided first answer; the N-th answers the guide's prompt
+        assert purposes == ["iot_answer"] + ["iot_guide", "iot_answer"] * (n - 1)
+        assert phases == ["first"] + ["discuss"] * (n - 1)
+    else:  # the guide opens; the N-th answers a fixed closing request
+        assert purposes == ["iot_guide", "iot_answer"] * (n - 1) + ["iot_answer"]
+        assert phases == ["discuss"] * (n - 1) + ["final"]
+    assert fin.answer == (RIGHT if n > 1 else WRONG)
 
 
 def test_every_turn_is_checked_exactly_and_marked_changed_or_not() -> None:
     model = ScriptedModel(dialogue([guide()], [answer(WRONG), answer(WRONG), answer(RIGHT)]))
-    _, events = run(IoT(AIoTConfig(iterations=3)), model)
+    _, events = run(IoT(AIoTConfig(iterations=2)), model)
     turns = of(events, TurnAnswered)
     assert [(t.answer, t.ok, t.changed) for t in turns] == [
         (WRONG, False, True),
@@ -139,7 +196,7 @@ def test_the_whole_transcript_travels_in_every_call_and_prompts_grow() -> None:
     )
     _, events = run(IoT(AIoTConfig(iterations=3)), model)
     third_guide = [c for c in model.calls if c.purpose == "iot_guide"][2].messages[-1].content
-    for seen in ("First hint.", "Second hint.", WRONG, "4 * 6", "This is turn 3 of at most 3"):
+    for seen in ("First hint.", "Second hint.", WRONG, "4 * 6", "This is turn 4 of at most 4"):
         assert seen in third_guide
     tokens = [t.prompt_tokens for t in of(events, TurnAnswered)]
     assert tokens == sorted(tokens) and tokens[0] < tokens[-1]
@@ -151,7 +208,7 @@ def test_the_guide_may_be_another_model() -> None:
     fin, events = run(IoT(AIoTConfig(iterations=2)), answerer, guide_model=guide_model)
     assert {c.purpose for c in guide_model.calls} == {"iot_guide"}
     assert {c.purpose for c in answerer.calls} == {"iot_answer"}
-    assert fin.calls == 4
+    assert fin.calls == 5
     # The run's record names the guide beside the method's own options; alone, it has none.
     (started,) = of(events, RunStarted)
     assert started.config["guide_model"] == "guide"
@@ -165,7 +222,7 @@ def test_the_guide_may_be_another_model() -> None:
 def test_an_unfinished_reply_gives_no_answer_and_cannot_end_the_dialogue() -> None:
     model = ScriptedModel(dialogue([guide()], [answer(RIGHT, final=True)]), finish_reason="length")
     fin, events = run(IoT(AIoTConfig(iterations=2)), model)
-    assert [t.answer for t in of(events, TurnAnswered)] == [None, None]
+    assert [t.answer for t in of(events, TurnAnswered)] == [None, None, None]
     assert of(events, DialogueStopped)[0].by == "cap" and fin.answer is None
 
 
@@ -251,7 +308,8 @@ def test_iot_over_http_asks_for_json_mode_and_falls_back_without_it() -> None:
     for json_mode in (True, False):
         with FakeServer(reply=server_reply, json_mode=json_mode) as server:
             model = OpenAIModel(base_url=server.url, api_key="k", model="fake-model", cache=False)
-            fin, _ = asyncio.run(solve(make_method("aiot"), Game24Domain(HAND), model))
+            aiot = make_method("aiot", iot_start="guide")  # two calls: a guide's, an answer's
+            fin, _ = asyncio.run(solve(aiot, Game24Domain(HAND), model))
             asyncio.run(model.aclose())
             asked = [("response_format" in r.json) for r in server.chat_requests]
         assert fin.solved and fin.answer == RIGHT
@@ -278,7 +336,8 @@ def test_iot_over_http_survives_a_misbehaving_server(faults: list[str]) -> None:
         model = OpenAIModel(
             base_url=server.url, api_key="k", model="fake-model", cache=False, backoff_base=0.001
         )
-        fin, events = asyncio.run(solve(make_method("aiot"), Game24Domain(HAND), model))
+        aiot = make_method("aiot", iot_start="guide")  # the faults hit the guide, then an answer
+        fin, events = asyncio.run(solve(aiot, Game24Domain(HAND), model))
         asyncio.run(model.aclose())
     answered = of(events, TurnAnswered)
     if "length" in faults:
@@ -289,7 +348,10 @@ def test_iot_over_http_survives_a_misbehaving_server(faults: list[str]) -> None:
     assert of(events, DialogueStopped)
 
 
-def test_the_offline_engine_discusses_then_closes_with_a_final_answer_it_keeps_if_right() -> None:
+@pytest.mark.parametrize("start", ["answer", "guide"])
+def test_the_offline_engine_discusses_then_closes_with_a_final_answer_it_keeps_if_right(
+    start: str,
+) -> None:
     # GIoT's discussion turns ask for no final answer and its closing call for a definitive
     # one; the engine reads that from the prompt, and a right answer it reached is kept.
     kept = 0
@@ -297,7 +359,7 @@ def test_the_offline_engine_discusses_then_closes_with_a_final_answer_it_keeps_i
         for seed in range(4):
             _, events = asyncio.run(
                 solve(
-                    IoT(GIoTConfig(turns=3)),
+                    IoT(GIoTConfig(turns=4, iot_start=start)),
                     Game24Domain(Hand.parse(hand)),
                     OfflineModel(seed=seed),
                     seed=seed,
@@ -321,7 +383,7 @@ def test_the_offline_guide_opens_with_the_puzzle_and_judges_each_answer_as_the_c
         for seed in range(3):
             _, events = asyncio.run(
                 solve(
-                    IoT(AIoTConfig(iterations=4)),
+                    IoT(AIoTConfig(iterations=4, iot_start="guide")),
                     Game24Domain(hand),
                     OfflineModel(seed=seed),
                     seed=seed,

@@ -188,6 +188,33 @@ async def test_the_method_dialog_sets_the_next_run(
         await pilot.press("s")
 
 
+@pytest.mark.parametrize("start", ["guide", "answer"])
+async def test_the_method_dialog_sets_who_speaks_first_in_iot(
+    tmp_path: Path, applied: list[ev.Event], start: str
+) -> None:
+    app = make_app(Settings(), store_path=tmp_path / "r.db", seed=1)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = Game24Screen(Hand.parse("1 1 1 2"), "unsolvable")
+        await app.push_screen(screen)
+        await pilot.pause()
+        await pilot.press("m")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, MethodDialog)
+        dialog.query_one("#method", Select).value = "aiot"
+        await pilot.pause()
+        choice = dialog.query_one("#aiot-iot-start", Select)
+        assert choice.region.area and choice.value == "auto"
+        choice.value = start
+        dialog.query_one("#use", Button).press()
+        await pilot.pause()
+        await pilot.press("s")
+        await wait_for(pilot, lambda: runs_started(applied))
+        (run,) = runs_started(applied)
+        assert run.method == "aiot" and run.config["iot_start"] == start
+        await pilot.press("s")
+
+
 async def test_a_cancelled_method_dialog_changes_nothing(
     tmp_path: Path, applied: list[ev.Event]
 ) -> None:

@@ -31,7 +31,7 @@ from tui.screens.game24 import Game24Commands, Game24Screen
 from tui.screens.home import HomeScreen
 from tui.screens.puzzle import PuzzleScreen, SolverCommands
 from tui.widgets import solver_pane
-from tui.widgets.dialogue import DialogueView, TurnCard
+from tui.widgets.dialogue import DialogueView, Turn, TurnCard
 from tui.widgets.solver_pane import SolverPane
 
 
@@ -347,6 +347,20 @@ def dialogue_run() -> list[ev.Event]:
         ),
         ev.DialogueStopped(2, "guide", "the answer checks out"),
     ]
+
+
+def test_a_turn_card_names_the_unguided_first_answer_and_giots_last() -> None:
+    answered = ev.TurnAnswered(1, "4 * 6", "4 * 6", False, "", True, "", True, 100, 1)
+    first = TurnCard(Turn(1, 11, "No guide has spoken yet.", phase="first", answered=answered), str)
+    shown = first.render_turn().plain
+    assert shown.startswith("Turn 1/11 · first answer, unguided")
+    assert "no guide the answerer answers on its own" in shown
+    assert "■ stop" not in shown and "go on" not in shown  # no guide call, no flag
+    last = TurnCard(Turn(5, 5, "This is the last turn.", phase="final"), str)
+    assert last.render_turn().plain.startswith("Turn 5/5 · final answer")
+    # A trace recorded before (GIoT's closing call after its N full turns) still reads.
+    old = TurnCard(Turn(6, 5, "This is the last turn.", phase="final"), str)
+    assert old.render_turn().plain.startswith("Closing turn (after 5)")
 
 
 async def test_a_dialogue_method_is_drawn_as_turns_not_a_tree(

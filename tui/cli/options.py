@@ -79,7 +79,9 @@ def add_method_options(
         for name, (info, owners) in all_options().items():
             if name not in own:
                 labels = " / ".join(spec.label for spec in owners)
-                hints[info.flag] = f"{info.flag} is an option of {labels}, which do not play this kind of puzzle"
+                hints[info.flag] = (
+                    f"{info.flag} is an option of {labels}, which do not play this kind of puzzle"
+                )
         p.set_defaults(flag_hints=hints)
     for name, (info, owners) in all_options(methods).items():
         kwargs: dict[str, Any] = {"dest": _DEST + name, "default": None}

@@ -103,8 +103,9 @@ class EventPrinter:
                     for entry in entries:
                         c.print(f"    [dim]{escape(entry.splitlines()[0] if entry else '')}[/]")
             case ev.TurnGuided(guidance=guidance, stop=stop, phase=phase):
-                who = "closing" if phase == "final" else "guide"
-                flag = " [yellow](stop)[/]" if stop else ""
+                who = {"final": "closing", "first": "no guide"}.get(phase, "guide")
+                # The guide's flag is advice: only the answerer's own flag ends a dialogue.
+                flag = " [yellow](stop: its advice, ends nothing)[/]" if stop else ""
                 c.print(f"  [bold]{who}[/]{flag} {escape(guidance)}")
             case ev.TurnAnswered() as turn:
                 mark = "[green]✓[/]" if turn.ok else "[red]✗[/]"

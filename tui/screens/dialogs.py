@@ -77,7 +77,12 @@ LEGEND = (
     ("step", "ToT: one more operation on each kept state"),
     ("The dialogue", ""),
     ("guide", "a method that talks to itself (IoT): the prompt its guide wrote for the turn"),
-    ("■ stop", "the guide judged the answer good enough and ended the dialogue"),
+    (
+        "■ stop",
+        "the guide judged the answer good enough: its advice; only the answerer's own "
+        "'final' ends the dialogue",
+    ),
+    ("no guide", "the answerer's own first answer, before any guidance (the paper's order)"),
     ("answer", "the reply, its stated uncertainty and its candidate answer"),
     ("changed", "the candidate answer differs from the last turn's"),
     ("The status line", ""),

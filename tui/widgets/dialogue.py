@@ -25,7 +25,7 @@ REPLY_SHOWN = 240
 GUIDANCE_SHOWN = 200
 
 STOPPED_BY = {
-    "guide": "the guide said the answer was good enough",
+    "guide": "the guide said the answer was good enough",  # only in traces from before
     "answerer": "the answerer called its answer final",
     "cap": "it reached the most turns allowed",
     "fixed": "it ran its fixed number of turns",
@@ -95,18 +95,26 @@ class TurnCard(Static):
     def render_turn(self) -> Text:
         t = self.turn
         text = Text()
-        if t.phase == "final":  # GIoT's closing call comes after its N turns
+        of = f"/{t.total}" if t.total else ""
+        if t.phase == "final" and t.total and t.turn > t.total:  # a trace from before: 2N + 1
             text.append(f"Closing turn (after {t.total})", style="bold")
         else:
-            of = f"/{t.total}" if t.total else ""
             text.append(f"Turn {t.turn}{of}", style="bold")
+        if t.phase == "final" and t.turn <= t.total:  # GIoT's N-th answer after the guide began
+            text.append(" · final answer", style="bold")
+        elif t.phase == "first":  # the answerer's own answer before any guidance
+            text.append(" · first answer, unguided", style="bold")
         answered = t.answered
         if answered is not None and answered.prompt_tokens:
             text.append(f" · {answered.prompt_tokens:,} prompt tokens", style="dim")
         text.append("\n")
-        text.append("guide ", style="bold cyan")
-        text.append(shortened(t.guidance, GUIDANCE_SHOWN) or "…")
-        if t.phase != "final":
+        if t.phase == "first":
+            text.append("no guide ", style="bold cyan")
+            text.append("the answerer answers on its own", style="dim")
+        else:
+            text.append("guide ", style="bold cyan")
+            text.append(shortened(t.guidance, GUIDANCE_SHOWN) or "…")
+        if t.phase == "discuss":
             text.append("  ")
             if t.stop:
                 text.append("■ stop", style="bold yellow")

@@ -816,7 +816,8 @@ class SolverPane(Vertical):
         log = self.query_one("#details", RichLog)
         log.clear()
         log.write(Text(f"Turn {turn.turn}", style="bold"))
-        log.write(Text.assemble(("guide: ", "bold"), turn.guidance))
+        who = "no guide: " if turn.phase == "first" else "guide: "
+        log.write(Text.assemble((who, "bold"), turn.guidance))
         answered = turn.answered
         if answered is not None:
             log.write(Text.assemble(("answer: ", "bold"), answered.reply))

@@ -58,6 +58,7 @@ _ROLES = (
     ("step", "Fill exactly one more unfilled clue"),
     ("guide", "Write the solver's next prompt."),
     ("respond", "Your guide now says:"),
+    ("respond", "No guide has spoken yet"),  # IoT's unguided first answer
     ("cot", "First write each answer on its own line"),
 )
 

@@ -2,8 +2,9 @@
 
 Everything comes from the messages, as a model would read them: the numbers and the target
 from the query, the turn from "This is turn i of at most T", the dialogue so far from the
-transcript lines, the guide's words from "Your guide now says:", and whether a final answer is
-allowed from the closing rule. ``call.context`` is never read.
+transcript lines, the guide's words from "Your guide now says:" (absent when the answerer is
+asked to answer on its own first: then it gives its habitual first attempt), and whether a
+final answer is allowed from the closing rule. ``call.context`` is never read.
 
 The guide re-does the solver's arithmetic the way a careful person would (which numbers the
 expression uses, what it comes to), points at the mistake it sees and says stop when it
