@@ -10,7 +10,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bench.crossword_readers import puz_bytes
 from puzzles.crossword import (
     MAX_FILE_BYTES,
     Crossword,
@@ -25,37 +24,17 @@ from puzzles.crossword import (
     to_tot,
     tot_puzzle,
 )
-
-ROWS = ("SPOIL", "TILDE", "EXILE", "RIVER", "NEEDS")
-CLUES = [
-    "Make a mess of",
-    "A diacritical mark",
-    "Expel from a country",
-    "A large natural stream",
-    "Requires",
-    "The rear part of a ship",
-    "Mischievous fairy",
-    "Evergreen tree bearing a small fruit",
-    "Ticked over",
-    "Looks suggestively",
-]
-SECOND_ROWS = ("AGEND", "MOTOR", "ARTSY", "SALLE", "SLEER")
-
-
-def tot_entry(rows: tuple[str, ...] = ROWS, clues: list[str] = CLUES) -> list[Any]:
-    return [list(clues), list("".join(rows))]
-
-
-def write(tmp_path: Path, name: str, content: Any) -> Path:
-    path = tmp_path / name
-    if isinstance(content, bytes):
-        path.write_bytes(content)
-    elif isinstance(content, str):
-        path.write_text(content, encoding="utf-8")
-    else:
-        path.write_text(json.dumps(content), encoding="utf-8")
-    return path
-
+from tests.puzzles.crossword_files import (
+    CLUES,
+    PUZ_CLUES,
+    PUZ_SOLUTION,
+    ROWS,
+    SECOND_ROWS,
+    build_puz,
+    ipuz_doc,
+    tot_entry,
+    write,
+)
 
 # --- ToT ------------------------------------------------------------------------------------
 
@@ -157,29 +136,6 @@ def test_utf8_bom_is_fine(tmp_path: Path) -> None:
 # --- ipuz -----------------------------------------------------------------------------------
 
 
-def ipuz_doc(**changes: Any) -> dict[str, Any]:
-    doc: dict[str, Any] = {
-        "version": "http://ipuz.org/v2",
-        "kind": ["http://ipuz.org/crossword#1"],
-        "title": "Tiny <i>test</i>",
-        "author": "Tester",
-        "dimensions": {"width": 4, "height": 3},
-        "puzzle": [[1, 2, 3, "#"], [4, 0, 0, 5], ["#", 6, 0, 0]],
-        "solution": [["C", "A", "T", "#"], ["A", "R", "E", "A"], [None, "T", "A", "X"]],
-        "clues": {
-            "Across": [[1, "Feline"], {"number": 4, "clue": "Region &amp; zone"}, [6, "Levy"]],
-            "Down": [
-                [1, "Taxi"],
-                {"number": 2, "clue": "Painting, say", "enumeration": "3"},
-                ["3", "Drink"],
-                [5, "Letter after X"],
-            ],
-        },
-    }
-    doc.update(changes)
-    return doc
-
-
 def test_ipuz_file(tmp_path: Path) -> None:
     puzzle = load_ipuz(write(tmp_path, "tiny.ipuz", ipuz_doc()))
     assert puzzle.solution == ("CAT#", "AREA", "#TAX")
@@ -248,27 +204,6 @@ def test_ipuz_round_trip(tmp_path: Path) -> None:
 
 
 # --- .puz -----------------------------------------------------------------------------------
-
-
-def build_puz(
-    solution: list[str],
-    clues: list[str],
-    *,
-    title: str = "Title",
-    scrambled: int = 0,
-    **options: Any,
-) -> bytes:
-    """A .puz file: header, solution ('.' for blocks), empty fill, strings, checksums (the
-    writer the reader comparison in bench/ uses, written from the format description)."""
-    options.setdefault("author", "Author")
-    options.setdefault("copyright", "(c) nobody")
-    tag = (scrambled, None) if scrambled else None
-    return puz_bytes(solution, clues, title=title, scrambled=tag, **options)
-
-
-# Numbering order: 1A, 1D, 2D, 3D, 4A, 5D, 6A (across before down for a shared number).
-PUZ_SOLUTION = ["CAT.", "AREA", ".TAX"]
-PUZ_CLUES = ["Feline", "Taxi", "Painting, say", "Drink", "Region", "Letter after X", "Levy"]
 
 
 def test_puz_file(tmp_path: Path) -> None:

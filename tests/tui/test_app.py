@@ -14,6 +14,7 @@ from solver.model import Call, Generation, TokenCallback
 from solver.model.offline import OfflineModel
 from solver.settings import Settings, load_settings
 from solver.trace import TraceWriter, read_trace
+from tests.tui.harness import open_hand, wait_for
 from tui.app import PonderApp, Replay, make_app
 from tui.screens.dialogs import HelpScreen, SolutionsDialog
 from tui.screens.game24 import Game24Screen
@@ -29,21 +30,6 @@ def app_for(tmp_path: Path, **kwargs: object) -> PonderApp:
 
 def text_of(screen: Game24Screen, selector: str) -> str:
     return str(screen.query_one(selector, Static).render())
-
-
-async def open_hand(app: PonderApp, pilot: object, hand: str) -> Game24Screen:
-    screen = Game24Screen(Hand.parse(hand), "easy")
-    await app.push_screen(screen)
-    await pilot.pause()  # type: ignore[attr-defined]
-    return screen
-
-
-async def wait_for(pilot: object, condition: object, timeout: float = 10.0) -> None:
-    for _ in range(int(timeout / 0.05)):
-        if condition():  # type: ignore[operator]
-            return
-        await pilot.pause(0.05)  # type: ignore[attr-defined]
-    raise AssertionError("condition not reached")
 
 
 async def test_home_shows_kinds_model_and_opens_a_game(tmp_path: Path) -> None:

@@ -29,6 +29,7 @@ from solver.methods import find_spec, make_method, run_method
 from solver.model import Call, Generation, TokenCallback
 from solver.model.offline import OfflineModel
 from solver.settings import Settings
+from tests.tui.harness import wait_for
 from tui.app import PonderApp, Replay, make_app
 from tui.screens.crossword import CrosswordScreen
 from tui.screens.dialogs import MethodDialog
@@ -69,14 +70,6 @@ def applied(monkeypatch: pytest.MonkeyPatch) -> list[ev.Event]:
 
     monkeypatch.setattr(SolverPane, "apply", recording)
     return seen
-
-
-async def wait_for(pilot: Pilot[None], condition: Condition, timeout: float = 10.0) -> None:
-    for _ in range(int(timeout / 0.05)):
-        if condition():
-            return
-        await pilot.pause(0.05)
-    raise AssertionError("condition not reached")
 
 
 def message(screen: Any, selector: str) -> str:

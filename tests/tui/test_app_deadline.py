@@ -6,7 +6,7 @@ from pathlib import Path
 
 from solver.model.offline import OfflineModel
 from solver.settings import Settings
-from tests.tui.test_app import open_hand, wait_for
+from tests.tui.harness import open_hand, wait_for
 from tui.app import make_app
 from tui.widgets.solver_pane import SolverPane
 

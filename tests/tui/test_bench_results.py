@@ -20,7 +20,7 @@ from solver.bench import BenchResult, PuzzleResult
 from solver.bench_results import Record, ResultsError, ResultsFile, combine, read_results
 from solver.model import Model
 from solver.model.base import Call, Generation, TokenCallback
-from tests.tui.test_interrupt import start
+from tests.tui.processes import start
 from tui.cli import main
 from tui.cli.plots import MARKERS, bench_plots
 from tui.exitcodes import ExitCode

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.puzzles.test_crossword_loaders import (
+from tests.puzzles.crossword_files import (
     PUZ_CLUES,
     PUZ_SOLUTION,
     build_puz,

@@ -31,6 +31,7 @@ from solver.methods import METHODS
 from solver.model import Call, Message
 from solver.model.offline.crossword import CrosswordPlayer
 from solver.settings import Settings
+from tests.tui.harness import wait_for
 from tui.app import PonderApp, make_app
 from tui.cli.main import main
 from tui.kinds import KINDS
@@ -289,16 +290,6 @@ def test_a_crossword_trace_claiming_a_wrong_grid_solved_is_caught_on_replay(
 def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> PonderApp:
     monkeypatch.setenv("PONDER_CONFIG", str(tmp_path / "config.toml"))
     return make_app(Settings(), store_path=tmp_path / "r.db", seed=1)
-
-
-async def wait_for(
-    pilot: Pilot[None], condition: Callable[[], object], timeout: float = 60
-) -> None:
-    for _ in range(int(timeout / 0.05)):
-        if condition():
-            return
-        await pilot.pause(0.05)
-    raise AssertionError("condition not reached")
 
 
 async def open_tot_mini(pilot: Pilot[None], row: int) -> CrosswordScreen:

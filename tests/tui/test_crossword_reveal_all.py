@@ -5,7 +5,6 @@ still the player's win. A grid larger than the solvers play keeps the solver idl
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -14,6 +13,7 @@ from textual.widgets import DataTable, Static
 
 from puzzles.crossword import Direction, generate, parse_ipuz, to_ipuz
 from solver.settings import Settings
+from tests.tui.harness import wait_for
 from tui.app import PonderApp, make_app
 from tui.screens.crossword import CrosswordScreen
 from tui.screens.home import HomeScreen
@@ -25,14 +25,6 @@ from tui.widgets.solver_pane import SolverPane
 def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> PonderApp:
     monkeypatch.setenv("PONDER_CONFIG", str(tmp_path / "config.toml"))
     return make_app(Settings(), store_path=tmp_path / "r.db", seed=1)
-
-
-async def wait_for(pilot: Pilot[None], condition: Callable[[], object]) -> None:
-    for _ in range(400):
-        if condition():
-            return
-        await pilot.pause(0.05)
-    raise AssertionError("condition not reached")
 
 
 async def saved(app: PonderApp, pilot: Pilot[None]) -> Result:

@@ -16,6 +16,7 @@ from textual.widgets import OptionList, Static
 from puzzles.crossword import Direction, generate
 from solver import events as ev
 from solver.settings import Settings
+from tests.tui.harness import wait_for
 from tui.app import PonderApp, make_app
 from tui.kinds import KINDS
 from tui.screens.crossword import CrosswordScreen
@@ -32,16 +33,6 @@ SnapCompare = Callable[..., bool]
 def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> PonderApp:
     monkeypatch.setenv("PONDER_CONFIG", str(tmp_path / "config.toml"))
     return make_app(Settings(), store_path=tmp_path / "r.db", seed=1)
-
-
-async def wait_for(
-    pilot: Pilot[None], condition: Callable[[], object], timeout: float = 20
-) -> None:
-    for _ in range(int(timeout / 0.05)):
-        if condition():
-            return
-        await pilot.pause(0.05)
-    raise AssertionError("condition not reached")
 
 
 async def open_mini(pilot: Pilot[None], seed: int = 7, blocks: bool = False) -> CrosswordScreen:

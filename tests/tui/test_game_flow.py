@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -21,6 +20,7 @@ from puzzles.game24 import Hand
 from solver.model import Call, Generation, TokenCallback
 from solver.model.offline import OfflineModel
 from solver.settings import Settings, config_path, load_settings
+from tests.tui.harness import wait_for
 from tui.app import PonderApp, make_app
 from tui.screens.game24 import Game24Screen, LeaveDialog
 from tui.screens.home import HomeScreen
@@ -44,16 +44,6 @@ class SlowModel:
 
     async def aclose(self) -> None:
         await self.inner.aclose()
-
-
-async def wait_for(
-    pilot: Pilot[None], condition: Callable[[], object], timeout: float = 10
-) -> None:
-    for _ in range(int(timeout / 0.05)):
-        if condition():
-            return
-        await pilot.pause(0.05)
-    raise AssertionError("condition not reached")
 
 
 def text(screen: object, selector: str) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from solver.settings import Settings
-from tests.tui.test_store import result
+from tests.tui.stores import result
 from tui.app import make_app
 from tui.screens.home import HomeScreen
 from tui.store import ResultStore

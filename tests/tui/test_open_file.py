@@ -7,7 +7,6 @@ nothing crashes. The path box completes paths."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -16,6 +15,7 @@ from textual.widgets import DirectoryTree, Input, OptionList, Static
 
 from puzzles.crossword import generate, to_ipuz, to_tot
 from solver.settings import Settings
+from tests.tui.harness import wait_for
 from tui.app import PonderApp, make_app
 from tui.kinds import KINDS
 from tui.screens.crossword import CrosswordScreen
@@ -41,14 +41,6 @@ def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> PonderApp:
     monkeypatch.setenv("PONDER_CONFIG", str(tmp_path / "config.toml"))
     monkeypatch.chdir(tmp_path)
     return make_app(Settings(), store_path=tmp_path / "r.db", seed=1)
-
-
-async def wait_for(pilot: Pilot[None], condition: Callable[[], object]) -> None:
-    for _ in range(400):
-        if condition():
-            return
-        await pilot.pause(0.05)
-    raise AssertionError("condition not reached")
 
 
 async def open_dialog(pilot: Pilot[None], kind: str) -> OpenFileDialog:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +19,7 @@ from solver.model import Call, Generation, Message, Sampling
 from solver.model.recording import load_recording
 from solver.published import BUNDLED, SEARCH, row_of
 from solver.settings import Settings, config_path, load_settings
+from tests.tui.harness import wait_for
 from tui.app import PUBLISHED_SECONDS_PER_CALL, OneAtATime, PonderApp, make_app
 from tui.screens.crossword import CrosswordScreen
 from tui.screens.game24 import Game24Screen
@@ -41,14 +41,6 @@ def logged_outcome(row: int) -> bool:
 
 def text(screen: Screen[Any], selector: str) -> str:
     return " ".join(str(screen.query_one(selector, Static).render()).split())
-
-
-async def wait_for(pilot: Pilot[None], condition: Callable[[], object]) -> None:
-    for _ in range(400):
-        if condition():
-            return
-        await pilot.pause(0.05)
-    raise AssertionError("condition not reached")
 
 
 def quick(settings: Settings, tmp_path: Path) -> PonderApp:

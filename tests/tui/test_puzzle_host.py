@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,7 @@ from solver.methods import METHODS
 from solver.model import Call, Generation, Model, TokenCallback
 from solver.model.offline import OfflineModel
 from solver.settings import Settings
+from tests.tui.harness import wait_for
 from tui import app as app_module
 from tui.app import OFFLINE_THINK_SECONDS, PonderApp, Replay, make_app
 from tui.kinds import KINDS, UnknownKind, find_kind
@@ -39,16 +39,6 @@ from tui.widgets.solver_pane import SolverPane
 def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> PonderApp:
     monkeypatch.setenv("PONDER_CONFIG", str(tmp_path / "config.toml"))
     return make_app(Settings(), store_path=tmp_path / "r.db", seed=1)
-
-
-async def wait_for(
-    pilot: Pilot[None], condition: Callable[[], object], timeout: float = 10
-) -> None:
-    for _ in range(int(timeout / 0.05)):
-        if condition():
-            return
-        await pilot.pause(0.05)
-    raise AssertionError("condition not reached")
 
 
 async def game(pilot: Pilot[None], hand: str = "3 4 8 9") -> tuple[Game24Screen, SolverPane]:

@@ -3,7 +3,6 @@ recorded run replayed as often as asked, a call the recording lacks shown as a m
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -13,19 +12,12 @@ from textual.widgets import Button, Input, Select, Static
 from puzzles.game24 import Hand
 from solver.model.recording import read_recording
 from solver.settings import Settings, config_path, load_settings
+from tests.tui.harness import wait_for
 from tui.app import PonderApp, make_app
 from tui.screens.game24 import Game24Screen
 from tui.screens.settings import SettingsScreen
 from tui.served import FILES_VAR
 from tui.widgets.solver_pane import SolverPane
-
-
-async def wait_for(pilot: Pilot[None], condition: Callable[[], object]) -> None:
-    for _ in range(200):
-        if condition():
-            return
-        await pilot.pause(0.05)
-    raise AssertionError("condition not reached")
 
 
 async def solve(app: PonderApp, pilot: Pilot[None], hand: str, runs: int = 1) -> SolverPane:

@@ -14,7 +14,7 @@ import pytest
 from textual.widgets import DataTable, Static
 
 from solver.settings import Settings
-from tests.tui.test_store import HeldLock
+from tests.tui.stores import HeldLock
 from tui.app import PonderApp, make_app
 from tui.store import Result, ResultStore
 

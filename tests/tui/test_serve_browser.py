@@ -31,7 +31,7 @@ import aiohttp
 import pytest
 
 from solver.settings import data_dir, load_settings
-from tests.tui.test_serve import Served, _stop, launch
+from tests.tui.serving import Served, _stop, launch
 from tui.app import make_app
 from tui.store import FILE_NAME, ResultStore
 

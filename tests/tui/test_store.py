@@ -16,6 +16,7 @@ from typing import ClassVar
 import pytest
 
 from solver.settings import data_dir
+from tests.tui.stores import T0, HeldLock, result
 from tui.store import (
     FILE_NAME,
     MEMORY,
@@ -32,29 +33,6 @@ from tui.store import (
 )
 
 ROOT = Path(__file__).resolve().parents[2]
-T0 = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
-
-
-def result(
-    minute: int = 0,
-    *,
-    solved: bool = True,
-    gave_up: bool = False,
-    seconds: float = 30.0,
-    hints: int = 0,
-    kind: str = "game24",
-    puzzle: str = "4 7 8 8",
-) -> Result:
-    """A result started ``minute`` minutes after T0."""
-    return Result(
-        kind=kind,
-        puzzle=puzzle,
-        started_at=T0 + timedelta(minutes=minute),
-        seconds=seconds,
-        hints=hints,
-        solved=solved,
-        gave_up=gave_up,
-    )
 
 
 def user_version(path: Path) -> int:
@@ -586,42 +564,6 @@ def test_one_store_is_safe_to_share_between_threads(store: ResultStore) -> None:
 # --- a lock held elsewhere, and rows that cannot be read ----------------------------------------
 
 
-class HeldLock:
-    """Another process holding the file's write lock until :meth:`release`: a real second
-    SQLite connection, in a child process, inside an open write transaction."""
-
-    def __init__(self, path: Path, *, exclusive: bool = False) -> None:
-        mode = "EXCLUSIVE" if exclusive else "IMMEDIATE"
-        code = (
-            "import sqlite3, sys\n"
-            f"db = sqlite3.connect({str(path)!r}, isolation_level=None)\n"
-            f"db.execute('BEGIN {mode}')\n"
-            'db.execute("INSERT INTO results (kind, puzzle, started_at, seconds, solved) '
-            "VALUES ('game24', 'other', '2024-01-01T00:00:00.000000+00:00', 1, 1)\")\n"
-            "print('locked', flush=True)\n"
-            "sys.stdin.readline()\n"
-            "db.execute('ROLLBACK')\n"
-        )
-        self.process = subprocess.Popen(
-            [sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
-        )
-        assert self.process.stdout is not None
-        assert self.process.stdout.readline().strip() == "locked"
-
-    def release(self) -> None:
-        if self.process.poll() is None:
-            assert self.process.stdin is not None
-            self.process.stdin.write("\n")
-            self.process.stdin.flush()
-            self.process.wait(timeout=30)
-
-    def __enter__(self) -> HeldLock:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.release()
-
-
 def test_save_under_a_lock_held_elsewhere_keeps_the_result_and_reads_go_on(
     store: ResultStore, db_path: Path
 ) -> None:
@@ -820,7 +762,7 @@ def test_a_read_only_folder_is_read_by_a_process_that_cannot_write_it(db_path: P
     before = _folder_state(db_path.parent)
     code = (
         "import sys\n"
-        "from tests.tui.test_store import result\n"
+        "from tests.tui.stores import result\n"
         "from tui.store import ResultStore\n"
         "store, message = ResultStore.open_or_recover(sys.argv[1])\n"
         "print(store.read_only, [r.puzzle for r in store.recent()])\n"

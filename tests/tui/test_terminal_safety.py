@@ -27,7 +27,7 @@ from solver import events as ev
 from solver.model import ScriptedModel
 from solver.settings import Settings
 from solver.trace import TraceWriter, read_trace
-from tests.puzzles.test_crossword_loaders import (
+from tests.puzzles.crossword_files import (
     CLUES,
     PUZ_CLUES,
     PUZ_SOLUTION,
@@ -35,6 +35,7 @@ from tests.puzzles.test_crossword_loaders import (
     ipuz_doc,
     tot_entry,
 )
+from tests.tui.harness import wait_for
 from tui.app import PonderApp, Replay, make_app
 from tui.cli import main
 from tui.cli.printer import EventPrinter
@@ -250,14 +251,6 @@ def pane_text(screen: Game24Screen) -> str:
     for log in pane.query(RichLog):
         parts += [line.text for line in log.lines]
     return "\n".join(parts)
-
-
-async def wait_for(pilot: object, condition: object, timeout: float = 10.0) -> None:
-    for _ in range(int(timeout / 0.05)):
-        if condition():  # type: ignore[operator]
-            return
-        await pilot.pause(0.05)  # type: ignore[attr-defined]
-    raise AssertionError("condition not reached")
 
 
 async def test_the_solver_pane_shows_a_hostile_reply_as_text(tmp_path: Path) -> None:

@@ -27,8 +27,9 @@ from solver.model import Call, Generation, Model, ScriptedModel, TokenCallback
 from solver.model.offline import OfflineModel
 from solver.settings import Settings
 from solver.trace import TraceWriter, read_trace
-from tests.puzzles.test_wordproblem_files import FIXTURE, write_jsonl
+from tests.puzzles.wordproblem_files import FIXTURE, write_jsonl
 from tests.solver.test_wordproblem_done_when import METHODS, offline_reply
+from tests.tui.harness import wait_for
 from tui.app import PonderApp, Replay, make_app
 from tui.cli import main
 from tui.kinds import KINDS
@@ -44,16 +45,6 @@ VIEWS = {"aiot": "-dialogue", "giot": "-dialogue", "react": "-transcript", "deli
 @pytest.fixture
 def app(tmp_path: Path) -> PonderApp:
     return make_app(Settings(), store_path=tmp_path / "r.db", seed=1)
-
-
-async def wait_for(
-    pilot: Pilot[None], condition: Callable[[], object], timeout: float = 60
-) -> None:
-    for _ in range(int(timeout / 0.05)):
-        if condition():
-            return
-        await pilot.pause(0.05)
-    raise AssertionError("condition not reached")
 
 
 def shown(screen: WordProblemScreen, selector: str) -> str:

@@ -16,6 +16,7 @@ from textual.widgets import Input, OptionList, Select, Static
 
 from puzzles.wordproblem import Solution, WordProblem, generate
 from solver.settings import Settings
+from tests.tui.harness import wait_for
 from tui.app import PonderApp, Replay, make_app
 from tui.kinds import KINDS
 from tui.screens.home import HomeScreen
@@ -55,16 +56,6 @@ PIZZA = WordProblem(
 @pytest.fixture
 def app(tmp_path: Path) -> PonderApp:
     return make_app(Settings(), store_path=tmp_path / "r.db", seed=1)
-
-
-async def wait_for(
-    pilot: Pilot[None], condition: Callable[[], object], timeout: float = 20
-) -> None:
-    for _ in range(int(timeout / 0.05)):
-        if condition():
-            return
-        await pilot.pause(0.05)
-    raise AssertionError("condition not reached")
 
 
 async def play(pilot: Pilot[None], problem: WordProblem = EGGS) -> WordProblemScreen:

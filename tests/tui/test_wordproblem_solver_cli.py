@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.puzzles.test_wordproblem_files import FIXTURE, write_jsonl
+from tests.puzzles.wordproblem_files import FIXTURE, write_jsonl
 from tui.cli import main
 
 
