@@ -13,8 +13,8 @@ from tui.app import PonderApp, make_app
 from tui.kinds import KINDS
 from tui.screens.crossword import CrosswordScreen
 from tui.screens.game24 import Game24Screen
-from tui.screens.home import KindList
 from tui.screens.wordproblem import WordProblemScreen
+from tui.widgets.home_lists import KindList
 
 
 @pytest.fixture

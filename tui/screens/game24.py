@@ -11,13 +11,11 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from rich.cells import cell_len
 from rich.text import Text
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.reactive import reactive
 from textual.widgets import Input, Static
 
 from puzzles.arith import ArithError, extract_claims, format_number, parse, verify_claim
@@ -33,6 +31,8 @@ from tui.screens.puzzle import (
     TypingBox,
     clock,
 )
+from tui.widgets.number_card import NumberCard
+from tui.widgets.number_card import shown as _shown
 
 if TYPE_CHECKING:
     pass
@@ -42,45 +42,6 @@ __all__ = ["Game24Commands", "Game24Screen", "LeaveDialog", "NumberCard", "Paced
 OP_SIGNS = {"+": "+", "-": "−", "*": "×", "/": "÷"}
 FULL_SOLUTION_HINT = 3
 """The hint that shows a whole solution: a win after it is recorded as such."""
-
-
-class NumberCard(Static):
-    """One number on the table; its key, value and the expression that made it."""
-
-    selected: reactive[bool] = reactive(False)
-
-    def __init__(self, index: int) -> None:
-        super().__init__(classes="card", id=f"card-{index}")
-        self.index = index
-        self.value = ""
-        self.expression = ""
-
-    def show(self, value: str, expression: str) -> None:
-        self.value, self.expression = value, expression
-        self.display = True
-        self.refresh_card()
-
-    def refresh_card(self) -> None:
-        self.refresh()
-
-    def render(self) -> Text:
-        """Key, value and the expression that made it, each cut to the card's width (a
-        chosen card's whole expression shows on the line under the cards)."""
-        room = max(1, self.content_size.width)
-        text = Text(justify="center", no_wrap=True, overflow="ellipsis")
-        text.append(f"{self.index + 1}\n", style="dim")
-        text.append(_fit(self.value, room), style="bold")
-        if self.expression and self.expression != self.value:
-            text.append(f"\n{_fit(_shown(self.expression), room)}", style="dim")
-        return text
-
-    def watch_selected(self, selected: bool) -> None:
-        self.set_class(selected, "-selected")
-
-    def on_click(self) -> None:
-        screen = self.screen
-        if isinstance(screen, Game24Screen):
-            screen.pick(self.index)
 
 
 class Game24Commands(ScreenCommands):
@@ -332,6 +293,9 @@ class Game24Screen(PuzzleScreen):
             steps.append("✓\n" if claim.ok else "✗\n", style="green" if claim.ok else "red")
         self.query_one("#steps", Static).update(steps)
 
+    def on_number_card_picked(self, message: NumberCard.Picked) -> None:
+        self.pick(message.index)
+
     def pick(self, index: int) -> None:
         if self.refuse_when_over() or index >= len(self.board.cards):
             return
@@ -469,13 +433,3 @@ def _typed(answer: str) -> str:
         return written(parse(answer).render())
     except ArithError:
         return _shown(answer)
-
-
-def _fit(text: str, room: int) -> str:
-    """``text`` cut to ``room`` cells with an ellipsis."""
-    return text if cell_len(text) <= room else text[: max(0, room - 1)] + "…"
-
-
-def _shown(arithmetic: str) -> str:
-    """Operators as people write them; a fraction such as 8/3 keeps its slash."""
-    return arithmetic.replace(" * ", " × ").replace(" / ", " ÷ ")

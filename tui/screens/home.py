@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.cells import cell_len
 from rich.text import Text
-from textual import events, on
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -28,6 +28,7 @@ from solver.methods import METHODS
 from tui.kinds import KINDS, PuzzleKind
 from tui.screens.base import PonderScreen
 from tui.widgets.footer import KeyHints
+from tui.widgets.home_lists import KindList, SeedInput
 from tui.widgets.times_plot import TimesPlot
 
 if TYPE_CHECKING:
@@ -60,35 +61,6 @@ _WIDE_HISTORY = 48
 """Columns the recent-games table needs to show every column."""
 _WIDE_KINDS = 40
 """Columns the kinds list needs to show each kind's best streak beside its current one."""
-
-
-class SeedInput(Input):
-    """The Seed box. It takes only what a whole number is written with, so the screen's
-    keys (``p`` to play) still work while it has focus."""
-
-    def check_consume_key(self, key: str, character: str | None) -> bool:
-        return character is not None and (character.isdigit() or character == "-")
-
-    async def _on_key(self, event: events.Key) -> None:
-        if event.is_printable and not self.check_consume_key(event.key, event.character):
-            # Not part of a number: the screen's key (p plays), as its footer says.
-            event.prevent_default()
-            event.stop()
-            active = self.screen.active_bindings.get(event.key)
-            if active is not None and active.enabled:
-                await self.app.run_action(active.binding.action, active.node)
-
-
-class KindList(OptionList):
-    """The puzzle kinds. Enter plays the highlighted kind, as the screen's enter does; the
-    list has focus from the start so the arrows pick a kind."""
-
-    BINDINGS = [Binding("enter", "play", "Play")]
-
-    def action_play(self) -> None:
-        screen = self.screen
-        if isinstance(screen, HomeScreen):
-            screen.action_play()
 
 
 class HomeScreen(PonderScreen):

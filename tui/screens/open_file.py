@@ -12,7 +12,6 @@ notice, and the dialog stays open for another try.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -22,11 +21,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.suggester import Suggester
 from textual.widgets import Button, DirectoryTree, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from solver.text import visible
+from tui.widgets.file_tree import FileTree, PathSuggester, complete_path, within
 
 __all__ = [
     "MAX_LISTED",
@@ -43,13 +42,6 @@ MAX_LISTED = 1000
 """Puzzles of one file listed for choosing; any other is chosen by its number."""
 _PREVIEW_CHARS = 52
 """A listed puzzle's preview, at most (one line of the list in an 80-column terminal)."""
-_MAX_ENTRIES = 2000
-"""Folder entries looked at for one completion (a huge folder completes nothing)."""
-
-
-def within(path: Path, root: Path | None) -> bool:
-    """Whether ``path``, its links followed, lies under ``root`` (always, without a root)."""
-    return root is None or Path(os.path.realpath(path)).is_relative_to(root)
 
 
 def load_puzzles(screen_class: Any, path: Path) -> list[Any]:
@@ -65,76 +57,6 @@ def load_puzzles(screen_class: Any, path: Path) -> list[Any]:
     if not found:
         raise ValueError(f"{path} holds nothing to play")
     return found
-
-
-class PathSuggester(Suggester):
-    """Completes a path as it is typed: the rest of the one entry that fits, or as much as
-    every entry that fits shares. Hidden entries only when a dot is typed."""
-
-    def __init__(self, root: Path | None = None) -> None:
-        super().__init__(use_cache=False, case_sensitive=True)
-        self.root = root
-
-    async def get_suggestion(self, value: str) -> str | None:
-        return complete_path(value, self.root)
-
-
-def complete_path(value: str, root: Path | None = None) -> str | None:
-    """``value`` completed as far as the folder's entries agree, or None; with a ``root``,
-    only within it (a relative path is read from it)."""
-    if not value or "\n" in value or "\x00" in value:
-        return None
-    folder, _, start = value.rpartition(os.sep)
-    base = "." if root is None else str(root)
-    where = Path(
-        os.path.expanduser(folder + os.sep if folder or value.startswith(os.sep) else base)
-    )
-    if root is not None and not where.is_absolute():
-        where = root / where
-    if not within(where, root):
-        return None
-    names: list[str] = []
-    try:
-        with os.scandir(where) as entries:
-            for i, entry in enumerate(entries):
-                if i >= _MAX_ENTRIES:
-                    return None
-                if entry.name.startswith(start) and (start[:1] == "." or entry.name[:1] != "."):
-                    names.append(entry.name + (os.sep if _is_dir(entry) else ""))
-    except OSError:
-        return None
-    if not names:
-        return None
-    shared = min(names)
-    for name in names:  # what every fitting name starts with, letter by letter
-        while not name.startswith(shared):
-            shared = shared[:-1]
-    if len(shared) <= len(start):
-        return None
-    return value + shared[len(start) :]
-
-
-def _is_dir(entry: os.DirEntry[str]) -> bool:
-    try:
-        return entry.is_dir()
-    except OSError:
-        return False
-
-
-class FileTree(DirectoryTree):
-    """The folder tree, without hidden entries and caches, nor (with a root) links that lead
-    out of the root."""
-
-    def __init__(self, path: Path, confine: Path | None = None, **kwargs: Any) -> None:
-        self.confine = confine  # (a tree's ``root`` is its top node)
-        super().__init__(path, **kwargs)
-
-    def filter_paths(self, paths: Iterable[Path]) -> Iterable[Path]:
-        return [
-            p
-            for p in paths
-            if not p.name.startswith(".") and p.name != "__pycache__" and within(p, self.confine)
-        ]
 
 
 class OpenFileDialog(ModalScreen[tuple[Path, list[Any]] | None]):

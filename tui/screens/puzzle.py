@@ -25,12 +25,14 @@ from textual.screen import ModalScreen
 from textual.widgets import Header, Input, Static, TextArea
 
 from solver import events as ev
-from solver.model import Call, Generation, Model, ModelError, TokenCallback
+from solver.model import Model
+from solver.model.paced import PacedModel
 from solver.text import visible
 from tui.kinds import KINDS, PuzzleKind
 from tui.screens.base import PonderScreen
 from tui.widgets.footer import KeyHints
 from tui.widgets.solver_pane import SolverPane
+from tui.widgets.typing_box import TypingBox
 
 if TYPE_CHECKING:
     from tui.app import Replay
@@ -46,48 +48,6 @@ __all__ = [
 
 MAX_BATCH = 250
 """Most solver events shown per 50 ms tick."""
-
-
-class PacedModel:
-    """The race handicap that gives a person a chance against a solver that answers in a
-    fraction of a second: it waits ``delay`` seconds before each call, and after ``calls``
-    calls (0: no limit) refuses more, which ends the run ("its budget is spent")."""
-
-    def __init__(
-        self, inner: Model, delay: float, calls: int = 0, gate: asyncio.Event | None = None
-    ) -> None:
-        self.inner = inner
-        self.name = inner.name
-        self.delay = delay
-        self.calls = calls
-        self.made = 0
-        self.gate = gate
-        """Closed while the player cannot play (help or a dialog covers the race): no call
-        starts until it opens again."""
-
-    async def generate(self, call: Call, on_token: TokenCallback | None = None) -> Generation:
-        if self.gate is not None:
-            await self.gate.wait()
-        if self.calls and self.made >= self.calls:
-            raise ModelError(
-                "budget", f"the race handicap allows {self.calls} model calls, all spent"
-            )
-        self.made += 1
-        await asyncio.sleep(self.delay)
-        return await self.inner.generate(call, on_token)
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
-
-
-class TypingBox(Input):
-    """A game's text box. While it has focus, escape gives the keys back to the game (a
-    second escape goes home), and the footer says so rather than "esc Home"."""
-
-    BINDINGS = [Binding("escape", "leave_box", "Leave box", id="box.leave")]
-
-    def action_leave_box(self) -> None:
-        self.screen.set_focus(None)
 
 
 class LeaveDialog(ModalScreen[bool]):

@@ -43,7 +43,8 @@ from puzzles.wordproblem import (
 )
 from solver.text import visible
 from tui.notation import written
-from tui.screens.puzzle import Command, PuzzleScreen, ScreenCommands, TypingBox, clock
+from tui.screens.puzzle import Command, PuzzleScreen, ScreenCommands, clock
+from tui.widgets.typing_box import TypingBox
 
 if TYPE_CHECKING:
     pass
