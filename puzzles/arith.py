@@ -661,6 +661,10 @@ def _judge(
     text: str, lhs: str, rhs: str, span: tuple[int, int], *, approximate: bool = False
 ) -> Claim:
     invalid = ClaimStatus.INVALID
+    function = _function_named(lhs) or _function_named(rhs)
+    if function is not None:
+        why = f"{function}(…) is a function: only + - × ÷, powers and brackets are checked"
+        return Claim(text, lhs, rhs, invalid, None, None, why, span, approximate)
     try:
         left = parse(lhs)
     except ArithError as exc:
@@ -1043,8 +1047,38 @@ def _has_operator(toks: list[_Tok], first: int, last: int) -> bool:
         toks[j].kind in ("op", "foreign")
         or (toks[j].kind == "word" and _is_times(toks, j))
         or (j > i and _operand_end(toks[j - 1]) and toks[j].kind in ("open", "num"))
+        or _is_function(toks, j)
         for j in range(i, last)
     )
+
+
+FUNCTIONS = frozenset(
+    {"sqrt", "cbrt", "root", "log", "ln", "lg", "exp", "sin", "cos", "tan", "abs", "floor"}
+    | {"ceil", "round", "max", "min", "pow", "gcd", "lcm", "fact", "factorial"}
+)
+"""Names of functions people and models write in arithmetic (``sqrt(9)``): a claim that
+applies one is a claim all the same, read as unreadable with that reason, never skipped."""
+
+
+def _is_function(toks: list[_Tok], j: int) -> bool:
+    """``toks[j]`` names a function applied to what follows it: ``sqrt(9)``, ``log (8)``."""
+    return (
+        toks[j].kind == "word"
+        and toks[j].text.lower() in FUNCTIONS
+        and j + 1 < len(toks)
+        and toks[j + 1].kind == "open"
+    )
+
+
+_FUNCTION_CALL = re.compile(r"\b([A-Za-z]+)\s*\(")
+
+
+def _function_named(text: str) -> str | None:
+    """The first function of :data:`FUNCTIONS` that ``text`` applies, if any."""
+    for m in _FUNCTION_CALL.finditer(text):
+        if m.group(1).lower() in FUNCTIONS:
+            return m.group(1)
+    return None
 
 
 def leading_expression(text: str) -> str | None:

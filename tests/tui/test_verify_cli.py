@@ -56,7 +56,7 @@ def test_json_gives_every_claim_whole_with_verdict_and_exact_value(
         ("8 / 8/3 = 3", "exact", "3"),
         ("6 + 6 + 6 + 6 = 24", "exact", "24"),
     ]
-    assert rows[4]["reason"] == "unexpected 's'"
+    assert rows[4]["reason"].startswith("sqrt(…) is a function")
     assert rows[5]["read_as"] == "8 / (8/3)"
     assert [r["line"] for r in rows] == [1, 2, 3, 3, 4, 5, 6]
     assert code == 1
@@ -70,7 +70,7 @@ def test_human_output_marks_each_claim_and_counts_them(
     code, out, _ = _run(["verify", str(path)], capsys)
     assert "≈ 8 / 3 = 2.67   (exactly 8/3)" in out
     assert "✗ 7 * 8 = 54   (is 56)" in out
-    assert "? (7 - 8/8) * 4 - sqrt(9) = 21   (unexpected 's')" in out
+    assert "? (7 - 8/8) * 4 - sqrt(9) = 21   (sqrt(…) is a function: only" in out
     assert "✓ 8 / 8/3 = 3   (read as 8 / (8/3))" in out
     assert out.rstrip().endswith("7 claims: 4 exact, 1 approximate, 1 wrong, 1 invalid")
     assert code == 1
@@ -175,3 +175,15 @@ def test_percent_claims_are_read_as_numbers_over_100(
     assert code == 0 and "4 claims: 4 exact" in out
     code, out, _ = _run(["verify", "-"], capsys, stdin=b"3 / 6 = 60%\n7 % 2 = 1\n")
     assert "✗ 3 / 6 = 60%" in out and "? 7 % 2 = 1   (operator '%' is not allowed" in out
+
+
+@pytest.mark.parametrize(
+    ("text", "function"),
+    [("sqrt(9) = 4", "sqrt"), ("so log(100) = 2.", "log"), ("3 + sqrt(16) = 7", "sqrt")],
+)
+def test_a_claim_with_a_function_is_unreadable_with_its_reason(
+    capsys: pytest.CaptureFixture[str], text: str, function: str
+) -> None:
+    """Never "no arithmetic claims found" and exit 0: ? with the function named, exit 1."""
+    code, out, _ = _run(["verify", "-"], capsys, stdin=(text + "\n").encode())
+    assert code == 1 and "? " in out and f"{function}(…) is a function" in out, out
