@@ -35,6 +35,7 @@ from tui.screens.crossword import CrosswordScreen
 from tui.screens.dialogs import MethodDialog
 from tui.screens.game24 import Game24Screen
 from tui.screens.home import HomeScreen
+from tui.screens.puzzle import PuzzleScreen
 from tui.screens.settings import SettingsScreen
 from tui.widgets.solver_pane import SolverPane
 
@@ -475,6 +476,11 @@ async def test_a_replay_says_when_it_is_over_and_r_plays_it_again(
         pane = app.screen.query_one(SolverPane)
         await wait_for(pilot, lambda: replay.finished)
         assert "replay over" in pane.notice and "R plays it again" in pane.notice
+        screen = app.screen
+        assert isinstance(screen, PuzzleScreen)
+        stopped = screen.elapsed()
+        await pilot.pause(1.2)  # the clock does not tick on after the replay is over
+        assert screen.elapsed() == stopped
         await pilot.press("space")  # nothing plays: it says so, not "paused"
         assert not replay.paused and "replay over" in pane.notice
         await pilot.press("right_square_bracket")

@@ -172,6 +172,8 @@ class PuzzleScreen(PonderScreen):
         self.replay: Replay | None = replay
         self.started = time.monotonic()
         self.ended: float | None = None
+        self.replay_ended: float | None = None
+        """When the trace being replayed ran out: its clock stops there."""
         self.paused_at: float | None = None  # while help or a dialog covers the puzzle
         self.paused_total = 0.0
         self.hints_used = 0
@@ -319,7 +321,7 @@ class PuzzleScreen(PonderScreen):
     def elapsed(self) -> float:
         """The player's time on this puzzle: the clock stops while help or a dialog covers
         it."""
-        now = self.ended or time.monotonic()
+        now = self.ended or self.replay_ended or time.monotonic()
         covered = self.paused_total + (now - self.paused_at if self.paused_at is not None else 0)
         return max(0.0, now - self.started - covered)
 
@@ -616,6 +618,7 @@ class PuzzleScreen(PonderScreen):
         """A fresh run from the start, whether one is under way, stopped or finished."""
         if self.replay is not None:
             self.replay.restart()
+            self.started, self.paused_total, self.replay_ended = time.monotonic(), 0.0, None
             self.start_replay()  # exclusive: the playing one is cancelled
             return
         if self._race_holds_the_solver():
@@ -753,6 +756,8 @@ class PuzzleScreen(PonderScreen):
             self._pending.append(event)
         self.flush_events(everything=True)
         replay.finished = True
+        self.replay_ended = time.monotonic()
+        self.refresh_title()
         self._replay_notice()
 
 
