@@ -465,12 +465,14 @@ class ParseFailed(Event):
 
 @dataclass(frozen=True, slots=True)
 class TokensUsed(Event):
-    """Running totals for the run so far."""
+    """Running totals for the run so far: ``calls`` are the requests made (what is billed);
+    ``cached`` the calls answered from the reply cache with no request (a resumed run's)."""
 
     calls: int
     prompt_tokens: int
     completion_tokens: int
     cost: float | None
+    cached: int = 0
 
 
 @dataclass(frozen=True, slots=True)

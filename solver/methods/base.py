@@ -97,6 +97,8 @@ class RunContext:
         self.rng = random.Random(seed)
         self.start = time.perf_counter()
         self.calls = 0
+        self.cached_calls = 0
+        """Calls answered from the reply cache with no request (not among :attr:`calls`)."""
         self.prompt_tokens = 0
         self.completion_tokens = 0
         self.cost: float | None = 0.0
@@ -190,6 +192,8 @@ class RunContext:
         _rounds.set(_rounds.get() + 1)
         self.rounds = max(self.rounds, _rounds.get())
         self.calls += gen.requests
+        if gen.cached and not gen.requests:
+            self.cached_calls += 1
         self.prompt_tokens += gen.usage.prompt_tokens
         self.completion_tokens += gen.usage.completion_tokens
         if gen.cost is None:
@@ -212,7 +216,13 @@ class RunContext:
             )
         )
         self.emit(
-            TokensUsed(self.calls, self.prompt_tokens, self.completion_tokens, self.total_cost)
+            TokensUsed(
+                self.calls,
+                self.prompt_tokens,
+                self.completion_tokens,
+                self.total_cost,
+                self.cached_calls,
+            )
         )
         if any(gen.cut(i) for i in range(len(gen.texts))):
             finished = tuple(

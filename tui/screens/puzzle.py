@@ -27,6 +27,7 @@ from textual.widgets import Header, Input, Static, TextArea
 from solver import events as ev
 from solver.model import Model
 from solver.model.paced import PacedModel
+from solver.model.remembering import RememberingModel
 from solver.text import visible
 from tui.kinds import KINDS, PuzzleKind
 from tui.screens.base import PonderScreen
@@ -608,8 +609,8 @@ class PuzzleScreen(PonderScreen):
             if not self.start_solver():
                 return
             self.notify(
-                "The solver resumes: the calls it had made come back from the reply cache at "
-                "no cost, then it carries on. S starts afresh."
+                "The solver resumes: the calls it had answered come back from memory at no "
+                "cost, then it carries on. S starts afresh."
             )
         else:
             self.start_solver()
@@ -655,7 +656,8 @@ class PuzzleScreen(PonderScreen):
             return False
         method = app.make_method()
         pane = self.query_one(SolverPane)
-        pane.reset(method.name, app.model_label)
+        resuming = not fresh and pane.notice == "stopped" and pane.finished is None
+        pane.reset(method.name, app.model_label, resuming=resuming)
         self._pending.clear()
         self.solver_result = None
         if self._method_chosen:
@@ -673,7 +675,8 @@ class PuzzleScreen(PonderScreen):
         if fresh or self._model is None or app.settings.engine == "replay":
             if self._model is not None:
                 await self._model.aclose()
-            self._model = app.make_model(on_retry=self._retrying)
+            # Remembered: a resumed run gets every reply the stopped one had, at no cost.
+            self._model = RememberingModel(app.make_model(on_retry=self._retrying))
         model: Model = self._model
         if self.race:
             self.solver_paused = 0.0

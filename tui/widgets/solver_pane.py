@@ -147,6 +147,9 @@ class SolverPane(Vertical):
         self.model = ""
         self.iteration = (0, 0)
         self.calls = 0
+        self.cached = 0  # calls answered from the reply cache (a resumed run's), not requests
+        self.earlier: tuple[int, int, float | None] = (0, 0, 0.0)
+        """Calls, tokens and cost of the runs this one resumes: the counts go on from them."""
         self.tokens = 0
         self.cost: float | None = 0.0
         self.started: float | None = None
@@ -252,12 +255,13 @@ class SolverPane(Vertical):
 
     # ---------------------------------------------------------------- lifecycle
 
-    def reset(self, method: str = "", model: str = "") -> None:
-        """Forget the previous run."""
+    def reset(self, method: str = "", model: str = "", *, resuming: bool = False) -> None:
+        """Forget the previous run; ``resuming`` it, its calls, tokens and cost carry on."""
+        self.earlier = (self.calls, self.tokens, self.cost) if resuming else (0, 0, 0.0)
         self._use_method(visible(method))
         self.model = visible(model)
         self.iteration = (0, 0)
-        self.calls = self.tokens = 0
+        self.calls = self.tokens = self.cached = 0
         self.cost = 0.0
         self.started = time.monotonic()
         self.elapsed = 0.0
@@ -378,11 +382,8 @@ class SolverPane(Vertical):
             case ev.TokensUsed() as e:
                 if self.error.startswith(_ERROR_TITLES["retrying"]):
                     self.error = ""  # the retry went through
-                self.calls, self.tokens, self.cost = (
-                    e.calls,
-                    e.prompt_tokens + e.completion_tokens,
-                    e.cost,
-                )
+                self._count(e.calls, e.prompt_tokens + e.completion_tokens, e.cost)
+                self.cached = e.cached
             case ev.ParseFailed(purpose=purpose, reason=reason):
                 self.notice = f"unparsed {purpose} reply: {reason}"
             case ev.ErrorRaised(kind=kind, message=message, fatal=fatal):
@@ -674,11 +675,17 @@ class SolverPane(Vertical):
             case _:
                 pass
 
+    def _count(self, calls: int, tokens: int, cost: float | None) -> None:
+        """This run's totals on top of those of the runs it resumes."""
+        calls0, tokens0, cost0 = self.earlier
+        self.calls, self.tokens = calls0 + calls, tokens0 + tokens
+        self.cost = None if cost is None or cost0 is None else cost0 + cost
+
     def _finish(self, e: ev.RunFinished) -> None:
         self.finished = e
         self.running = False
         self.streaming.clear()
-        self.calls, self.tokens, self.cost = e.calls, e.tokens, e.cost
+        self._count(e.calls, e.tokens, e.cost)
         self.elapsed = e.wall_time
         if self.view == "tree" and self.round_name == "step" and self.iteration[1] > 1:
             self._kept_states(self.iteration[0])
@@ -719,7 +726,9 @@ class SolverPane(Vertical):
             parts.append(f"{self.round_name} {self.iteration[0]}/{self.iteration[1]}")
         cost = "unknown" if self.cost is None else f"${self.cost:.4f}"
         parts += [
-            f"calls {self.calls}",
+            # The requests made on this puzzle (a resumed run's on top of the stopped one's,
+            # so the count never drops); calls its reply cache answered are said beside it.
+            f"calls {self.calls}" + (f" (+{self.cached} from cache)" if self.cached else ""),
             f"tokens {self.tokens:,}",
             f"cost {cost}",
             f"{self.elapsed:.1f}s",
