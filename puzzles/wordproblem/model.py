@@ -26,7 +26,14 @@ from puzzles.arith import (
     parse_number,
     verify_claim,
 )
-from puzzles.wordproblem.answers import PercentPolicy, Verdict, check_answer, show_number
+from puzzles.wordproblem.answers import (
+    AnswerError,
+    PercentPolicy,
+    Verdict,
+    check_answer,
+    read_answer,
+    show_number,
+)
 
 __all__ = [
     "KIND",
@@ -195,11 +202,12 @@ def answer_doubts(problems: Iterable[WordProblem], limit: int = 5) -> str | None
 class WordProblem:
     """A math word problem with one exact numeric answer.
 
-    ``source`` says where it came from (``gsm8k``, ``collection``, ``generated:<template>``)
-    and ``line`` the line of its file, when it came from one."""
+    ``source`` says where it came from (``gsm8k``, ``collection``, ``generated:<template>``,
+    ``typed``) and ``line`` the line of its file, when it came from one. ``answer`` is None
+    for a question a person typed without its answer: an answer to it is read, never judged."""
 
     question: str
-    answer: Fraction
+    answer: Fraction | None
     solution: Solution | None = None
     id: str = ""
     topic: str = ""
@@ -220,12 +228,19 @@ class WordProblem:
         }
 
     def check(self, text: str, *, percent: PercentPolicy = PercentPolicy.EITHER) -> Verdict:
-        """Judge a typed answer exactly (see :mod:`puzzles.wordproblem.answers`)."""
+        """Judge a typed answer exactly (see :mod:`puzzles.wordproblem.answers`); with no
+        answer to judge against, it is read and said to be unchecked, never right or wrong."""
+        if self.answer is None:
+            try:
+                given = str(read_answer(text))
+            except AnswerError as exc:
+                return Verdict(False, str(exc), readable=False)
+            return Verdict(False, f"{given}: not checked (no answer was given)", None, given)
         return check_answer(text, self.answer, percent=percent)
 
     def verify(self) -> SolutionReport:
         """Verify every claim of the worked solution and that it arrives at the answer."""
-        if self.solution is None:
+        if self.solution is None or self.answer is None:
             return SolutionReport((), True, "no worked solution to check", has_solution=False)
         checks = [
             StepCheck(number, claim)
@@ -246,8 +261,9 @@ class WordProblem:
 
     @property
     def answer_text(self) -> str:
-        """The answer as a solution writes it (``18``, ``12.5``, ``8/3``)."""
-        return show_number(self.answer)
+        """The answer as a solution writes it (``18``, ``12.5``, ``8/3``); ``?`` when none
+        was given."""
+        return "?" if self.answer is None else show_number(self.answer)
 
     def to_gsm8k(self) -> dict[str, str]:
         """A GSM8K record (``question``, ``answer`` ending in ``#### N``) plus our labels, so

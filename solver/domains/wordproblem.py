@@ -614,6 +614,11 @@ class WordProblemDomain:
         return _WEIGHTS
 
     @property
+    def unchecked(self) -> bool:
+        """The problem has no answer to judge a run by (a question typed without one)."""
+        return getattr(self.problem, "answer", 0) is None
+
+    @property
     def tools(self) -> tuple[Tool, ...]:
         return self._tools
 

@@ -24,8 +24,8 @@ def by_id(problem_id: str) -> Any:
     raise ValueError(f"{problem_id!r} is not the id of a generated problem")
 
 
-def typed(question: str, answer: str) -> Any:
-    """A question a person typed, with the answer it is checked against."""
+def typed(question: str, answer: str | None) -> Any:
+    """A question a person typed, with the answer it is checked against (None: unchecked)."""
     from puzzles.wordproblem import WordProblem, read_answer
 
     if not question.strip():
@@ -34,6 +34,8 @@ def typed(question: str, answer: str) -> Any:
         raise ValueError(
             f"the question is too long ({len(question)} characters; at most {LONGEST_QUESTION})"
         )
+    if answer is None:
+        return WordProblem(" ".join(question.split()), None, id="typed", source="typed")
     value = read_answer(answer).value  # AnswerError is a ValueError
     return WordProblem(" ".join(question.split()), value, id="typed", source="typed")
 
@@ -46,7 +48,7 @@ def _problem(header: Mapping[str, Any]) -> Any:
         except ValueError:
             pass  # a file's problem: read back from its question and answer
     question, answer = header.get("puzzle"), header.get("answer")
-    if isinstance(question, str) and isinstance(answer, str):
+    if isinstance(question, str) and (answer is None or isinstance(answer, str)):
         return typed(question, answer)
     raise ValueError("the trace does not name a word problem")
 
@@ -57,7 +59,7 @@ def _header(problem: Any) -> dict[str, Any]:
 
     if isinstance(problem, WordProblem):
         header: dict[str, Any] = {"puzzle": problem.question, "id": problem.id}
-        if not problem.source.startswith("generated"):
+        if not problem.source.startswith("generated") and problem.answer is not None:
             header["answer"] = problem.answer_text
         return header
     return {"puzzle": problem.prompt, "id": problem.id}

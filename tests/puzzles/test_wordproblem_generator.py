@@ -52,7 +52,7 @@ def test_every_step_verifies_exactly_and_the_answer_is_the_last_step(chosen: Tem
         assert verdicts[-1].exact == verdicts[-1].claimed == problem.answer, problem.id
         report = problem.verify()
         assert report.ok and report.exact == len(claims), (problem.id, report.failures())
-        assert problem.answer > 0, problem.id
+        assert problem.answer is not None and problem.answer > 0, problem.id
         if chosen.whole:
             assert problem.answer.denominator == 1, problem.id
         assert problem.topic == chosen.topic and problem.level == chosen.level
@@ -128,6 +128,7 @@ def test_fraction_stories_show_fractions_not_decimals() -> None:
     assert problem.solution is not None
     text = problem.solution.render()
     assert "/8" in text and "0.375" not in text
+    assert problem.answer is not None
     assert problem.answer == Fraction(problem.answer.numerator)  # whole slices
 
 

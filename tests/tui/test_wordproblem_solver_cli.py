@@ -57,7 +57,7 @@ def test_solve_a_file_row(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["How many?"], "needs its answer"),
+        (["   "], "the question is empty"),
         (["How many?", "--answer", "1,5"], "ambiguous"),
         (["--row", "3"], "--row picks a problem of --file"),
         (["--id", "nosuch/1"], "is not the id"),
@@ -208,3 +208,22 @@ def test_tool_limit_reaches_the_problems_own_tools() -> None:
     assert limits == {0.5}
     default = solve_puzzle(_parse(build_parser(), argv[:5]))
     assert {getattr(t, "limit", None) for t in default.domain.tools} == {5.0}
+
+
+def test_a_question_of_ones_own_runs_without_an_answer_and_its_answer_is_shown_unjudged(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Asking the solver a question of your own is the first thing to try: no --answer is
+    needed; the answer is shown as not checked, the run exits 0, and its trace replays so."""
+    question = "Tom buys 3 pens at $2 each. How many dollars does he spend?"
+    trace = tmp_path / "own.jsonl"
+    code, out, err = call(
+        capsys, "solve", "wordproblem", question, "--method", "cot", "--trace", str(trace)
+    )
+    assert code == 0, err
+    assert "no --answer was given" in err and "answered, not checked" in out
+    assert "not solved" not in out and "not checked (no answer was given)" in out
+    header = json.loads(trace.read_text().splitlines()[0])
+    assert header["id"] == "typed" and "answer" not in header
+    code, out, _ = call(capsys, "replay", str(trace), "--print")
+    assert code == 0 and "answered, not checked" in out

@@ -37,6 +37,9 @@ class SolvePuzzle:
     header: dict[str, object]
     notes: tuple[str, ...] = ()
     """What a person should know before the run (a hand with no solution), said on stderr."""
+    unchecked: bool = False
+    """The puzzle has no answer to judge the run by (a question typed without its answer):
+    the run's answer is shown, and a run that gives one exits 0."""
 
 
 @dataclass(frozen=True)

@@ -16,9 +16,11 @@ __all__ = ["EventPrinter"]
 class EventPrinter:
     """Readable lines for a stream of events (``-v`` prints every thought and check)."""
 
-    def __init__(self, console: Console, verbose: bool = False) -> None:
+    def __init__(self, console: Console, verbose: bool = False, *, unchecked: bool = False) -> None:
         self.console = console
         self.verbose = verbose
+        self.unchecked = unchecked
+        """The puzzle has no answer to judge by: the finish shows the answer, unjudged."""
 
     def __call__(self, event: Event) -> None:
         from rich.markup import escape
@@ -176,6 +178,8 @@ class EventPrinter:
                     c.print(f"  [yellow]⚠ {escape(warning)}[/]")
             case ev.RunFinished() as fin:
                 mark = "[green]✓ solved[/]" if fin.solved else "[red]✗ not solved[/]"
+                if self.unchecked:
+                    mark = "[yellow]answered, not checked[/]" if fin.answer else "[red]no answer[/]"
                 cost = f"${fin.cost:.4f}" if fin.cost is not None else "unknown"
                 c.rule(style="dim")
                 c.print(f"{mark}  answer: [bold]{escape(fin.answer or '(none)')}[/]")

@@ -62,17 +62,20 @@ def run(args: argparse.Namespace) -> int:
         return _write_files(args)
     if not args.print and not args.json:
         return _in_app(args.trace)
-    printer = EventPrinter(Console(highlight=False), args.verbose)
     solved = False
     try:
         header, events = read_trace(args.trace)
-        for event in rechecked(events, _domain(header, args.trace)):
+        domain = _domain(header, args.trace)
+        # A question typed without its answer: the run's answer is shown, not judged.
+        unchecked = bool(getattr(domain, "unchecked", False))
+        printer = EventPrinter(Console(highlight=False), args.verbose, unchecked=unchecked)
+        for event in rechecked(events, domain):
             if args.json:
                 print(json_line(event_to_json(event)))
             else:
                 printer(event)
             if isinstance(event, RunFinished):
-                solved = event.solved
+                solved = bool(event.answer) if unchecked else event.solved
     except TraceError as exc:
         raise UsageError(str(exc)) from exc
     return ExitCode.OK if solved else ExitCode.NOT_SOLVED

@@ -399,8 +399,8 @@ def _typed(question: str, answer: str | None) -> WordProblem:
         raise UsageError("the question is empty")
     if len(question) > 4000:
         raise UsageError(f"the question is too long ({len(question)} characters; at most 4000)")
-    if answer is None:
-        raise UsageError("a typed question needs its answer to check the run: --answer N")
+    if answer is None:  # a question of one's own: the solver's answer is shown, not judged
+        return WordProblem(" ".join(question.split()), None, id="typed", source="typed")
     try:
         value = read_answer(answer).value
     except AnswerError as exc:
@@ -414,9 +414,14 @@ def add_solve_arguments(p: argparse.ArgumentParser) -> None:
         "puzzle",
         nargs="?",
         metavar="SEED|TEXT",
-        help="the seed of a generated problem (0), or a question to solve (needs --answer)",
+        help="the seed of a generated problem (0), or a question of your own",
     )
-    p.add_argument("--answer", metavar="N", help="the answer of a typed question, for the check")
+    p.add_argument(
+        "--answer",
+        metavar="N",
+        help="the answer of a typed question, to check the run against (without it the "
+        "solver's answer is shown, not judged)",
+    )
     p.add_argument("--level", metavar="LEVEL", help="easy, medium or hard")
     p.add_argument(
         "--topic", metavar="TOPIC", help="a topic such as shopping, or 'algebra' / an algebra kind"
@@ -475,6 +480,9 @@ def solve_puzzle(args: argparse.Namespace) -> SolvePuzzle:
     domain = WordProblemDomain(problem, _tool_time(args))
     doubt = getattr(problem, "answer_doubt", lambda: None)()  # algebra has no stored steps
     notes = (f"the file's answer is in doubt: {doubt}; the run is judged against it",)
+    if domain.unchecked:
+        unchecked = "no --answer was given: the solver's answer is shown, not checked"
+        return SolvePuzzle(domain, KIND.header_of(problem), (unchecked,), unchecked=True)
     return SolvePuzzle(domain, KIND.header_of(problem), notes if doubt else ())
 
 
