@@ -217,3 +217,41 @@ async def test_in_the_browser_another_servers_address_is_used_but_never_saved(
         assert app.settings.api_key is None and app.settings.concurrency == 3
     text = config_path().read_text(encoding="utf-8")
     assert "evil" not in text and "concurrency = 3" in text
+
+
+async def test_escape_with_edits_asks_and_without_edits_leaves(tmp_path: Path) -> None:
+    from tui.widgets.confirm import ConfirmDialog
+
+    app = app_for(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_settings(app, pilot)
+        await pilot.press("escape")  # nothing edited: back at once
+        await pilot.pause()
+        assert app.screen is not screen
+        screen = await open_settings(app, pilot)
+        screen.query_one("#concurrency", Input).value = "7"
+        await pilot.press("escape")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, ConfirmDialog) and "concurrency" in dialog.body
+        await pilot.press("n")  # stay: the edit is still there
+        await pilot.pause()
+        assert app.screen is screen and screen.query_one("#concurrency", Input).value == "7"
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.press("y")  # leave, dropping it
+        await pilot.pause()
+        assert app.screen is not screen and not config_path().exists()
+
+
+async def test_the_connection_tests_result_is_brought_into_sight_at_80x24(
+    tmp_path: Path,
+) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_settings(app, pilot)
+        await pilot.press("ctrl+t")  # the offline engine: answered at once, below the fold
+        await pilot.pause(0.3)
+        said = screen.query_one("#settings-message", Static)
+        assert "needs no connection" in str(said.render())
+        assert screen.region.contains_region(said.region), (said.region, screen.region)

@@ -35,6 +35,7 @@ from solver.settings import (
     url_origin,
 )
 from tui.screens.base import PonderScreen
+from tui.widgets.confirm import ConfirmDialog
 from tui.widgets.footer import KeyHints
 
 __all__ = ["PUBLISHED", "SettingsScreen"]
@@ -197,7 +198,10 @@ class SettingsScreen(PonderScreen):
 
     def say(self, text: str, style: str = "") -> None:
         # Messages quote servers and the config file: shown as text, escapes made visible.
-        self.query_one("#settings-message", Static).update(Text(visible(text), style=style))
+        message = self.query_one("#settings-message", Static)
+        message.update(Text(visible(text), style=style))
+        # At 80x24 the message is below the fold: brought into sight, not left unseen.
+        self.call_after_refresh(message.scroll_visible, animate=False)
 
     def _env_text(self) -> Text:
         labels = {"engine": "engine", "base_url": "base URL", "model": "model"}
@@ -430,9 +434,29 @@ class SettingsScreen(PonderScreen):
         finally:
             await model.aclose()
 
+    def edited(self) -> list[str]:
+        """The fields whose value differs from what they showed when last saved or opened."""
+        return [field for field, was in self.shown.items() if self._value(field) != was]
+
     @on(Button.Pressed, "#back")
     def action_close(self) -> None:
-        self.app.pop_screen()
+        edited = self.edited()
+        if not edited:
+            self.app.pop_screen()
+            return
+        names = ", ".join(field.replace("-", " ") for field in edited)
+
+        def answered(leave: bool | None) -> None:
+            if leave:
+                self.app.pop_screen()
+
+        dialog = ConfirmDialog(
+            "Leave without saving?",
+            f"Your edits ({names}) are not saved.",
+            "leave, dropping them",
+            "stay and save them",
+        )
+        self.app.push_screen(dialog, answered)
 
 
 def _bundled(name: str) -> bool:
