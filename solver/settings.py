@@ -525,10 +525,16 @@ def load_settings(
 
 # --- saving -----------------------------------------------------------------------------------
 
-_HEADER = "# ponder settings. ponder never writes the API key here: set OPENAI_API_KEY.\n"
+_HEADER = "# ponder settings. Keep this file private: it may hold your API key (mode 0600).\n"
 
 
-def to_toml(changes: Mapping[str, Any], text: str = "", path: str | os.PathLike[str] = "") -> str:
+def to_toml(
+    changes: Mapping[str, Any],
+    text: str = "",
+    path: str | os.PathLike[str] = "",
+    *,
+    key: bool = False,
+) -> str:
     """``text`` (a config file's TOML) with ``changes`` applied, and nothing else changed.
 
     ``changes`` maps a field to its new value; ``None`` removes the field from the file (it
@@ -544,7 +550,15 @@ def to_toml(changes: Mapping[str, Any], text: str = "", path: str | os.PathLike[
         raise SettingsError(f"{where}: not valid TOML, so not changed: {err}") from None
     for name, value in changes.items():
         if name == "api_key":
-            raise SettingsError("ponder never writes the API key to a file; set OPENAI_API_KEY")
+            if not key:  # only save_api_key writes it, into a file it makes private
+                raise SettingsError("the API key is saved only by save_api_key")
+            if value is None:
+                doc.pop("api_key", None)
+            elif not isinstance(value, str) or not value.strip() or not value.isprintable():
+                raise SettingsError("the API key must be one line of text")
+            else:
+                doc["api_key"] = value.strip()
+            continue
         if name not in _FIELDS:
             raise SettingsError(f"unknown setting {name!r}")
         if name == "prices":
@@ -581,7 +595,25 @@ def _apply_prices(doc: tomlkit.TOMLDocument, prices: Any, where: str) -> None:
         table[str(model)] = [float(price[0]), float(price[1])]
 
 
-def save_settings(changes: Mapping[str, Any], path: str | os.PathLike[str] | None = None) -> Path:
+def save_api_key(key: str | None, path: str | os.PathLike[str] | None = None) -> Path:
+    """Write the API key into the config file (None takes it out), keeping everything else in
+    the file byte for byte, and make the file readable by its owner only (mode 0600), whatever
+    it was before: the key is a secret. Returns the path; :class:`SettingsError` if it
+    cannot."""
+    file = save_settings({"api_key": key}, path, key=True)
+    try:
+        os.chmod(os.path.realpath(file), 0o600)
+    except OSError as err:
+        raise SettingsError(f"{file}: cannot make it private: {err.strerror or err}") from None
+    return file
+
+
+def save_settings(
+    changes: Mapping[str, Any],
+    path: str | os.PathLike[str] | None = None,
+    *,
+    key: bool = False,
+) -> Path:
     """Write ``changes`` (see :func:`to_toml`) into the config file at ``path`` (default
     :func:`config_path`), keeping everything else in it byte for byte; atomically.
 
@@ -592,7 +624,7 @@ def save_settings(changes: Mapping[str, Any], path: str | os.PathLike[str] | Non
     before = _read_config(file)
     if before is not None:
         _parse_config(before, file)  # never rewrite a file ponder cannot read
-    text = to_toml(changes, before or "", file)
+    text = to_toml(changes, before or "", file, key=key)
     if text == before:
         return file
     # A config kept elsewhere and linked here (a dotfiles folder) is written where it lives,

@@ -186,7 +186,7 @@ def test_settings_object_validates_too() -> None:
 
 def test_save_never_writes_the_key(tmp_path: Path) -> None:
     path = tmp_path / "deep" / "config.toml"
-    with pytest.raises(SettingsError, match="never writes the API key"):
+    with pytest.raises(SettingsError, match="saved only by save_api_key"):
         save_settings({"api_key": KEY}, path)
     assert not path.exists()
     path = save_settings({"engine": "openai", "model": "gpt-4o", "seed": 3}, path)
@@ -402,3 +402,22 @@ def test_a_run_deadline_comes_from_the_file_or_the_environment(tmp_path: Path) -
     config.write_text("deadline = -1\n")
     with pytest.raises(SettingsError, match="deadline"):
         load_settings(config, env={})
+
+
+def test_a_saved_key_is_kept_in_a_private_file_and_read_back(tmp_path: Path) -> None:
+    import os
+    import stat
+
+    from solver.settings import load_settings, save_api_key
+
+    path = tmp_path / "config.toml"
+    path.write_text("# mine\nmodel = 'gpt-4o'\n", encoding="utf-8")
+    path.chmod(0o644)  # a file the user made readable by all: the key makes it private
+    save_api_key(KEY, path)
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    assert path.read_text(encoding="utf-8").startswith("# mine\nmodel = 'gpt-4o'\n")
+    assert load_settings(path).api_key == KEY
+    save_api_key(None, path)  # taken out again; the rest stays
+    assert KEY not in path.read_text(encoding="utf-8") and load_settings(path).api_key is None
+    with pytest.raises(SettingsError, match="one line"):
+        save_api_key("sk-one\nsk-two", path)

@@ -31,6 +31,7 @@ from solver.settings import (
     key_travels,
     mask_url,
     mask_urls,
+    save_api_key,
     save_settings,
     url_origin,
 )
@@ -83,6 +84,7 @@ class SettingsScreen(PonderScreen):
             "replay-speed": f"{s.replay_speed:g}",
             "replay-file": s.replay_file or "",
             "record-file": s.record_file or "",
+            "api-key-new": "",
         }
 
     @staticmethod
@@ -127,6 +129,12 @@ class SettingsScreen(PonderScreen):
             with Horizontal(classes="field"):
                 yield Static("API key", classes="field-label")
                 yield Static(self._key_text(), id="api-key")
+                yield Input(
+                    "",
+                    password=True,
+                    placeholder="paste a new key (saved privately)",
+                    id="api-key-new",
+                )
             with Horizontal(classes="field"):
                 yield Static("$ / 1M prompt", classes="field-label")
                 yield Input(
@@ -191,10 +199,9 @@ class SettingsScreen(PonderScreen):
         self.save()
 
     def _key_text(self) -> Text:
+        """The key in use, masked (``sk-...abcd``; never shown in full), or that none is."""
         masked = self.settings.masked_key()
-        if masked:
-            return Text(f"{masked}  (from OPENAI_API_KEY or the config; never shown in full)")
-        return Text("not set: export OPENAI_API_KEY=... before starting ponder", style="dim")
+        return Text(f"{masked} ") if masked else Text("not set ", style="dim")
 
     def say(self, text: str, style: str = "") -> None:
         # Messages quote servers and the config file: shown as text, escapes made visible.
@@ -268,6 +275,11 @@ class SettingsScreen(PonderScreen):
             except ValueError:
                 raise SettingsError("concurrency must be a whole number") from None
         changes.update(self._recording_changes(changed))
+        typed_key = self._value("api-key-new") if "api-key-new" in changed else ""
+        if typed_key:
+            if not typed_key.isprintable() or any(c.isspace() for c in typed_key):
+                raise SettingsError("the API key is one word, with no spaces")
+            changes["api_key"] = typed_key
         if changed & {"price-in", "price-out"}:
             raw_in, raw_out = self._value("price-in"), self._value("price-out")
             if raw_in or raw_out:
@@ -278,7 +290,7 @@ class SettingsScreen(PonderScreen):
             else:
                 price = None  # cleared: the file's entry goes (a built-in price stays)
             changes["prices"] = {model: price}
-        runtime = {k: v for k, v in changes.items() if k != "prices"}
+        runtime = {k: v for k, v in changes.items() if k not in ("prices", "api_key")}
         if "prices" in changes:
             prices = dict(self.settings.prices)
             if changes["prices"][model] is None:
@@ -286,7 +298,7 @@ class SettingsScreen(PonderScreen):
             else:
                 prices[model] = changes["prices"][model]
             runtime["prices"] = prices
-        settings = self._with_key(self.settings.replace(**runtime))
+        settings = self._with_key(self.settings.replace(**runtime), typed_key)
         self._check_recordings(settings, changes)
         return settings, changes
 
@@ -341,10 +353,13 @@ class SettingsScreen(PonderScreen):
         if not within(Path(os.path.expanduser(path)), root):
             raise SettingsError(f"in the browser only files under {root} can be used")
 
-    def _with_key(self, settings: Settings) -> Settings:
+    def _with_key(self, settings: Settings, typed: str = "") -> Settings:
         """``settings`` with the API key only when they still point at the server the key was
         set for: a key is never sent to an address typed in the app (in the browser, anyone
-        at the keyboard could type their own)."""
+        at the keyboard could type their own). A key typed in the form is for the server the
+        form shows."""
+        if typed:
+            return settings.replace(api_key=typed, env_credentials=False)
         key, key_url = self.ponder.api_key, self.ponder.key_url
         if key_travels(key_url, settings.base_url):
             return settings.replace(api_key=key, env_credentials=True)
@@ -369,7 +384,16 @@ class SettingsScreen(PonderScreen):
             if not changes and not unsaved:
                 self.say("Nothing changed; the config file is as it was.")
                 return
+            key = changes.pop("api_key", None)
+            if key is not None and self.app.is_web:
+                raise SettingsError(
+                    "in the browser an API key is not saved: set OPENAI_API_KEY (or api_key "
+                    "in the config file) where ponder serve runs"
+                )
             path = save_settings(changes) if changes else None
+            if key is not None:
+                path = save_api_key(key)
+                self.ponder.api_key, self.ponder.key_url = key, settings.base_url
         except (SettingsError, OSError) as exc:
             self.say(f"Not saved: {mask_urls(str(exc))}", "bold red")
             return
@@ -379,6 +403,10 @@ class SettingsScreen(PonderScreen):
         self.query_one("#base-url", Input).value = self.shown["base-url"]
         self.ponder.apply_settings(settings)
         said = []
+        if key is not None:
+            self.query_one("#api-key-new", Input).value = ""
+            self.query_one("#api-key", Static).update(self._key_text())
+            changes["API key (the file is now readable by you only)"] = key
         if changes:
             names = ", ".join(name.replace("_", " ") for name in changes)
             # The path is on the line below the buttons: said once, not twice.
