@@ -26,3 +26,29 @@ def fake_server() -> Iterator[FakeServer]:
     """A running :class:`FakeServer`; its ``url`` is the API root to point a client at."""
     with FakeServer() as server:
         yield server
+
+
+@pytest.fixture
+def exact_critics(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The offline engine's critics never wrong: every rate of
+    :mod:`solver.model.offline.critics` set to 0 (the shares of its value words to the right
+    word only). For the tests of what a verdict says, word for word; the sourced rates have
+    tests of their own (``tests/solver/test_offline_critics.py``)."""
+    from solver.model.offline import critics
+
+    monkeypatch.setattr(
+        critics, "VALUE_REACHABLE", {1: (1.0, 0.0, 0.0), 2: (1.0, 0.0, 0.0), 3: (1.0, 0.0, 0.0)}
+    )
+    monkeypatch.setattr(
+        critics, "VALUE_UNREACHABLE", {1: (0.0, 0.0, 1.0), 2: (0.0, 0.0, 1.0), 3: (0.0, 0.0, 1.0)}
+    )
+    for name in (
+        "ANALYSIS_MISSES_SLIP",
+        "ANSWERER_FALSE_FINAL",
+        "ANSWERER_MISSED_FINAL",
+        "GUIDE_FALSE_STOP",
+        "GUIDE_MISSED_STOP",
+        "JUDGE_FALSE_IMPOSSIBLE",
+        "JUDGE_FALSE_SURE",
+    ):
+        monkeypatch.setattr(critics, name, 0.0)

@@ -59,6 +59,21 @@ from solver.domains.reading import (
 )
 from solver.kinds import roles
 from solver.model import Message
+from solver.model.markers import (
+    G24_ANALYSIS,
+    G24_CONDENSE,
+    G24_COT,
+    G24_EVALUATE,
+    G24_FINAL,
+    G24_IO,
+    G24_IOT_ANSWER,
+    G24_IOT_GUIDE,
+    G24_JUDGE,
+    G24_PROPOSE,
+    G24_SIMILAR,
+    G24_STEP,
+    G24_VALUE,
+)
 
 __all__ = [
     "BOT_SCORES",
@@ -137,7 +152,7 @@ checks each one exactly."""
 def io_prompt(hand: Hand) -> str:
     lines = [
         f"Use the numbers and basic arithmetic operations (+ - * /) to obtain {hand.target}. "
-        "Each input number is used exactly once."
+        f"{G24_IO}"
     ]
     for numbers, _, answer in SHOTS if standard(hand) else ():
         lines += [f"Input: {numbers}", f"Answer: {answer}"]
@@ -148,8 +163,7 @@ def io_prompt(hand: Hand) -> str:
 def cot_prompt(hand: Hand, steps: Sequence[str] = ()) -> str:
     lines = [
         f"Use the numbers and basic arithmetic operations (+ - * /) to obtain {hand.target}. "
-        "Each step "
-        "combines two of the remaining numbers into a new one; write it as "
+        f"{G24_COT}; write it as "
         f"'a op b = c (left: remaining numbers)'. After {len(hand.numbers) - 1} steps, "
         "write the whole "
         "expression on a line starting with 'Answer:'."
@@ -181,12 +195,12 @@ def propose_prompt(numbers: str, target: int = 24) -> str:
         "7 - 3 = 4 (left: 4 5 12)\n"
         "12 + 3 = 15 (left: 5 7 15)\n"
         f"Input: {numbers}\n"
-        "Possible next steps:\n"
+        f"{G24_PROPOSE}\n"
     )
 
 
-VALUE_PROMPT = """Judge whether the given numbers can reach 24 using + - * /, each exactly once.
-Try a few combinations, then answer on the last line with one word: sure, likely or impossible.
+VALUE_PROMPT = f"""Judge whether the given numbers can reach 24 using + - * /, each exactly once.
+{G24_VALUE}
 12 12
 12 + 12 = 24
 sure
@@ -225,7 +239,7 @@ likely
 4 6
 4 * 6 = 24
 sure
-{numbers}
+{{numbers}}
 """
 
 
@@ -234,14 +248,13 @@ def value_prompt(numbers: str, target: int = 24) -> str:
         return VALUE_PROMPT.replace("{numbers}", numbers)
     return (
         f"Judge whether the given numbers can reach {target} using + - * /, each exactly "
-        "once. Try a few combinations, then answer on the last line with one word: sure, "
-        f"likely or impossible.\n{numbers}\n"
+        f"once. {G24_VALUE}\n{numbers}\n"
     )
 
 
 def last_step_prompt(hand: Hand, answer: str) -> str:
     head = (
-        f"Judge an answer to this game: it must use each input number exactly once and equal "
+        f"{G24_JUDGE} it must use each input number exactly once and equal "
         f"{hand.target}. Reply with one word on the last line: sure or impossible.\n"
     )
     # Our own hands, each with a number above 13: no benchmark hand appears with its answer.
@@ -304,7 +317,7 @@ def bot_step_prompt(
         "The reasoning steps so far, each with a score (a higher score means the step is more "
         f"likely to lead to {hand.target}; ignore this if empty):\n"
         f"---\n{scored}\n---\n\n"
-        "Give exactly one next step that continues from the steps above, in this format:\n"
+        f"{G24_STEP}\n"
         f"{BOT_STEP_FORMAT}\n"
         "The evaluation score is your confidence in the step, one of 0.1, 0.3, 0.5, 0.7, 0.9, 1.0."
     )
@@ -315,7 +328,7 @@ def bot_evaluate_prompt(hand: Hand, chain: Sequence[tuple[str, float]], step: st
     return (
         f"{bot_task(hand)}\n\n"
         f"The reasoning steps so far:\n---\n{scored}\n---\n"
-        f"The next step to evaluate:\n{step}\n\n"
+        f"{G24_EVALUATE}\n{step}\n\n"
         f"Score this step for its logic, its correctness and how much it helps to reach "
         f"{hand.target}, "
         "using one of 0.1, 0.3, 0.5, 0.7, 0.9, 1.0 (0.1: a critical error; 1.0: correct and "
@@ -329,7 +342,7 @@ def bot_feedback_prompt(hand: Hand, chain: Sequence[str]) -> str:
         f"Task: {rules(hand)}\nThe numbers are: {hand}.\n"
         f"The reasoning chain:\n---\n{steps}\n---\n"
         "Please do the following:\n"
-        f"1. Under 'Analysis Report:', say whether this chain reaches {hand.target} and why.\n"
+        f"1. {G24_ANALYSIS} {hand.target} and why.\n"
         "2. For each step write: 'Step <idx>: <analysis>. Advice: <advice>. "
         "Recommendation or Reject: <Recommend|Reject>.' Refer to steps by index only.\n"
         "3. Finish with 'Confidence score: X', X one of 0.1, 0.3, 0.5, 0.7, 0.9, 1.0.\n"
@@ -337,7 +350,7 @@ def bot_feedback_prompt(hand: Hand, chain: Sequence[str]) -> str:
     )
 
 
-BOT_FINAL_REQUEST = "Now solve the task in full, using everything the experience teaches."
+BOT_FINAL_REQUEST = G24_FINAL
 """The final prompt's request (I^{T+1}); the offline player knows the prompt by it."""
 
 
@@ -414,7 +427,7 @@ def bot_condense_prompt(hand: Hand, experience: str) -> str:
         "The experience gathered so far on this task (reasoning chains, their analyses, "
         "error reports and advice):\n"
         f"#####\n{experience}\n#####\n\n"
-        "Rewrite this experience as one text, shorter than it is now, that keeps every "
+        f"{G24_CONDENSE} that keeps every "
         "lesson still worth knowing: the error reports and the advice (which step to avoid "
         "from which numbers), and any chain judged correct in full, in its step format. Drop "
         "repetitions and whatever teaches nothing. Reply with the rewritten experience only."
@@ -424,7 +437,7 @@ def bot_condense_prompt(hand: Hand, experience: str) -> str:
 def bot_similar_prompt(a: str, b: str) -> str:
     """Greedy aggregation's similarity as the paper asks it of the model (our wording)."""
     return (
-        "Compare two reasoning steps.\n"
+        f"{G24_SIMILAR}\n"
         f"Step A: {a}\n"
         f"Step B: {b}\n"
         "What percentage of their words and numbers are identical? Two steps that combine "
@@ -449,10 +462,7 @@ IOT_ANSWER_SYSTEM = (
     "arithmetic before you answer."
 )
 IOT_GUIDE_FORMAT = '{"guidance": "<your prompt to the solver>", "stop": true or false}'
-IOT_ANSWER_FORMAT = (
-    '{"explanation": "<your reasoning>", "answer": "<one expression that uses each number '
-    'once>", "uncertainty": "<what you are unsure of, or empty>", "final": true or false}'
-)
+IOT_ANSWER_FORMAT = G24_IOT_ANSWER
 IOT_FINAL_REQUEST = (
     "This is the last turn: give your definitive answer from the whole discussion so far."
 )
@@ -463,7 +473,7 @@ def iot_guide_prompt(hand: Hand, turns: Sequence[Turn], turn: int, total: int) -
         f"Query: {rules(hand)}\nThe numbers are: {hand}.\n\n"
         f"This is turn {turn} of at most {total}.\n"
         f"The dialogue so far:\n{iot_transcript(turns)}\n\n"
-        "Write the solver's next prompt. Set stop to true only if the solver's last answer "
+        f"{G24_IOT_GUIDE} Set stop to true only if the solver's last answer "
         "is complete and correct.\n"
         f"Reply with one JSON object: {IOT_GUIDE_FORMAT}"
     )

@@ -41,7 +41,7 @@ from puzzles.wordproblem import (
 from puzzles.wordproblem.answers import MAX_ANSWER_LENGTH
 from solver.domains.base import Demonstration, Guidance, Reply, RolesMissing, Tool
 from solver.domains.dialogue import Turn, iot_guide_line, iot_transcript
-from solver.domains.game24 import BOT_FINAL_REQUEST, Feedback, parse_feedback, parse_score
+from solver.domains.game24 import Feedback, parse_feedback, parse_score
 from solver.domains.game24 import parse_guidance as _parse_guidance
 from solver.domains.reading import (
     LIST_NUMBER,
@@ -56,6 +56,19 @@ from solver.domains.retrieval import DemonstrationPool, Solved
 from solver.domains.wordproblem_shots import trajectories
 from solver.kinds import roles
 from solver.model import Message
+from solver.model.markers import (
+    WP_ACT,
+    WP_ANALYSIS,
+    WP_COT,
+    WP_EVALUATE,
+    WP_FINAL,
+    WP_FORMALIZE,
+    WP_IO,
+    WP_IOT_ANSWER,
+    WP_IOT_GUIDE,
+    WP_REVISE,
+    WP_STEP,
+)
 from solver.tools import DEFAULT_LIMIT, Calculate, Solve, format_trajectory
 
 __all__ = [
@@ -326,10 +339,7 @@ IOT_ANSWER_SYSTEM = (
     "of, and give your best answer every time."
 )
 IOT_GUIDE_FORMAT = '{"guidance": "<your prompt to the solver>", "stop": true or false}'
-IOT_ANSWER_FORMAT = (
-    '{"explanation": "<your computations>", "answer": "<the answer>", "uncertainty": "<what '
-    'you are unsure of, or empty>", "final": true or false}'
-)
+IOT_ANSWER_FORMAT = WP_IOT_ANSWER
 REACT_SYSTEM = (
     "You solve math word problems by interleaving Thought, Action and Observation steps. A "
     "Thought reasons about what to find next. An Action is exactly one of:\n"
@@ -407,15 +417,15 @@ class _Prompts:
         return lines
 
     def io(self) -> str:
-        lines = [f"{MARKER} {_answer_rule(self.problem)} Give only the answer."]
+        lines = [f"{MARKER} {_answer_rule(self.problem)} {WP_IO}"]
         lines += self._shots(False)
         lines += [f"Question: {_question(self.problem)}", "Answer:"]
         return "\n".join(lines)
 
     def cot(self, steps: Sequence[str] = (), demonstrations: Sequence[Demonstration] = ()) -> str:
         lines = [
-            f"{MARKER} {_answer_rule(self.problem)} Work step by step: one computation per "
-            "line, written as 'what it finds: expression = value'. End with a line "
+            f"{MARKER} {_answer_rule(self.problem)} {WP_COT}, written as "
+            "'what it finds: expression = value'. End with a line "
             "'Answer: <answer>'."
         ]
         # Retrieved solved problems (DELI) take the place of the two fixed examples.
@@ -435,8 +445,7 @@ class _Prompts:
             "The reasoning steps so far, each with a score (a higher score means the step is "
             "more likely to lead to the answer; ignore this if empty):\n"
             f"---\n{_scored(chain)}\n---\n\n"
-            "Give exactly one next step: one computation that continues from the steps "
-            "above, in this format:\n"
+            f"{WP_STEP}, in this format:\n"
             "Step X: <what it finds>: <expression> = <value>, Evaluation score: S\n"
             "If the steps above already give the answer, write instead:\n"
             "Step X: Answer: <answer>, Evaluation score: S\n"
@@ -447,7 +456,7 @@ class _Prompts:
         return (
             f"{task(self.problem)}\n\n"
             f"The reasoning steps so far:\n---\n{_scored(chain)}\n---\n"
-            f"The next step to evaluate:\n{step}\n\n"
+            f"{WP_EVALUATE}\n{step}\n\n"
             "Score this step for its arithmetic, its logic and how much it helps to answer "
             "the question, using one of 0.1, 0.3, 0.5, 0.7, 0.9, 1.0 (0.1: a critical error; "
             "1.0: correct and leads to the answer). Reply on the last line as "
@@ -473,8 +482,7 @@ class _Prompts:
             f"The reasoning chain:\n---\n{steps}\n---\n"
             f"{tool}\n"
             "Please do the following:\n"
-            "1. Under 'Analysis Report:', say whether this chain answers the question and "
-            "why.\n"
+            f"1. {WP_ANALYSIS} and why.\n"
             "2. For each step write: 'Step <idx>: <analysis>. Error report: <what is wrong, "
             "or none>. Advice: <advice>. Recommendation or Reject: <Recommend|Reject>.' "
             "Refer to steps by index only.\n"
@@ -490,7 +498,7 @@ class _Prompts:
             "First of all, recall historical reasoning experience (ignore it if empty) and "
             "follow its advice:\n"
             f"#####\n{experience}\n#####\n\n"
-            f"{BOT_FINAL_REQUEST} Write every step, one computation per line, as:\n"
+            f"{WP_FINAL} Write every step, one computation per line, as:\n"
             "Step X: <what it finds>: <expression> = <value>\n"
             "then, on the last line:\n"
             "The answer is: <answer>"
@@ -501,7 +509,7 @@ class _Prompts:
             f"{task(self.problem)}\n\n"
             f"This is turn {turn} of at most {total}.\n"
             f"The dialogue so far:\n{iot_transcript(turns)}\n\n"
-            "Write the solver's next prompt. Set stop to true only if the solver's last answer "
+            f"{WP_IOT_GUIDE} Set stop to true only if the solver's last answer "
             "is complete and correct.\n"
             f"Reply with one JSON object: {IOT_GUIDE_FORMAT}"
         )
@@ -530,7 +538,7 @@ class _Prompts:
         return (
             f"{head}\n" + "\n\n".join(t.text() for t in examples) + "\n\n"
             f"Now the task. {task(self.problem)}\n"
-            f"You have at most {limit} steps; this is step {step}.\n"
+            f"You have at most {limit} {WP_ACT} {step}.\n"
             + (f"{so_far}\n" if so_far else "")
             + f"Thought {step}:"
         )
@@ -540,7 +548,7 @@ class _Prompts:
         return (
             f"Here is an example.\n{DELI_TOOL_EXAMPLE}\n"
             f"Now the task. {task(self.problem)}\n"
-            f"Trial: {' '.join(trial.split())[:3000] or '(none)'}\n"
+            f"{WP_FORMALIZE.lstrip()}{' '.join(trial.split())[:3000] or '(none)'}\n"
             + (f"{so_far}\n" if so_far else "")
             + f"Thought {step}:"
         )
@@ -551,8 +559,8 @@ class _Prompts:
             f"Given Solution:\n{solution.strip()[:4000] or '(none)'}\n"
             f"Verification:\n{verification.strip()[:4000] or '(none)'}\n"
             f"Verified answer: {tool_answer or '(none)'}\n\n"
-            "Check the given solution against the verification and revise it: one "
-            "computation per line, written as 'what it finds: expression = value'; where "
+            f"{WP_REVISE}: one computation per line, written as "
+            "'what it finds: expression = value'; where "
             "they differ, the verification is right. End with a line 'Answer: <answer>'."
         )
 

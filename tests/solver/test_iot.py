@@ -30,7 +30,8 @@ from solver.events import (
 from solver.methods import make_method, solve
 from solver.methods.iot import AIoTConfig, GIoTConfig, IoT
 from solver.model import Call, Generation, Message, Model, ScriptedModel, TokenCallback
-from solver.model.offline import OfflineModel
+from solver.model.markers import G24_IOT_ANSWER
+from solver.model.offline import OfflineModel, critics
 from solver.model.openai import OpenAIModel
 
 HAND = Hand.parse("4 7 8 8")
@@ -348,6 +349,7 @@ def test_iot_over_http_survives_a_misbehaving_server(faults: list[str]) -> None:
     assert of(events, DialogueStopped)
 
 
+@pytest.mark.usefixtures("exact_critics")  # it doubts and keeps by its own (exact) judgement
 @pytest.mark.parametrize("start", ["answer", "guide"])
 def test_the_offline_engine_discusses_then_closes_with_a_final_answer_it_keeps_if_right(
     start: str,
@@ -427,16 +429,19 @@ def test_the_offline_guide_names_a_number_not_in_the_hand_and_misjudges_only_now
     foreign = guidance("(9 - 8 / 8) * 3", 10)
     assert any("9 is not one of the numbers" in t and "3 is not one" in t for t, _ in foreign)
     assert all("you leave out 4, 7" in t for t, stop in foreign if not stop), foreign
-    # A wrong answer passes as right only now and then (a misjudgement); a right one is
-    # usually accepted, and sometimes sent back for one more check.
-    wrong = guidance("8 + 8 + 7 + 4", 200)
-    assert 0 < sum(stop for _, stop in wrong) <= 30, sum(stop for _, stop in wrong)
-    right = guidance(RIGHT, 100)
-    stops = sum(stop for _, stop in right)
-    assert 70 <= stops < 100, stops
+    # A wrong answer passes as right now and then (a misjudgement); a right one is usually
+    # accepted, and sometimes sent back for one more check: as often as GPT-4's judge erred
+    # in ToT's run (critics.GUIDE_FALSE_STOP, critics.GUIDE_MISSED_STOP).
+    wrong = guidance("8 + 8 + 7 + 4", 400)
+    passed = sum(stop for _, stop in wrong) / 400
+    assert passed == pytest.approx(critics.GUIDE_FALSE_STOP, abs=0.05), passed
+    right = guidance(RIGHT, 400)
+    stops = sum(stop for _, stop in right) / 400
+    assert stops == pytest.approx(1 - critics.GUIDE_MISSED_STOP, abs=0.06), stops
     assert {t for t, stop in right if not stop} == {"Check your answer once more, step by step."}
 
 
+@pytest.mark.usefixtures("exact_critics")  # else it doubts its right answer now and then
 def test_the_offline_answerer_keeps_a_praised_answer_and_gives_none_without_numbers() -> None:
     domain = Game24Domain(HAND)
     turns = (domain.turn("Start.", parse_reply(answer(RIGHT))),)
@@ -445,6 +450,6 @@ def test_the_offline_answerer_keeps_a_praised_answer_and_gives_none_without_numb
     for seed in range(10):
         said = parse_reply(asyncio.run(OfflineModel(seed=seed).generate(call)).text)
         assert (said.answer, said.explanation) == (RIGHT, "I keep my answer."), said
-    lost = Call("iot_answer", (Message("user", "Reply with one JSON object: the answer."),))
+    lost = Call("iot_answer", (Message("user", f"Reply with one JSON object: {G24_IOT_ANSWER}"),))
     said = parse_reply(asyncio.run(OfflineModel(seed=1).generate(lost)).text)
     assert said.answer is None and said.explanation == "I cannot find the numbers.", said

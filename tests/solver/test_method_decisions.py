@@ -626,8 +626,10 @@ async def test_offline_engine_follows_the_experience_in_its_prompt() -> None:
 
 async def test_bot_second_iteration_differs_because_of_experience_on_the_offline_engine() -> None:
     # Iteration 2's first calls differ from iteration 1's only by the experience: with the
-    # same seed and sampling, the rejected opening is avoided.
-    model = OfflineModel(seed=3)
+    # same seed and sampling, the rejected opening is avoided. (The analysis is fallible at
+    # the sourced rates, solver.model.offline.critics: seed 6 is one whose analysis rejects
+    # the opening; seed 3's now keeps it.)
+    model = OfflineModel(seed=6)
     recorded: list[Call] = []
     original = model.generate
 
@@ -640,7 +642,7 @@ async def test_bot_second_iteration_differs_because_of_experience_on_the_offline
         BoT(BoTConfig(iterations=2, trees=1, depth=1, children=1)),
         Game24Domain(Hand.parse("4 7 8 8")),
         model,
-        seed=3,
+        seed=6,
     )
     assert isinstance(fin, RunFinished)
     roots = [c for c in recorded if c.purpose == "bot_step"]
@@ -653,7 +655,7 @@ async def test_bot_second_iteration_differs_because_of_experience_on_the_offline
     del model.generate
     # The same two calls, many samples each: the opening iteration 1 took (and the analysis
     # rejected) all but disappears in iteration 2.
-    key = exp.chain[0].split(" = ")[0]  # "8 - 4"
+    key = exp.chain[0].split(" = ")[0]  # "8 / 4"
     before = await first_steps(model, [replace(first, sample_offset=i) for i in range(40)])
     after = await first_steps(model, [replace(second, sample_offset=i) for i in range(40)])
     assert before[key] >= 4 and after[key] <= 1, (key, before, after)

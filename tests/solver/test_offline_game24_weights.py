@@ -25,6 +25,7 @@ from puzzles.arith import format_number
 from puzzles.game24 import Hand
 from solver.domains.game24 import Game24Domain
 from solver.model import Call, Message, Sampling
+from solver.model.markers import G24_IO
 from solver.model.offline import OfflineModel, writing
 from solver.model.offline import game24 as player
 from tests.solver.test_offline_crossword_player import reply
@@ -234,8 +235,8 @@ def test_a_nucleus_its_heaviest_steps_fill_exactly_keeps_them_and_no_more(
 
 # ---------------------------------------------------------------- the worked examples' habits
 
-SUM_EXAMPLES = (
-    "Use the numbers to obtain 24.\n"
+SUM_EXAMPLES = (  # an IO prompt, known as one by its rule (markers.G24_IO)
+    f"Use the numbers to obtain 24. {G24_IO}\n"
     "Input: 4 4 5\nAnswer: 4 * 5 + 4 = 24\nInput: 3 3 7\nAnswer: 3 * 7 + 3 = 24\nInput: {hand}\n"
 )
 
@@ -247,7 +248,7 @@ def attempt_picks(
     examples."""
     hand = user.strip().splitlines()[-1].removeprefix("Input: ")
     choices = picks(monkeypatch, "io", (Message("user", user),), seed)
-    bare = (Message("user", f"Use them to obtain 24.\nInput: {hand}\n"),)
+    bare = (Message("user", f"Use them to obtain 24. {G24_IO}\nInput: {hand}\n"),)
     alone = picks(monkeypatch, "io", bare, 99)[0]
     return choices, alone
 

@@ -22,7 +22,8 @@ from puzzles.game24 import Hand
 from solver.domains.base import Guidance, Reply
 from solver.domains.game24 import Game24Domain, parse_guidance, parse_reply
 from solver.model import Call, Message, Sampling
-from solver.model.offline import OfflineModel
+from solver.model.markers import G24_IOT_ANSWER, G24_IOT_GUIDE
+from solver.model.offline import OfflineModel, critics
 from tests.solver.test_iot import answer
 
 HAND = Hand.parse("4 7 8 8")
@@ -66,7 +67,8 @@ def respond(
 
 
 def test_a_guide_prompt_without_numbers_asks_for_them_and_does_not_stop() -> None:
-    lost = (Message("user", "Write the solver's next prompt as one JSON object."),)
+    # The prompt is known as the guide's by its request (markers.G24_IOT_GUIDE).
+    lost = (Message("user", f"{G24_IOT_GUIDE} Reply with one JSON object."),)
     for offset in range(5):
         got = parse_guidance(text_of("iot_guide", lost, offset))
         assert got == Guidance("Restate the numbers and the goal, then try again.", False)
@@ -116,12 +118,13 @@ def test_the_guide_says_what_is_wrong_in_full(answer: str | None, problem: str) 
 
 
 def test_an_answer_prompt_without_numbers_gets_no_answer_a_doubt_and_no_final() -> None:
-    lost = (Message("user", "Reply with one JSON object: the answer."),)
+    lost = (Message("user", f"Reply with one JSON object: {G24_IOT_ANSWER}"),)
     for offset in range(5):
         got = parse_reply(text_of("iot_answer", lost, offset))
         assert got == Reply("I cannot find the numbers.", None, "which numbers to use", False)
 
 
+@pytest.mark.usefixtures("exact_critics")  # else it doubts a right habit now and then
 def test_the_first_answer_is_a_habitual_attempt_and_later_ones_are_fresh() -> None:
     # Like a model, the engine has one habitual attempt per hand, the same in every sample.
     # IoT's answerer starts from it: where it solves the hand, every sample of the first turn
@@ -140,11 +143,13 @@ def test_the_first_answer_is_a_habitual_attempt_and_later_ones_are_fresh() -> No
     assert habitual >= 6, habitual
 
 
+@pytest.mark.usefixtures("exact_critics")
 def test_each_time_it_is_told_it_is_wrong_it_makes_two_more_attempts(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # The attempts are counted where the engine makes them; every one is made to fail, so
-    # none ends the search early. The first turn is the habitual attempt (a cool, fixed walk)
+    # The attempts are counted where the engine makes them; every one is made to fail (and
+    # the answerer judges its own attempts without error here), so none ends the search
+    # early. The first turn is the habitual attempt (a cool, fixed walk)
     # and one more at the call's temperature; each wrong answer since adds two.
     temps: list[float] = []
     walk = OfflineModel._walk
@@ -161,6 +166,7 @@ def test_each_time_it_is_told_it_is_wrong_it_makes_two_more_attempts(
         assert reply.answer and reply.uncertainty == "I am not sure this makes exactly 24."
 
 
+@pytest.mark.usefixtures("exact_critics")  # it never believes the wrong answer and keeps it
 def test_its_explanation_writes_the_steps_of_its_answer() -> None:
     checked = 0
     for offset in range(30):
@@ -173,18 +179,23 @@ def test_its_explanation_writes_the_steps_of_its_answer() -> None:
     assert checked >= 80, checked  # a step is now and then slipped or rounded
 
 
-def test_a_right_answer_is_kept_when_praised_and_mostly_kept_otherwise() -> None:
-    for offset in range(20):
-        kept = respond([RIGHT], PRAISE, "free", offset)
-        assert kept == Reply("I keep my answer.", RIGHT, "", True), kept
+def test_a_right_answer_is_kept_when_praised_and_believed_and_mostly_kept_otherwise() -> None:
+    # The answerer believes its right answer as often as GPT-4's judge believed a right
+    # answer (1 - critics.ANSWERER_MISSED_FINAL, 73.6 %); praised, it then keeps it.
+    believed = 1 - critics.ANSWERER_MISSED_FINAL
+    praised = [respond([RIGHT], PRAISE, "free", n) for n in range(400)]
+    kept = [r for r in praised if r.explanation == "I keep my answer."]
+    assert all(r == Reply("I keep my answer.", RIGHT, "", True) for r in kept)
+    assert len(kept) / 400 == pytest.approx(believed, abs=0.06), len(kept)
     # GIoT's discussion turns: kept, never final, but now and then set aside to talk more.
-    discussed = [respond([RIGHT], PRAISE, "discuss", n) for n in range(100)]
+    discussed = [respond([RIGHT], PRAISE, "discuss", n) for n in range(400)]
     kept_there = [r for r in discussed if r.explanation == "I keep my answer."]
-    assert 55 <= len(kept_there) <= 85 and not any(r.final for r in discussed), len(kept_there)
-    # Sent back for one more check, it keeps a right answer about 70 times in 100.
-    rechecked = [respond([RIGHT], RECHECK, "free", n) for n in range(100)]
+    assert not any(r.final for r in discussed)
+    assert len(kept_there) / 400 == pytest.approx(believed * 0.7, abs=0.06), len(kept_there)
+    # Sent back for one more check, it keeps a right answer it believes 70 times in 100.
+    rechecked = [respond([RIGHT], RECHECK, "free", n) for n in range(400)]
     kept_anyway = sum(r.explanation == "I keep my answer." for r in rechecked)
-    assert 55 <= kept_anyway <= 85, kept_anyway
+    assert kept_anyway / 400 == pytest.approx(believed * 0.7, abs=0.06), kept_anyway
 
 
 def test_it_calls_an_answer_final_mostly_when_it_works_and_seldom_when_not() -> None:
@@ -199,30 +210,42 @@ def test_it_calls_an_answer_final_mostly_when_it_works_and_seldom_when_not() -> 
     assert 0.1 <= sum(final_when_wrong) / len(final_when_wrong) <= 0.4
 
 
-def test_the_closing_call_takes_a_right_answer_from_the_discussion_mostly() -> None:
-    # GIoT's last call: an earlier answer was right, the last one is wrong.
-    replies = [respond([RIGHT, WRONG], RECHECK, "close", n) for n in range(100)]
+def test_the_closing_call_takes_the_answer_it_believes_from_the_discussion() -> None:
+    # GIoT's last call: an earlier answer was right, the last one is wrong. Reading back from
+    # the last, it takes the wrong one when it believes it (critics.ANSWERER_FALSE_FINAL,
+    # 15.8 %), else the right one when it believes that (73.6 % of the rest).
+    replies = [respond([RIGHT, WRONG], RECHECK, "close", n) for n in range(400)]
     taken = [r for r in replies if r.explanation == "From the discussion, this answer works."]
-    assert 72 <= len(taken) <= 96, len(taken)
-    assert all(r == Reply(r.explanation, RIGHT, "", True) for r in taken)
+    right = [r for r in taken if r == Reply(r.explanation, RIGHT, "", True)]
+    wrong = [r for r in taken if r == Reply(r.explanation, WRONG, "", True)]
+    assert len(right) + len(wrong) == len(taken)
+    false_final, missed = critics.ANSWERER_FALSE_FINAL, critics.ANSWERER_MISSED_FINAL
+    assert len(wrong) / 400 == pytest.approx(false_final, abs=0.05), len(wrong)
+    assert len(right) / 400 == pytest.approx((1 - false_final) * (1 - missed), abs=0.06)
     # Otherwise it works the hand again, and still gives a final answer of its own.
     others = [r for r in replies if r not in taken]
     assert all(r.parsed and r.answer and r.final for r in others), others
     # An unanswered turn is nothing to take.
-    nothing = [respond([None, WRONG], RECHECK, "close", n) for n in range(20)]
-    assert not any(r.explanation.startswith("From the discussion") for r in nothing)
+    nothing = [respond([None, WRONG], RECHECK, "close", n) for n in range(40)]
+    assert not any(
+        r.explanation.startswith("From the discussion") and r.answer != WRONG for r in nothing
+    )
 
 
 def test_every_reply_is_one_json_object_with_the_fields_the_prompt_asks_for() -> None:
     # The prompt's format names the fields; a reply that leaves one out (even a false flag)
     # is not what it asked for.
     domain = Game24Domain(HAND)
-    lost = (Message("user", "Reply with one JSON object."),)
+    lost_guide = (Message("user", f"{G24_IOT_GUIDE} Reply with one JSON object."),)
+    lost = (Message("user", f"Reply with one JSON object: {G24_IOT_ANSWER}"),)
     for offset in range(30):
         for answers in ([], [WRONG], [RIGHT], [None]):
             turns = tuple(domain.turn("Go on.", parse_reply(answer(a))) for a in answers)
             prompt = domain.prompt("guide", turns=turns, turn=len(turns) + 1, total=10)
-            for text in (text_of("iot_guide", prompt, offset), text_of("iot_guide", lost, offset)):
+            for text in (
+                text_of("iot_guide", prompt, offset),
+                text_of("iot_guide", lost_guide, offset),
+            ):
                 assert set(json.loads(text)) == {"guidance", "stop"}, text
             for mode in ("free", "discuss", "close"):
                 prompt = domain.prompt("respond", turns=turns, guidance="Go on.", mode=mode)

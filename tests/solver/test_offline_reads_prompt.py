@@ -26,7 +26,7 @@ from solver.domains.game24 import Game24Domain
 from solver.events import ThoughtAdded
 from solver.methods import METHODS, make_method, solve
 from solver.model import Call, Generation, Message, ModelError, Sampling, TokenCallback
-from solver.model.offline import OfflineModel
+from solver.model.offline import OfflineModel, critics
 
 SMALL: dict[str, dict[str, Any]] = {
     "cot-sc": {"samples": 6, "batch": 4},
@@ -336,9 +336,11 @@ async def test_the_judge_is_mostly_right_and_sometimes_wrong_both_ways(
     wrong = await judgements(WRONG, 60)
     total_right, total_wrong = sum(right.values()), sum(wrong.values())
     assert set(right) | set(wrong) <= {"sure", "impossible"}
-    assert right["sure"] >= 0.85 * total_right, right
-    assert wrong["impossible"] >= 0.85 * total_wrong, wrong
-    assert right["impossible"] >= 1 and wrong["sure"] >= 1, (right, wrong)  # misjudgements
+    # Misjudged as often as GPT-4's judge was in ToT's run (critics.JUDGE_*).
+    assert right["impossible"] / total_right == pytest.approx(
+        critics.JUDGE_FALSE_IMPOSSIBLE, abs=0.05
+    ), right
+    assert wrong["sure"] / total_wrong == pytest.approx(critics.JUDGE_FALSE_SURE, abs=0.05), wrong
 
 
 async def test_tot_runs_with_the_exact_checker_out_of_the_engines_reach(
@@ -392,7 +394,9 @@ async def test_a_prompt_that_is_not_a_game_of_24_prompt_is_a_bad_request(purpose
         message = str(info.value)
         assert "Traceback" not in message and "\n" not in message
         assert "Game of 24" in message or "no answer" in message
-        assert purpose in message  # it says which prompt it could not read
+        # It says which prompt it could not read, as the text tells it: none of these says
+        # what it asks for, whatever the call's purpose.
+        assert "cannot read this as any Game of 24 prompt" in message
 
 
 def real_prompts() -> list[tuple[str, str]]:
@@ -488,24 +492,27 @@ async def test_a_similarity_prompt_needs_both_steps() -> None:
         assert info.value.kind == "bad_request"
 
 
-async def test_a_state_no_try_solves_is_likely_while_in_range_and_impossible_when_not() -> None:
+async def test_a_state_that_cannot_make_24_gets_the_words_gpt4_gave_such_states() -> None:
+    # Measured over every state of its size in ToT's run, not by how the numbers look: GPT-4
+    # called 82.8 % of three numbers that cannot make 24 "likely", however far off they were,
+    # and 74.6 % of two such numbers "impossible" (critics.VALUE_UNREACHABLE).
     engine = OfflineModel(seed=0)
 
     async def labels(numbers: str) -> Counter[str]:
         prompt = (Message("user", g24.value_prompt(numbers)),)
         call = Call("value", prompt, Sampling(0.7, 1.0, 1), {})
         out: Counter[str] = Counter()
-        for seed in range(40):
+        for seed in range(400):
             engine.seed = seed
             out[(await engine.generate(call)).text.splitlines()[-1]] += 1
         return out
 
-    in_range = await labels("1 1 13")  # no way to 24, but nothing rules one out at a glance
-    assert in_range["likely"] >= 30, in_range
-    small = await labels("61 70 90")  # far too large
-    assert small["impossible"] >= 30, small
-    two = await labels("1 2")  # two numbers: every pair of operations is tried
-    assert two["impossible"] >= 30, two
+    for numbers in ("1 1 13", "61 70 90"):
+        got = await labels(numbers)
+        want = critics.VALUE_UNREACHABLE[3][1]
+        assert got["likely"] / 400 == pytest.approx(want, abs=0.06), (numbers, got)
+    two = await labels("1 2")
+    assert two["impossible"] / 400 == pytest.approx(critics.VALUE_UNREACHABLE[2][2], abs=0.06)
 
 
 def test_a_fraction_makes_a_state_look_worse() -> None:

@@ -2,15 +2,18 @@
 
 It reads only the messages of each call, exactly as a model would: the hand and the target,
 the numbers left, the steps so far, the answer to judge, the chain to analyse and BoT's
-experience are all parsed from the prompt text (``call.context`` is never read), and it
+experience are all parsed from the prompt text (``call.context`` is never read), and so is
+the role: what a prompt asks for is told by the sentence it is known by
+(:mod:`solver.model.markers`, which the prompt builders write), never by ``call.purpose``. It
 answers in exactly the text format the prompt asks for, so the same parsers run as for a real
 model. A prompt it cannot read as a Game of 24 prompt gets a ``bad_request`` error.
 
 It is a player, not an oracle: it never sees stored answers and never runs the exact checker
 or an exhaustive solver. It looks ahead only a few random tries deep, prefers "nice" numbers
 (factors of 24, whole numbers), rarely thinks of fractions, sometimes slips in arithmetic,
-and can misjudge a state or an answer either way (it judges an answer by re-doing its
-arithmetic and counting the numbers it uses, and sometimes gets that wrong). It learns only
+and misjudges states, answers and steps either way: its critics (ToT's value and answer judge,
+BoT's analysis, IoT's guide and answerer) work the text out, then give a verdict that is wrong
+as often as GPT-4's was in ToT's published run (:mod:`solver.model.offline.critics`). It learns only
 from the experience text in a BoT prompt: a step an analysis rejected is avoided from the
 same position (the same numbers on the table) and steps of chains it recommended are
 preferred, so later iterations do better where the heuristic went wrong. It also picks up
@@ -49,7 +52,22 @@ from puzzles.arith import (
     parse_number,
 )
 from solver.model.base import Call, Generation, ModelError, TokenCallback
-from solver.model.offline import iot24
+from solver.model.markers import (
+    G24_ANALYSIS,
+    G24_CONDENSE,
+    G24_COT,
+    G24_EVALUATE,
+    G24_FINAL,
+    G24_IO,
+    G24_IOT_ANSWER,
+    G24_IOT_GUIDE,
+    G24_JUDGE,
+    G24_PROPOSE,
+    G24_SIMILAR,
+    G24_STEP,
+    G24_VALUE,
+)
+from solver.model.offline import critics, iot24
 from solver.model.offline.experience import BLOCK, ENTRY, EXPERIENCE, STEP_LINE, VERDICT
 from solver.model.offline.sampling import sample_replies
 from solver.model.offline.writing import expression as _expression
@@ -97,12 +115,10 @@ def _moves(nums: _Nums) -> tuple[tuple[Fraction, str, Fraction, Fraction, _Nums]
 
 _TARGET = re.compile(r"\b(?:obtain|make|reach|equal)\s+(-?\d{1,9})\b")
 _INPUT = re.compile(r"^Input:[ \t]*(.*?)[ \t]*$", re.MULTILINE)
-_FINAL = re.compile(r"solve the task in full", re.IGNORECASE)
-"""BoT's final prompt (I^{T+1}) asks for the whole solution in these words."""
 _NUMBERS_ARE = re.compile(r"^The numbers are:[ \t]*(.*?)\.?[ \t]*$", re.MULTILINE)
 _ANSWER = re.compile(r"^Answer:[ \t]*(.*?)[ \t]*$", re.MULTILINE)
 _STEPS_HEAD = re.compile(r"^Steps:[ \t]*$", re.MULTILINE)
-_NEXT_STEP = re.compile(r"^The next step to evaluate:[ \t]*\n(.*?)[ \t]*$", re.MULTILINE)
+_NEXT_STEP = re.compile(rf"^{re.escape(G24_EVALUATE)}[ \t]*\n(.*?)[ \t]*$", re.MULTILINE)
 _NUMBER = r"\(?-?[\d.]+(?:/[\d.]+)?\)?"
 _BOT_FIELDS = re.compile(
     rf"Two numbers selected:\s*(?P<a>{_NUMBER})\s*,?\s+(?P<b>{_NUMBER})\s*,\s*"
@@ -117,6 +133,40 @@ _EQUATION = re.compile(
 
 def _user_text(call: Call) -> str:
     return "\n".join(m.content for m in call.messages if m.role == "user")
+
+
+_ROLES = (
+    ("bot_final", G24_FINAL),
+    ("bot_step", G24_STEP),
+    ("bot_evaluate", G24_EVALUATE),
+    ("bot_feedback", G24_ANALYSIS),
+    ("bot_condense", G24_CONDENSE),
+    ("bot_similar", G24_SIMILAR),
+    (iot24.GUIDE, G24_IOT_GUIDE),
+    (iot24.RESPOND, G24_IOT_ANSWER),
+    ("judge", G24_JUDGE),
+    ("value", G24_VALUE),
+    ("propose", G24_PROPOSE),
+    ("cot", G24_COT),
+    ("io", G24_IO),
+)
+"""Each role and the sentence its prompt is known by (:mod:`solver.model.markers`, which the
+prompt builders write), the prompts that quote others' text (BoT's experience, IoT's dialogue)
+first."""
+
+
+def _role(text: str) -> str | None:
+    """What a Game of 24 prompt asks for, read from its words as a model would (the call's
+    purpose is never read: over HTTP a model sees only the messages). The CoT prompt with
+    steps already written after its ``Steps:`` is ToT's call for the answer."""
+    role = next((role for role, marker in _ROLES if marker in text), None)
+    if role == "cot":
+        inputs = list(_INPUT.finditer(text))
+        tail = text[inputs[-1].end() :] if inputs else ""
+        head = _STEPS_HEAD.search(tail)
+        if head is not None and tail[head.end() :].strip():
+            return "answer"
+    return role
 
 
 def _number(text: str) -> Fraction | None:
@@ -565,14 +615,16 @@ class OfflineModel:
 
     async def generate(self, call: Call, on_token: TokenCallback | None = None) -> Generation:
         temperature, top_p = call.sampling.temperature, call.sampling.top_p
-        if call.purpose in (iot24.GUIDE, iot24.RESPOND):  # the IoT roles read the prompt
+        text = _user_text(call)
+        role = _role(text)  # from the prompt's words: the call's purpose is not read
+        if role in (iot24.GUIDE, iot24.RESPOND):
 
             def reply(rng: random.Random) -> str:
-                return iot24.iot_reply(self, call.purpose, call.messages, rng, temperature)
+                return iot24.iot_reply(self, role, call.messages, rng, temperature)
 
         else:
             # The prompt is read once per call (a bad one fails before any sample).
-            read = self._reader(call.purpose, _user_text(call))
+            read = self._reader(role, text)
 
             def reply(rng: random.Random) -> str:
                 return read(rng, temperature, top_p)
@@ -584,9 +636,10 @@ class OfflineModel:
     async def aclose(self) -> None:
         return None
 
-    def _reader(self, purpose: str, text: str) -> _Reply:
-        """Read the prompt for ``purpose``: a function from (rng, temperature, top_p) to one
-        sample's reply. :class:`ModelError` when the prompt is not one the engine can read."""
+    def _reader(self, role: str | None, text: str) -> _Reply:
+        """Read the prompt for the role ``role`` (as :func:`_role` reads it from the text):
+        a function from (rng, temperature, top_p) to one sample's reply. :class:`ModelError`
+        when the prompt is not one the engine can read."""
         read = {
             "io": self._read_attempt,
             "cot": self._read_attempt,
@@ -600,10 +653,14 @@ class OfflineModel:
             "bot_final": self._read_bot_final,
             "bot_condense": self._read_bot_condense,
             "bot_similar": self._read_bot_similar,
-        }.get(purpose)
-        if read is None:
-            raise ModelError("bad_request", f"the offline engine has no answer for {purpose!r}")
-        replies = read(purpose, text)
+        }.get(role or "")
+        if role is None or read is None:
+            raise ModelError(
+                "bad_request",
+                "the offline engine only plays the Game of 24 so far, and cannot read this "
+                "as any Game of 24 prompt it knows (no sentence says what it asks for)",
+            )
+        replies = read(role, text)
         target, nice = self.target, self.nice
 
         def aimed(rng: random.Random, temperature: float, top_p: float) -> str:
@@ -621,51 +678,51 @@ class OfflineModel:
         self.target = target
         self.nice = _nice(target)
 
-    def _read_attempt(self, purpose: str, text: str) -> _Reply:
-        hand, target, _ = _read_cot(text, purpose)
+    def _read_attempt(self, role: str, text: str) -> _Reply:
+        hand, target, _ = _read_cot(text, role)
         self._aim(target)
-        steps = purpose == "cot"
+        steps = role == "cot"
         habits = _read_habits(text, target)
         return lambda rng, temp, top_p: self._attempt(hand, rng, temp, steps, habits)
 
-    def _read_answer(self, purpose: str, text: str) -> _Reply:
-        hand, target, lines = _read_cot(text, purpose)
+    def _read_answer(self, role: str, text: str) -> _Reply:
+        hand, target, lines = _read_cot(text, role)
         self._aim(target)
         reply = self._final_answer(hand, lines)
         return lambda rng, temp, top_p: reply
 
-    def _read_propose(self, purpose: str, text: str) -> _Reply:
+    def _read_propose(self, role: str, text: str) -> _Reply:
         inputs = list(_INPUT.finditer(text))
         nums = _numbers(inputs[-1].group(1)) if inputs else None
         # The target is read from the prompt ("reach 10"), as for every other role: a
         # proposal prompt that does not say it is not one the engine would guess at.
         target = _target(text)
-        if nums is None or target is None or "Possible next steps:" not in text:
-            raise _not_24(purpose)
+        if nums is None or target is None or G24_PROPOSE not in text:
+            raise _not_24(role)
         self._aim(target)
         return lambda rng, temp, top_p: self._propose(nums, rng, temp)
 
-    def _read_value(self, purpose: str, text: str) -> _Reply:
+    def _read_value(self, role: str, text: str) -> _Reply:
         lines = [line for line in text.splitlines() if line.strip()]
         target = _target(text)
         nums = _numbers(lines[-1]) if lines else None
         if nums is None or target is None:
-            raise _not_24(purpose)
+            raise _not_24(role)
         self._aim(target)
         return lambda rng, temp, top_p: self._value(nums, rng, temp)
 
-    def _read_judge(self, purpose: str, text: str) -> _Reply:
+    def _read_judge(self, role: str, text: str) -> _Reply:
         inputs, answers = list(_INPUT.finditer(text)), _ANSWER.findall(text)
         target = _target(text)
         hand = _numbers(inputs[-1].group(1)) if inputs else None
         if hand is None or target is None or not answers:
-            raise _not_24(purpose)
+            raise _not_24(role)
         self._aim(target)
         answer = answers[-1]
         return lambda rng, temp, top_p: self._judge(hand, answer, rng)
 
-    def _read_bot_step(self, purpose: str, text: str) -> _Reply:
-        bot = _read_bot(text, purpose)
+    def _read_bot_step(self, role: str, text: str) -> _Reply:
+        bot = _read_bot(text, role)
         self._aim(bot.target)
         lessons = _read_lessons(bot.experience, bot.hand, bot.target)
         avoid = _read_avoid(bot.experience)
@@ -676,28 +733,28 @@ class OfflineModel:
             bot, lessons, avoid, rng, temp, top_p, habits
         )
 
-    def _read_bot_evaluate(self, purpose: str, text: str) -> _Reply:
-        bot = _read_bot(text, purpose)
+    def _read_bot_evaluate(self, role: str, text: str) -> _Reply:
+        bot = _read_bot(text, role)
         m = _NEXT_STEP.search(text)
         if m is None:
-            raise _not_24(purpose)
+            raise _not_24(role)
         self._aim(bot.target)
         after = _replay(bot.hand, [*bot.chain, m.group(1)])
         return lambda rng, temp, top_p: f"Evaluation score: {self._confidence(after, rng, 0.2)}"
 
-    def _read_bot_feedback(self, purpose: str, text: str) -> _Reply:
-        bot = _read_bot(text, purpose)
+    def _read_bot_feedback(self, role: str, text: str) -> _Reply:
+        bot = _read_bot(text, role)
         self._aim(bot.target)
         chain = tuple(m.group(2) for m in STEP_LINE.finditer("\n".join(bot.chain)))
         return lambda rng, temp, top_p: self._feedback(bot.hand, chain, rng)
 
-    def _read_bot_final(self, purpose: str, text: str) -> _Reply:
+    def _read_bot_final(self, role: str, text: str) -> _Reply:
         """BoT's final prompt (I^{T+1}): the hand, the target and the experience, read as a
         step prompt's, with no chain so far."""
         hand_m, target = _NUMBERS_ARE.search(text), _target(text)
         hand = _numbers(hand_m.group(1)) if hand_m else None
-        if hand is None or target is None or not _FINAL.search(text):
-            raise _not_24(purpose)
+        if hand is None or target is None or G24_FINAL not in text:
+            raise _not_24(role)
         self._aim(target)
         exp = EXPERIENCE.search(text)
         bot = _BotPrompt(hand, target, (), exp.group(1) if exp else "")
@@ -708,19 +765,19 @@ class OfflineModel:
             bot, lessons, avoid, rng, temp, top_p, habits
         )
 
-    def _read_bot_condense(self, purpose: str, text: str) -> _Reply:
+    def _read_bot_condense(self, role: str, text: str) -> _Reply:
         hand_m, target = _NUMBERS_ARE.search(text), _target(text)
         hand = _numbers(hand_m.group(1)) if hand_m else None
         exp = EXPERIENCE.search(text)
         if hand is None or target is None or exp is None:
-            raise _not_24(purpose)
+            raise _not_24(role)
         reply = _condense(exp.group(1), hand, target)
         return lambda rng, temp, top_p: reply
 
-    def _read_bot_similar(self, purpose: str, text: str) -> _Reply:
+    def _read_bot_similar(self, role: str, text: str) -> _Reply:
         a, b = _STEP_A.search(text), _STEP_B.search(text)
         if a is None or b is None:
-            raise _not_24(purpose)
+            raise _not_24(role)
         first, second = a.group(1), b.group(1)
         return lambda rng, temp, top_p: _similar(first, second, rng, temp)
 
@@ -887,20 +944,18 @@ class OfflineModel:
         return "\n".join(lines)
 
     def _value(self, nums: _Nums, rng: random.Random, temp: float) -> str:
+        """ToT's value word for the numbers left: the engine works them out, then says
+        ``sure``, ``likely`` or ``impossible`` as often as GPT-4 said each of numbers that
+        could (or could not) make the target (:mod:`critics`; the temperature is not used:
+        the rates were measured at ToT's 0.7)."""
         shown = _fmt(nums)
-        if len(nums) == 1:
-            return f"{shown}\n{'sure' if nums[0] == self.target else 'impossible'}"
-        hit = self._tries(nums, rng, self.lookahead)
-        if hit is not None:
-            return f"{shown}: I can reach {self.target} from here\nsure"
-        noise = rng.random() < 0.08 * (0.5 + temp)
-        if len(nums) == 2:
-            label = "likely" if noise else "impossible"
-            return f"{shown}: no pair of operations gives {self.target}\n{label}"
-        p = self._promise(nums, rng)
-        if p < 0.25 and not noise:
-            return f"{shown}: the numbers look hard to combine into {self.target}\nimpossible"
-        return f"{shown}: not found yet, but the numbers are in range\nlikely"
+        label = critics.value_label(critics.can_make(nums, self.target), len(nums), rng)
+        why = {
+            "sure": f"I can reach {self.target} from here",
+            "likely": "not found yet, but the numbers are in range",
+            "impossible": f"the numbers look hard to combine into {self.target}",
+        }[label]
+        return f"{shown}: {why}\n{label}"
 
     def _final_answer(self, hand: _Nums, lines: Sequence[str]) -> str:
         """ToT's last call: the expression the steps written after ``Steps:`` build."""
@@ -916,11 +971,15 @@ class OfflineModel:
         return f"Answer: {_expression(hand, path)} = {_fmt(cur)}"
 
     def _judge(self, hand: _Nums, answer: str, rng: random.Random) -> str:
-        # Re-done as a careful person would: which numbers the expression uses and what it
-        # comes to; sometimes misjudged either way.
-        ok = _reads_right(answer.split("=")[0], hand, self.target)
-        if rng.random() < 0.05:
-            ok = not ok
+        # Read as a person would (which numbers the expression uses and what it comes to),
+        # then misjudged either way as often as GPT-4's judge was (critics.JUDGE_*).
+        right = _reads_right(answer.split("=")[0], hand, self.target)
+        ok = critics.believes(
+            right,
+            rng,
+            false_sure=critics.JUDGE_FALSE_SURE,
+            missed=critics.JUDGE_FALSE_IMPOSSIBLE,
+        )
         return "Judge: sure" if ok else "Judge: impossible"
 
     # ------------------------------------------------------------------ BoT
@@ -1009,8 +1068,11 @@ class OfflineModel:
         return "\n".join([*chain, self._final_answer(bot.hand, chain)])
 
     def _feedback(self, hand: _Nums, chain: Sequence[str], rng: random.Random) -> str:
-        # Re-play the chain as a careful checker would: each step's numbers must be on the
-        # table and its result must hold.
+        # Re-play the chain with the engine's own arithmetic (each step's numbers must be on
+        # the table and its result must hold), then judge each step as GPT-4 judged states
+        # (critics): a step whose result does not hold passes at ANALYSIS_MISSES_SLIP; one that
+        # holds is rejected when ToT's value critic would call the numbers it leaves
+        # impossible, at the measured rates for numbers that can or cannot make the target.
         states: list[_Nums | None] = []
         valid: list[bool] = []
         shown: list[str] = []
@@ -1028,7 +1090,18 @@ class OfflineModel:
             states.append(cur)
             valid.append(played[1])
             shown.append(f"{format_operand(a)} {op} {format_operand(b)} = {written}")
-        reached = len(cur) == 1 and cur[0] == self.target and all(valid)
+        kept: list[bool] = []
+        for st, holds in zip(states, valid, strict=True):
+            if st is None:  # a step that cannot be played from the numbers on the table
+                kept.append(False)
+            elif not holds:
+                kept.append(rng.random() < critics.ANALYSIS_MISSES_SLIP)
+            else:
+                kept.append(critics.recommends(critics.can_make(st, self.target), len(st), rng))
+        # The first step the analysis rejects. None: it keeps every step (a chain that stops
+        # early, or one it misjudges).
+        first_bad = next((i for i, ok in enumerate(kept) if not ok), None)
+        reached = first_bad is None and len(cur) == 1 and cur[0] == self.target
         lines = []
         if reached:
             lines.append(
@@ -1042,29 +1115,24 @@ class OfflineModel:
                 )
             lines.append("Confidence score: 1.0")
             return "\n".join(lines)
-        # Find the first step after which the numbers no longer look able to make 24.
-        # None: every step holds and leaves numbers that can still make 24 (a chain that
-        # stops early); each step is then kept.
-        first_bad = next(
-            (
-                i
-                for i, st in enumerate(states)
-                if not valid[i] or st is None or self._tries(st, rng, self.lookahead) is None
-            ),
-            None,
-        )
         bad = len(chain) if first_bad is None else first_bad
         if not chain:
             report = "The chain has no steps, so it does not solve the task."
+        elif first_bad is None and len(cur) == 1:  # every step passed, the end is wrong
+            report = (
+                f"The chain ends with {_fmt(cur)} instead of {self.target}, so it does not "
+                "solve the task, though no step looks wrong."
+            )
         elif first_bad is None:
             report = (
                 f"The chain stops at {_fmt(cur)} before it uses every number, so it does not "
                 f"solve the task yet; every step so far can still lead to {self.target}."
             )
-        elif cur == (self.target,):  # the right end, through a step that does not hold
+        elif cur == (self.target,):  # the right end, through a step the analysis rejects
             report = (
-                f"The chain ends with {self.target}, but step {bad + 1} does not hold, so it "
-                f"does not solve the task; the mistake starts at step {bad + 1}."
+                f"The chain ends with {self.target}, but step {bad + 1} "
+                f"{'looks wrong' if valid[bad] else 'does not hold'}, so it does not solve the "
+                f"task; the mistake starts at step {bad + 1}."
             )
         else:
             report = (

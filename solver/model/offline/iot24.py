@@ -8,10 +8,13 @@ final answer is allowed from the closing rule. ``call.context`` is never read.
 
 The guide re-does the solver's arithmetic the way a careful person would (which numbers the
 expression uses, what it comes to), points at the mistake it sees and says stop when it
-believes the answer is right; it sometimes misjudges (a wrong answer waved through: the
-premature stop the paper warns about). The answerer starts from its habitual first attempt
-(like CoT), tries harder each turn it is told it is wrong, sometimes claims a wrong answer is
-final, and in GIoT's forced turns sometimes wanders off an answer that was right.
+believes the answer is right; it misjudges either way at the rates of
+:mod:`solver.model.offline.critics` (a wrong answer waved through: the premature stop the
+paper warns about). The answerer starts from its habitual first attempt (like CoT), tries
+harder each turn it is told it is wrong, and judges each attempt itself, as fallibly as those
+rates say (it stops at the first attempt it believes, and says final when it believes the
+answer it gives, right or wrong); in GIoT's forced turns it sometimes wanders off an answer
+that was right.
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from puzzles.arith import ArithError, format_number, format_operand, parse
+from solver.model.offline import critics
+from solver.model.offline.writing import expression as _expression
 
 if TYPE_CHECKING:
     from solver.model.offline.game24 import OfflineModel
@@ -112,16 +117,39 @@ def _guide(engine: OfflineModel, text: str, rng: random.Random) -> dict[str, Any
         return {"guidance": _opening(nums, target, rng), "stop": False}
     last = answers[-1].strip()
     problem = _judge(last, nums, target)
-    if problem is not None and rng.random() < engine.slip * 4:
-        problem = None  # a misjudgement: the wrong answer looks right to the guide
-    if problem is None:
-        if rng.random() < 0.85:
-            return {
-                "guidance": "Your answer uses each number once and makes the target.",
-                "stop": True,
-            }
+    # Read as a careful person would, then misjudged either way at the sourced rates
+    # (critics.GUIDE_*): a wrong answer waved through is the premature stop the paper warns of.
+    if critics.believes(
+        problem is None,
+        rng,
+        false_sure=critics.GUIDE_FALSE_STOP,
+        missed=critics.GUIDE_MISSED_STOP,
+    ):
+        return {
+            "guidance": "Your answer uses each number once and makes the target.",
+            "stop": True,
+        }
+    if problem is None:  # a right answer it does not see is right
         return {"guidance": "Check your answer once more, step by step.", "stop": False}
     return {"guidance": problem, "stop": False}
+
+
+def _trusts(right: bool, rng: random.Random) -> bool:
+    """Whether the answerer believes an answer that is (``right``) right or not: misjudged at
+    the sourced rates (critics.ANSWERER_*)."""
+    return critics.believes(
+        right,
+        rng,
+        false_sure=critics.ANSWERER_FALSE_FINAL,
+        missed=critics.ANSWERER_MISSED_FINAL,
+    )
+
+
+def _believes(
+    answer: str, nums: tuple[Fraction, ...], target: Fraction, rng: random.Random
+) -> bool:
+    """Whether the answerer believes ``answer`` right, read as the guide reads it."""
+    return _trusts(_judge(answer, nums, target) is None, rng)
 
 
 def _respond(engine: OfflineModel, text: str, rng: random.Random, temp: float) -> dict[str, Any]:
@@ -144,32 +172,33 @@ def _respond(engine: OfflineModel, text: str, rng: random.Random, temp: float) -
     if closing:
         # The closing call: the last answer the discussion settled on, unless it looks wrong.
         for a in reversed(answers):
-            if a and a != "(none)" and _judge(a, nums, target) is None:
-                if rng.random() < 0.85:
-                    return _reply(a, "From the discussion, this answer works.", "", True)
-                break
-    right_before = bool(answers) and _judge(answers[-1], nums, target) is None
+            if a and a != "(none)" and _believes(a, nums, target, rng):
+                return _reply(a, "From the discussion, this answer works.", "", True)
+    right_before = bool(answers) and _believes(answers[-1], nums, target, rng)
     praised = "makes the target" in guidance
     if right_before and (praised or rng.random() < 0.7) and not (discuss and rng.random() < 0.3):
         return _reply(answers[-1], "I keep my answer.", "", not discuss)
+    # Each attempt is judged by the answerer itself, as fallibly as the rates say (it does
+    # not know from its arithmetic whether the attempt made the target): it stops at the
+    # first it believes, and says final (AIoT) when it believes the one it gives.
     path: list[Any] = []
     ok = False
     if tried == 0:
         habit = random.Random(f"{engine.seed}|habit|{' '.join(map(str, sorted(nums)))}")
-        path, ok = engine._walk(nums, habit, 0.3)
+        path, hit = engine._walk(nums, habit, 0.3)
+        ok = _trusts(hit, rng)
     for _ in range(1 + 2 * tried):  # told it is wrong, it tries harder each turn
         if ok:
             break
-        path, ok = engine._walk(nums, rng, temp)
-    from solver.model.offline.writing import expression as _expression
-
+        path, hit = engine._walk(nums, rng, temp)
+        ok = _trusts(hit, rng)
     lines = []
     for a, op, b, c, _rest in path:
         result = engine._write(c, rng, temp)
         lines.append(f"{format_operand(a)} {op} {format_operand(b)} = {result}")
     answer = _expression(nums, path)
     doubt = "" if ok else f"I am not sure this makes exactly {format_number(target)}."
-    final = not discuss and ((ok and rng.random() < 0.9) or (not ok and rng.random() < 0.25))
+    final = not discuss and ok
     return _reply(answer, "; ".join(lines) or "I combined the numbers.", doubt, final or closing)
 
 
@@ -184,11 +213,11 @@ def _nice_for(target: Fraction) -> frozenset[Fraction]:
 
 
 def iot_reply(
-    engine: OfflineModel, purpose: str, messages: Any, rng: random.Random, temp: float
+    engine: OfflineModel, role: str, messages: Any, rng: random.Random, temp: float
 ) -> str:
     """The engine's JSON reply to an IoT call, from the prompt text alone."""
     text = _prompt_text(messages)
-    if purpose == GUIDE:
+    if role == GUIDE:
         data = _guide(engine, text, rng)
     else:
         data = _respond(engine, text, rng, temp)

@@ -28,6 +28,19 @@ from fractions import Fraction
 
 from puzzles.arith import ArithError, combine, extract_claims, format_number, parse_number
 from solver.model.base import Call
+from solver.model.markers import (
+    WP_ACT,
+    WP_ANALYSIS,
+    WP_COT,
+    WP_EVALUATE,
+    WP_FINAL,
+    WP_FORMALIZE,
+    WP_IO,
+    WP_IOT_ANSWER,
+    WP_IOT_GUIDE,
+    WP_REVISE,
+    WP_STEP,
+)
 from solver.model.offline.experience import EXPERIENCE, verdicts
 
 __all__ = ["MARKER", "WordProblemPlayer"]
@@ -334,6 +347,29 @@ def _solve_call(question: str) -> str:
     return f"{', '.join(equations)}; {', '.join(names)}"
 
 
+_ROLES = (
+    ("bot_final", WP_FINAL),
+    ("bot_step", WP_STEP),
+    ("bot_evaluate", WP_EVALUATE),
+    ("bot_feedback", WP_ANALYSIS),
+    ("deli_revise", WP_REVISE),
+    ("iot_guide", WP_IOT_GUIDE),
+    ("iot_answer", WP_IOT_ANSWER),
+    ("deli_tool", WP_FORMALIZE),
+    ("react_act", WP_ACT),
+    ("cot", WP_COT),
+    ("io", WP_IO),
+)
+"""Each role and the sentence its prompt is known by (:mod:`solver.model.markers`, which the
+word-problem prompts are written with); a prompt with none of them is answered as CoT."""
+
+
+def _role(text: str) -> str | None:
+    """What a word-problem prompt asks for, read from its words (never the call's purpose:
+    over HTTP a model sees only the messages)."""
+    return next((role for role, marker in _ROLES if marker in text), None)
+
+
 class WordProblemPlayer:
     """The offline answers for word problems (see the module notes)."""
 
@@ -350,7 +386,6 @@ class WordProblemPlayer:
         role = {
             "io": self._io,
             "cot": self._cot,
-            "deli_init": self._cot,
             "bot_step": self._bot_step,
             "bot_evaluate": self._evaluate,
             "bot_feedback": self._feedback,
@@ -360,7 +395,7 @@ class WordProblemPlayer:
             "react_act": self._act,
             "deli_tool": self._tool,
             "deli_revise": self._revise,
-        }.get(call.purpose, self._cot)
+        }.get(_role(text) or "cot", self._cot)
         out = role(question, text, rng, temp)
         for stop in call.sampling.stop:  # what a server does with stop sequences
             cut = out.find(stop)
