@@ -307,6 +307,20 @@ async def test_u_with_a_card_chosen_clears_the_choice_and_says_so(tmp_path: Path
         assert text(screen, "#message") == "Nothing to undo."
 
 
+async def test_escape_lets_go_of_a_chosen_card_before_it_goes_home(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_hand(app, pilot, "3 3 8 8")
+        await pilot.press("1", "plus")
+        assert screen.first is not None
+        await pilot.press("escape")
+        assert app.screen is screen and screen.first is None and screen.op is None
+        assert "Selection cleared" in text(screen, "#message")
+        await pilot.press("escape")  # nothing chosen, nothing done: home at once
+        await pilot.pause()
+        assert app.screen is not screen
+
+
 async def test_the_start_prompt_goes_when_the_solver_starts(tmp_path: Path) -> None:
     app = app_for(tmp_path, SlowModel())
     async with app.run_test(size=(120, 40)) as pilot:

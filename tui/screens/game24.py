@@ -343,6 +343,16 @@ class Game24Screen(PuzzleScreen):
         self.say("Step undone." if self.board.undo() else "Nothing to undo.")
         self.refresh_board()
 
+    def action_leave(self) -> None:
+        """Escape first lets go of a chosen card (as people expect of escape); with none
+        chosen it goes home, asking first about a started hand."""
+        if self.first is not None and not self.over:
+            self.first = self.op = None
+            self.refresh_board()
+            self.say("Selection cleared. Press esc again for home.")
+            return
+        super().action_leave()
+
     def action_reset(self) -> None:
         if self.refuse_when_over():
             return
