@@ -12,12 +12,11 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from dataclasses import dataclass
-from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
 from solver.kinds import KINDS as SPECS
-from solver.kinds import KindError, KindSpec, load
+from solver.kinds import KindError, KindSpec, load, plugins
 
 __all__ = ["KINDS", "SCREEN_ENTRY_POINTS", "PuzzleKind", "UnknownKind", "find_kind"]
 
@@ -101,7 +100,7 @@ def _screens() -> dict[str, str]:
         for info in pkgutil.iter_modules([str(folder)])
         if info.name in SPECS
     }
-    for point in entry_points(group=SCREEN_ENTRY_POINTS):
+    for point in plugins(SCREEN_ENTRY_POINTS):
         found[point.name] = point.value
     return found
 

@@ -301,12 +301,10 @@ def bot_task(hand: Hand) -> str:
     )
 
 
-def bot_step_prompt(
-    hand: Hand, experience: str, chain: Sequence[tuple[str, float]], examples: bool = False
-) -> str:
-    """BoT's step prompt; with ``examples`` (BoT+CoT) worked examples come after the task,
-    for four-number hands and 24 only (as the IO and CoT shots)."""
-    scored = "\n".join(f"{text}, Evaluation score: {score:g}" for text, score in chain)
+def _bot_recall(hand: Hand, experience: str, examples: bool) -> str:
+    """What BoT's step and final prompts open with: the task, BoT+CoT's worked examples
+    (``examples``; four-number hands and 24 only, as the IO and CoT shots), and the
+    experience to follow."""
     shown = f"{bot_examples()}\n\n" if examples and standard(hand) else ""
     return (
         f"{bot_task(hand)}\n\n"
@@ -314,7 +312,18 @@ def bot_step_prompt(
         "First of all, recall historical reasoning experience (ignore it if empty) and follow "
         "its advice:\n"
         f"#####\n{experience}\n#####\n\n"
-        "The reasoning steps so far, each with a score (a higher score means the step is more "
+    )
+
+
+def bot_step_prompt(
+    hand: Hand, experience: str, chain: Sequence[tuple[str, float]], examples: bool = False
+) -> str:
+    """BoT's step prompt; with ``examples`` (BoT+CoT) worked examples come after the task,
+    for four-number hands and 24 only (as the IO and CoT shots)."""
+    scored = "\n".join(f"{text}, Evaluation score: {score:g}" for text, score in chain)
+    return (
+        _bot_recall(hand, experience, examples)
+        + "The reasoning steps so far, each with a score (a higher score means the step is more "
         f"likely to lead to {hand.target}; ignore this if empty):\n"
         f"---\n{scored}\n---\n\n"
         f"{G24_STEP}\n"
@@ -358,14 +367,9 @@ def bot_final_prompt(hand: Hand, experience: str, examples: bool = False) -> str
     """BoT's final prompt, the paper's I^{T+1}: the task and every experience entry (and,
     with ``examples``, BoT+CoT's worked examples), asking for the whole chain in the step
     format and then the answer (the paper gives no wording: ours)."""
-    shown = f"{bot_examples()}\n\n" if examples and standard(hand) else ""
     return (
-        f"{bot_task(hand)}\n\n"
-        f"{shown}"
-        "First of all, recall historical reasoning experience (ignore it if empty) and follow "
-        "its advice:\n"
-        f"#####\n{experience}\n#####\n\n"
-        f"{BOT_FINAL_REQUEST} Write every step, one per line, in this format:\n"
+        _bot_recall(hand, experience, examples)
+        + f"{BOT_FINAL_REQUEST} Write every step, one per line, in this format:\n"
         f"{BOT_STEP_FORMAT}\n"
         "until one number is left; then write the whole calculation on the last line as\n"
         f"Answer: <one expression that uses each number once> = {hand.target}"

@@ -7,16 +7,40 @@ else.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import pkgutil
-from importlib.metadata import entry_points
+from importlib.metadata import EntryPoints, entry_points
+from typing import Any
 
 from solver.kinds.spec import KindError, KindSpec, load
 
-__all__ = ["ENTRY_POINTS", "KINDS", "KindError", "KindSpec", "collect", "find_kind", "load"]
+__all__ = [
+    "ENTRY_POINTS",
+    "KINDS",
+    "KindError",
+    "KindSpec",
+    "collect",
+    "find_kind",
+    "load",
+    "plugins",
+]
 
 ENTRY_POINTS = "ponder.kinds"
 """The entry-point group through which another package adds a puzzle kind."""
+
+
+@functools.cache
+def _installed() -> Any:
+    # Every group at once (EntryPoints, or Python 3.11's SelectableGroups: both select).
+    return entry_points()
+
+
+def plugins(group: str) -> EntryPoints:
+    """The installed packages' entry points of ``group``; the installed packages are scanned
+    once for every group (a start-up cost)."""
+    found: EntryPoints = _installed().select(group=group)
+    return found
 
 
 def collect() -> dict[str, KindSpec]:
@@ -25,7 +49,7 @@ def collect() -> dict[str, KindSpec]:
     for info in pkgutil.iter_modules(__path__):
         if info.name not in ("spec", "roles"):
             found.append(importlib.import_module(f"{__name__}.{info.name}").KIND)
-    for point in entry_points(group=ENTRY_POINTS):
+    for point in plugins(ENTRY_POINTS):
         spec = point.load()
         if not isinstance(spec, KindSpec):
             raise TypeError(f"entry point {point.name!r} of {ENTRY_POINTS} is not a KindSpec")

@@ -382,31 +382,29 @@ def _generated(
 
 
 def _by_id(problem_id: str) -> WordProblem | AlgebraProblem:
-    from puzzles.wordproblem import algebra_by_id, problem_by_id
+    from solver.kinds.wordproblem import by_id
 
-    for make in (problem_by_id, algebra_by_id):
-        try:
-            return make(problem_id)
-        except (ValueError, KeyError):
-            continue
-    raise UsageError(f"{problem_id!r} is not the id of a generated problem")
+    try:
+        problem: WordProblem | AlgebraProblem = by_id(problem_id)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    return problem
 
 
 def _typed(question: str, answer: str | None) -> WordProblem:
-    from puzzles.wordproblem import AnswerError, WordProblem, read_answer
+    """A typed question as the kind reads it (see :func:`solver.kinds.wordproblem.typed`),
+    its faults said as usage errors."""
+    from puzzles.wordproblem import AnswerError
+    from solver.kinds.wordproblem import typed
 
-    if not question.strip():
-        raise UsageError("the question is empty")
-    if len(question) > 4000:
-        raise UsageError(f"the question is too long ({len(question)} characters; at most 4000)")
-    if answer is None:  # a question of one's own: the solver's answer is shown, not judged
-        return WordProblem(" ".join(question.split()), None, id="typed", source="typed")
     try:
-        value = read_answer(answer).value
-    except AnswerError as exc:
-        shown = answer if len(answer) <= 40 else f"{answer[:39]}…"
+        problem: WordProblem = typed(question, answer)
+    except AnswerError as exc:  # only the answer is read as one
+        shown = answer if answer is None or len(answer) <= 40 else f"{answer[:39]}…"
         raise UsageError(f"--answer {shown!r}: {exc}") from exc
-    return WordProblem(" ".join(question.split()), value, id="typed", source="typed")
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    return problem
 
 
 def add_solve_arguments(p: argparse.ArgumentParser) -> None:

@@ -21,7 +21,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Header, Input, Static, TextArea
 
 from solver import events as ev
@@ -31,6 +30,7 @@ from solver.model.remembering import RememberingModel
 from solver.text import visible
 from tui.kinds import KINDS, PuzzleKind
 from tui.screens.base import PonderScreen
+from tui.widgets.confirm import ConfirmDialog
 from tui.widgets.footer import KeyHints
 from tui.widgets.solver_pane import SolverPane
 from tui.widgets.typing_box import TypingBox
@@ -51,39 +51,17 @@ MAX_BATCH = 250
 """Most solver events shown per 50 ms tick."""
 
 
-class LeaveDialog(ModalScreen[bool]):
+class LeaveDialog(ConfirmDialog):
     """Asks before a started puzzle is abandoned: leaving counts as not solved."""
 
-    DEFAULT_CSS = """
-    LeaveDialog { align: center middle; }
-    LeaveDialog > Static {
-        width: 52; height: auto; padding: 1 2;
-        border: thick $warning; background: $surface;
-    }
-    """
-    BINDINGS = [
-        Binding("y,enter", "answer(True)", "Leave", id="leave.yes"),
-        Binding("n,escape", "answer(False)", "Stay", id="leave.no"),
-    ]
-
     def __init__(self, noun: str = "puzzle") -> None:
-        super().__init__()
-        self.noun = noun
-
-    def compose(self) -> ComposeResult:
-        yield Static(
-            Text.assemble(
-                (f"Leave this {self.noun}?\n", "bold"),
-                "It is recorded as abandoned and ends your streak.\n\n",
-                ("y", "bold"),
-                " / enter: leave    ",
-                ("n", "bold"),
-                " / esc: keep playing",
-            )
+        super().__init__(
+            f"Leave this {noun}?",
+            "It is recorded as abandoned and ends your streak.",
+            "leave",
+            "keep playing",
         )
-
-    def action_answer(self, leave: bool) -> None:
-        self.dismiss(leave)
+        self.noun = noun
 
 
 Command = tuple[str, str, Callable[[], Any]]

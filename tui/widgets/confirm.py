@@ -18,7 +18,7 @@ class ConfirmDialog(ModalScreen[bool]):
     DEFAULT_CSS = """
     ConfirmDialog { align: center middle; }
     ConfirmDialog > Static {
-        width: 56; height: auto; padding: 1 2;
+        width: 52; height: auto; padding: 1 2;
         border: thick $warning; background: $surface;
     }
     """
