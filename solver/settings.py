@@ -36,12 +36,12 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 import platformdirs
-import tomlkit
-import tomlkit.exceptions
 
 from puzzles.files import FileError, check_nesting, decode_text, read_file, write_whole
 
 if TYPE_CHECKING:
+    import tomlkit
+
     from solver.model import Usage
 
 __all__ = [
@@ -543,6 +543,9 @@ def to_toml(
     not named — comments, blank lines, an ``api_key`` the user wrote, other keys — is kept byte
     for byte. The API key itself is never written: :class:`SettingsError` if it is asked for,
     as for an unknown field or a bad value (``path`` names the file in messages)."""
+    import tomlkit  # only to write: imported when a setting is saved, not at every start
+    import tomlkit.exceptions
+
     where = os.fspath(path) or "settings"
     try:
         doc = tomlkit.parse(text) if text.strip() else tomlkit.parse(_HEADER)
@@ -574,6 +577,8 @@ def to_toml(
 
 
 def _apply_prices(doc: tomlkit.TOMLDocument, prices: Any, where: str) -> None:
+    import tomlkit
+
     if not isinstance(prices, Mapping):
         raise SettingsError(f"{where}: prices must be a table of model = [prompt, completion]")
     table = doc.get("prices")

@@ -184,3 +184,16 @@ def test_without_the_entry_point_there_is_no_toy_kind(toy_path: Path, tmp_path: 
     result = run_python("from solver.kinds import KINDS; print(sorted(KINDS))", toy_path, tmp_path)
     assert result.returncode == 0, result.stderr
     assert "toy" not in result.stdout
+
+
+def test_each_kinds_levels_are_its_puzzles_levels() -> None:
+    """Home offers a kind's levels from its spec, without importing its screen; they are the
+    levels its puzzles are dealt at."""
+    from puzzles.game24.catalogue import LEVELS as HAND_LEVELS
+    from puzzles.wordproblem.algebra import LEVELS as ALGEBRA_LEVELS
+    from puzzles.wordproblem.templates import LEVELS as TEMPLATE_LEVELS
+    from solver.kinds import KINDS
+
+    assert KINDS["game24"].levels == HAND_LEVELS
+    assert KINDS["wordproblem"].levels == TEMPLATE_LEVELS == ALGEBRA_LEVELS
+    assert KINDS["crossword"].levels == ("open", "blocks")

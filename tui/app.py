@@ -162,6 +162,7 @@ class PonderApp(App[None]):
         self.store = store
         self.store_message = store_message
         self.replay = replay
+        self._warmed = False
         self.kind_name = next(iter(KINDS))
         """The kind in front of the player: home's highlighted one, or the puzzle's."""
         self.methods_chosen: dict[str, str] = {}
@@ -193,7 +194,6 @@ class PonderApp(App[None]):
         # Whatever a kind prepares before its first puzzle (the Game of 24 rates all 1,820
         # hands; word problems import sympy) is done while the person reads the home
         # screen, not when they press play, and not before home's first frame.
-        self.call_after_refresh(self._warm_up)
         if self.store is not None and self.store.pending:  # kept aside by an earlier session
             self.save_results()
         if getattr(self.store, "read_only", False) and self.store_message:
@@ -204,7 +204,13 @@ class PonderApp(App[None]):
         if self.replay is not None:
             self.open_replay(self.replay)
 
-    def _warm_up(self) -> None:
+    def warm_up(self) -> None:
+        """Import each kind's screen and run its warm-up in worker threads, so that a game
+        opens at once; called by home once its first frame is up, so that the threads do not
+        slow that frame down."""
+        if self._warmed:
+            return
+        self._warmed = True
         for kind in KINDS.values():
             if kind.playable:
                 self.run_worker(
@@ -307,9 +313,9 @@ class PonderApp(App[None]):
         if action == "replay_restart":
             return self.replay is not None and hasattr(self.screen, "start_replay")
         if action == "legend":
-            from tui.widgets.solver_pane import SolverPane
-
-            return bool(self.screen.query(SolverPane))  # only beside a solver
+            # Only beside a solver; by the pane's type name, so that home, which has none,
+            # does not import it.
+            return bool(self.screen.query("SolverPane"))
         return True
 
     def action_replay_restart(self) -> None:

@@ -69,5 +69,7 @@ KIND = KindSpec(
     header=_header,
     generate=_generate,
     refuse=refusal,
+    levels=("open", "blocks"),
+    files="a ToT JSON list (mini0505.json), an ipuz file or an Across Lite .puz file",
     bench_setting="GPT-4 on ToT's 20 minis, mini0505.json 0:100:5; letters / words / games %",
 )

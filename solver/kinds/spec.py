@@ -66,6 +66,15 @@ class KindSpec:
     """Why the solvers cannot play a puzzle of the kind (a grid too large), or None."""
     bench_setting: str = ""
     """What the papers' figures were measured on, printed under a benchmark's table."""
+    levels: tuple[str, ...] = ()
+    """The difficulty levels its puzzles come in, easiest first (home offers them)."""
+    topics: Callable[[], tuple[str, ...]] | None = None
+    """The topics its puzzles come in, read when asked (home offers them); None: no topics."""
+    own: str = ""
+    """An example of a puzzle a person types in (home's 'your own' box shows it); empty when
+    the app takes no typed puzzles of the kind."""
+    files: str = ""
+    """What a file of its puzzles may hold (home offers to open one); empty when none opens."""
 
     def domain_class(self) -> Any:
         return load(self.domain)

@@ -65,6 +65,18 @@ def _header(problem: Any) -> dict[str, Any]:
     return {"puzzle": problem.prompt, "id": problem.id}
 
 
+ALGEBRA = "algebra"
+"""The topic of the algebra set (linear equations, systems, expanding, simplifying,
+factoring, evaluating), offered after the generator's topics: answers are checked by sympy
+equality through the whitelisting parser of :mod:`puzzles.wordproblem.algebra`."""
+
+
+def _topics() -> tuple[str, ...]:
+    from puzzles.wordproblem import TOPICS
+
+    return (*TOPICS, ALGEBRA)
+
+
 def _generate(seed: int) -> Any:
     from puzzles.wordproblem import generate
 
@@ -85,4 +97,7 @@ KIND = KindSpec(
     header=_header,
     generate=_generate,
     bench_setting="BoT: GPT-4 on GSM8K; DELI: gpt-3.5-turbo on CARP",
+    levels=("easy", "medium", "hard"),
+    topics=_topics,
+    files="GSM8K JSON lines (.jsonl), or Q:/A: blocks of our own (any text file)",
 )

@@ -36,6 +36,7 @@ from puzzles.crossword import (
     generate,
 )
 from solver import events as ev
+from solver.kinds import KINDS as SPECS
 from solver.text import visible
 from tui.screens.puzzle import Command, PuzzleScreen, ScreenCommands, clock
 from tui.widgets.crossword_grid import CrosswordGrid, GridView
@@ -105,7 +106,7 @@ class CrosswordScreen(PuzzleScreen):
 
     KIND = "crossword"
     NOUN = "mini"
-    LEVELS = ("open", "blocks")
+    LEVELS = SPECS[KIND].levels
     """A 5 x 5 grid without black squares (Tree of Thoughts' shape), or with them."""
     COMMANDS = PuzzleScreen.COMMANDS | {CrosswordCommands}
     AUTO_FOCUS = "CrosswordGrid"
@@ -168,7 +169,7 @@ class CrosswordScreen(PuzzleScreen):
 
         word_list()  # the bundled word list takes most of a second to load
 
-    FILES = "a ToT JSON list (mini0505.json), an ipuz file or an Across Lite .puz file"
+    FILES = SPECS[KIND].files
     """What a file opened from home may hold (home offers a file for kinds that say)."""
 
     @classmethod

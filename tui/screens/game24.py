@@ -21,6 +21,7 @@ from textual.widgets import Input, Static
 from puzzles.arith import ArithError, extract_claims, format_number, parse, verify_claim
 from puzzles.game24 import Hand, HandError, StepError, check_answer
 from puzzles.game24.play import Board
+from solver.kinds import KINDS as SPECS
 from tui.notation import written
 from tui.screens.puzzle import (
     Command,
@@ -63,7 +64,7 @@ class Game24Screen(PuzzleScreen):
 
     KIND = "game24"
     NOUN = "hand"
-    LEVELS = ("easy", "medium", "hard", "expert")
+    LEVELS = SPECS[KIND].levels
     COMMANDS = PuzzleScreen.COMMANDS | {Game24Commands}
 
     BINDINGS = [
@@ -113,7 +114,7 @@ class Game24Screen(PuzzleScreen):
         hand = random.Random(seed).choice(pool)
         return cls(hand, entry(hand).level)
 
-    OWN = "4 7 8 8, or 1 2 3 4 5 -> 10"
+    OWN = SPECS[KIND].own
     """What a person may type on home to play their own hand (the numbers, then a target)."""
 
     @classmethod

@@ -29,7 +29,6 @@ from tui.kinds import KINDS, PuzzleKind
 from tui.screens.base import PonderScreen
 from tui.widgets.footer import KeyHints
 from tui.widgets.home_lists import KindList, SeedInput
-from tui.widgets.times_plot import TimesPlot
 
 if TYPE_CHECKING:
     from tui.store import Result, Stats
@@ -65,6 +64,11 @@ _WIDE_KINDS = 40
 
 class HomeScreen(PonderScreen):
     """Where a session starts."""
+
+    AUTO_FOCUS = ""
+    """Nothing focused by Textual: :meth:`on_mount` focuses the kinds list without scrolling
+    the title away, and no container is focused and restyled on the way (a frame's worth of
+    work at start)."""
 
     BINDINGS = [
         Binding("enter", "play", "Play", id="home.play", priority=False),
@@ -119,7 +123,6 @@ class HomeScreen(PonderScreen):
                 yield Static(id="stats")
                 table: DataTable[str] = DataTable(id="recent", cursor_type="row")
                 yield table
-                yield TimesPlot(id="times")
         yield KeyHints()
 
     @property
@@ -146,6 +149,7 @@ class HomeScreen(PonderScreen):
         self.set_focus(kinds, scroll_visible=False)
         self._show_own()
         self.refresh_home()
+        self.call_after_refresh(self.ponder.warm_up)
 
     def on_screen_resume(self) -> None:
         # The method may have been changed in a game (m): show the one the next game runs.
@@ -182,8 +186,22 @@ class HomeScreen(PonderScreen):
             text.append(f"\n{app.store_message}", style="yellow")
         self.query_one("#stats", Static).update(text)
         self._fill_history(app.recent(8))
-        plot = self.query_one(TimesPlot)
-        plot.show(app.recent(30) if self.size.height >= 30 else [])
+        self._show_times(app.recent(30) if self.size.height >= 30 else [])
+
+    def _show_times(self, games: list[Result]) -> None:
+        """The plot of solve times, made (and plotext imported) once there are two games to
+        compare, so that a first start does not pay for it."""
+        plots = self.query("#times")
+        if not plots and len(games) < 2:
+            return
+        from tui.widgets.times_plot import TimesPlot
+
+        if plots:
+            plots.only_one(TimesPlot).show(games)
+        else:
+            plot = TimesPlot(id="times")
+            plot.show(games)
+            self.query_one("#home-right").mount(plot)
 
     def _fill_history(self, results: list[Result]) -> None:
         """The recent games, every column shown: narrow windows (80 columns) drop the hints
@@ -274,14 +292,15 @@ class HomeScreen(PonderScreen):
         self.ponder.push_screen(screen)
 
     def _show_own(self) -> None:
-        """The fields a kind has: 'your own' for kinds whose screen reads a typed puzzle,
-        a topic for kinds with topics, a file for kinds whose screen reads files."""
-        screen_class = self.kind.screen_class() if self.kind.playable else None
-        typed = getattr(screen_class, "OWN", None)
-        self.query_one("#own-field").display = typed is not None
-        if typed is not None:
-            self.query_one("#own", Input).placeholder = typed
-        self.query_one("#file-field").display = hasattr(screen_class, "load_file")
+        """The fields a kind has, as its spec says (its screen is not imported): 'your own'
+        for kinds that take a typed puzzle, a topic for kinds with topics, a file for kinds
+        whose puzzles come in files."""
+        spec = self.kind.spec
+        playable = self.kind.playable
+        self.query_one("#own-field").display = playable and bool(spec.own)
+        if playable and spec.own:
+            self.query_one("#own", Input).placeholder = spec.own
+        self.query_one("#file-field").display = playable and bool(spec.files)
         topics = _topic_choices(self.kind)
         self.query_one("#topic-field").display = len(topics) > 1
         topic = self.query_one("#topic", Select)
@@ -424,14 +443,12 @@ def _kind_prompt(kind: PuzzleKind, stats: Stats | None, wide: bool = True) -> Te
 
 def _topic_choices(kind: PuzzleKind) -> list[tuple[str, str]]:
     """The topics a kind's puzzles come in (word problems: shopping, ..., algebra)."""
-    screen_class = kind.screen_class() if kind.playable else None
-    topics = getattr(screen_class, "topics", None)
-    listed: tuple[str, ...] = topics() if callable(topics) else ()
+    listed = kind.spec.topics() if kind.playable and kind.spec.topics else ()
     return [("any topic", ANY_TOPIC), *((topic, topic) for topic in listed)]
 
 
 def _level_choices(kind: PuzzleKind) -> list[tuple[str, str]]:
-    levels: tuple[str, ...] = kind.screen_class().LEVELS if kind.playable else ()
+    levels = kind.spec.levels if kind.playable else ()
     return [("any difficulty", ANY_LEVEL), *((level, level) for level in levels)]
 
 

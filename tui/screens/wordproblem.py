@@ -41,6 +41,8 @@ from puzzles.wordproblem import (
     read_answer,
     show_number,
 )
+from solver.kinds import KINDS as SPECS
+from solver.kinds.wordproblem import ALGEBRA
 from solver.text import visible
 from tui.notation import written
 from tui.screens.puzzle import Command, PuzzleScreen, ScreenCommands, clock
@@ -64,10 +66,6 @@ MAX_SCRATCH_LINES = 200
 """Scratchpad lines kept; the oldest go first."""
 _TITLE_CHARS = 20
 """A problem's text as the history lists it, at most (its question, shortened)."""
-ALGEBRA = "algebra"
-"""The topic of the algebra set (linear equations, systems, expanding, simplifying,
-factoring, evaluating): answers are checked by sympy equality through the whitelisting
-parser of :mod:`puzzles.wordproblem.algebra`."""
 
 Problem = WordProblem | AlgebraProblem
 """What the screen plays: a word problem, or an algebra problem."""
@@ -196,7 +194,7 @@ class WordProblemScreen(PuzzleScreen):
 
     KIND = "wordproblem"
     NOUN = "problem"
-    LEVELS = ("easy", "medium", "hard")
+    LEVELS = SPECS[KIND].levels
     COMMANDS = PuzzleScreen.COMMANDS | {WordProblemCommands}
 
     BINDINGS = [
@@ -241,14 +239,7 @@ class WordProblemScreen(PuzzleScreen):
         problem = generate(seed, 1, topic, level)[0]
         return cls(problem, level or problem.level, topic=topic)
 
-    @classmethod
-    def topics(cls) -> tuple[str, ...]:
-        """The topics home offers: the generator's, then the algebra set."""
-        from puzzles.wordproblem import TOPICS
-
-        return (*TOPICS, ALGEBRA)
-
-    FILES = "GSM8K JSON lines (.jsonl), or Q:/A: blocks of our own (any text file)"
+    FILES = SPECS[KIND].files
     """What a file opened from home may hold (home offers a file for kinds that say)."""
 
     @classmethod
