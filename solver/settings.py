@@ -239,6 +239,12 @@ class Settings:
     """How fast the replay engine answers: 0 at once, 1 as recorded (each call's recorded
     latency), 2 twice as fast, 0.5 half as fast."""
 
+    solver_pace: float | None = None
+    """Calls a second the app's offline engine answers, one at a time, so that a solver's tree
+    can be watched as it grows (``[`` and ``]`` change it in a game); 0: full speed, as fast
+    as it computes. Unset: 8 in ``ponder``. The command line and benchmarks always run at full
+    speed."""
+
     record_file: str | None = None
     """Record every model call of every run, whatever the engine, to this file (JSON lines);
     ``None``: no recording. Each start of ponder writes it afresh."""
@@ -356,6 +362,9 @@ def _check(name: str, value: object, source: str) -> None:
             not isinstance(value, str) or not value.strip() or "\x00" in value
         ):
             raise bad("a file name such as 'run.jsonl'")
+    elif name == "solver_pace":
+        if value is not None and (not _is_number(value) or not (0 <= value < math.inf)):  # type: ignore[operator]
+            raise bad("0 (full speed) or a positive number of calls a second")
     elif name == "replay_speed":
         if not _is_number(value) or not (0 <= value < math.inf):  # type: ignore[operator]
             raise bad("0 (at once) or a positive number (1: as recorded)")
@@ -411,7 +420,7 @@ def _env_value(name: str, var: str, text: str) -> object:
     try:
         if name == "concurrency":
             return int(text)
-        if name in ("timeout", "deadline"):
+        if name in ("timeout", "deadline", "solver_pace"):
             return float(text)
         if name == "cache":
             lowered = text.strip().lower()
@@ -423,6 +432,7 @@ def _env_value(name: str, var: str, text: str) -> object:
             "concurrency": "a whole number",
             "timeout": "a number of seconds",
             "deadline": "a number of seconds",
+            "solver_pace": "a number of calls a second (0: full speed)",
         }
         raise SettingsError(
             f"environment variable {var}: {name} must be {kind.get(name, 'true or false')}, "
@@ -468,6 +478,7 @@ ENV_VARIABLES: Mapping[str, str] = MappingProxyType(
         "PONDER_TIMEOUT": "timeout",
         "PONDER_DEADLINE": "deadline",
         "PONDER_CACHE": "cache",
+        "PONDER_SOLVER_PACE": "solver_pace",
     }
 )
 """Environment variable -> the field it overrides, in the order they apply (a later one wins:

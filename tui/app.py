@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import gc
 import random
 import sys
@@ -24,7 +23,8 @@ from solver import events as ev
 from solver import factory as model_factory
 from solver.factory import describe_engine
 from solver.methods import METHODS
-from solver.model import Call, Generation, Model, TokenCallback
+from solver.model import Model
+from solver.model.paced import OneAtATime, Pace
 from solver.settings import Settings
 from tui.kinds import KINDS, PuzzleKind, UnknownKind, find_kind
 from tui.screens.home import HomeScreen
@@ -45,30 +45,15 @@ __all__ = [
 
 OFFLINE_THINK_SECONDS = 0.02
 """Pause of the offline engine per call in the app (benchmarks and the CLI run it flat out)."""
+WATCH_PACE = 8.0
+"""Calls a second the offline engine is answered at in ``ponder`` (one at a time, so the tree
+grows a thought at a time: ToT's search of a hand takes about 10 s); ``solver_pace`` in the
+settings changes it, ``[`` and ``]`` in a game. The command line and benchmarks run at full
+speed, as does an app made by :func:`make_app` with no pace set (the tests')."""
 PUBLISHED_SECONDS_PER_CALL = 0.25
 """Pause after each call of a published run replayed in the app (its log has no timing: it
 would be over at once). About 20 s for ToT's search of a hand (86 calls, the median); the
 settings' replay speed divides it (2: twice as fast)."""
-
-
-class OneAtATime:
-    """A model whose answers come one at a time, ``delay`` seconds apart: a replay without
-    timing slowed to a pace a person can watch, its tree growing a thought at a time."""
-
-    def __init__(self, inner: Model, delay: float) -> None:
-        self.inner = inner
-        self.name = inner.name
-        self.delay = delay
-        self._turn = asyncio.Lock()
-
-    async def generate(self, call: Call, on_token: TokenCallback | None = None) -> Generation:
-        reply = await self.inner.generate(call, on_token)
-        async with self._turn:  # first come, first answered
-            await asyncio.sleep(self.delay)
-        return reply
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
 
 
 class Replay:
@@ -163,6 +148,10 @@ class PonderApp(App[None]):
         self.store_message = store_message
         self.replay = replay
         self._warmed = False
+        self.pace: Pace | None = None
+        """How fast the engine of the latest run answers (None: at its own speed)."""
+        self._offline_pace: Pace | None = None
+        self._published_pace: Pace | None = None
         self.kind_name = next(iter(KINDS))
         """The kind in front of the player: home's highlighted one, or the puzzle's."""
         self.methods_chosen: dict[str, str] = {}
@@ -383,8 +372,11 @@ class PonderApp(App[None]):
     def seed(self) -> int | None:
         return self._seed if self._seed is not None else self.settings.seed
 
-    def make_model(self, on_retry: Callable[[str, int, float], None] | None = None) -> Model:
-        """The model for a run, from the one factory (a test's own factory if it gave one).
+    def make_model(
+        self, on_retry: Callable[[str, int, float], None] | None = None, *, paced: bool = True
+    ) -> Model:
+        """The model for a run, from the one factory (a test's own factory if it gave one),
+        answering at :meth:`engine_pace` unless ``paced`` is False (a race has its handicap).
 
         The offline engine computes on the app's event loop; a short think per call keeps
         keys responsive and the tree watchable. A published run, which has no timing,
@@ -397,10 +389,24 @@ class PonderApp(App[None]):
             offline_delay=OFFLINE_THINK_SECONDS,
             on_retry=on_retry,
         )
-        if self.published_run() is None:
-            return model
-        speed = self.settings.replay_speed
-        return OneAtATime(model, self.published_pace / speed if speed else self.published_pace)
+        self.pace = self.engine_pace() if paced else None
+        return model if self.pace is None else OneAtATime(model, self.pace)
+
+    def engine_pace(self) -> Pace | None:
+        """The pace of the engine's answers: the same for every run of the session, so a
+        change with ``[`` or ``]`` holds for the next run too; None for a model that keeps its
+        own time (a server, a recording replayed)."""
+        if self.published_run() is not None:
+            if self._published_pace is None:
+                speed = self.settings.replay_speed
+                seconds = self.published_pace / speed if speed else self.published_pace
+                self._published_pace = Pace.every(seconds)
+            return self._published_pace
+        if self.settings.engine != "offline":
+            return None
+        if self._offline_pace is None:
+            self._offline_pace = Pace(self.settings.solver_pace or 0.0)
+        return self._offline_pace
 
     def published_run(self) -> Bundled | None:
         """The published run the replay engine answers from (``GPT-4 (ToT's published
@@ -651,6 +657,8 @@ def run_app(replay: Replay | None = None) -> int:
     except SettingsError as exc:
         print(f"ponder: {visible(str(exc))}")
         return ExitCode.USAGE
+    if settings.solver_pace is None:
+        settings = settings.replace(solver_pace=WATCH_PACE)
     app = make_app(settings, replay=replay)
     app.run()
     message = app.close_store()

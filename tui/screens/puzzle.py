@@ -551,13 +551,32 @@ class PuzzleScreen(PonderScreen):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "replay_speed":
-            return self.replay is not None  # replay keys show only while a trace plays
+            # While a trace plays, or beside an engine the app paces (offline, a published
+            # run); a server keeps its own time.
+            return self.replay is not None or self.ponder.engine_pace() is not None
         return True
 
     def action_replay_speed(self, factor: float) -> None:
         if self.replay is not None:
             self.replay.change_speed(factor)
             self._replay_notice()
+            return
+        pace = self.ponder.engine_pace()
+        if pace is None:
+            return
+        if factor > 1:
+            pace.faster()
+        else:
+            pace.slower()
+        self._pace_notice()
+        if not self.query_one(SolverPane).running:
+            self.say(f"The solver will answer at {pace.describe()}.")
+
+    def _pace_notice(self) -> None:
+        pace = self.ponder.engine_pace()
+        pane = self.query_one(SolverPane)
+        pane.pace = f"pace {pace.short()} · [ slower ] faster" if pace else ""
+        pane.refresh_status()
 
     def _replay_notice(self) -> None:
         if self.replay is None:
@@ -654,8 +673,13 @@ class PuzzleScreen(PonderScreen):
             if self._model is not None:
                 await self._model.aclose()
             # Remembered: a resumed run gets every reply the stopped one had, at no cost.
-            self._model = RememberingModel(app.make_model(on_retry=self._retrying))
+            made = app.make_model(on_retry=self._retrying, paced=not self.race)
+            self._model = RememberingModel(made)
         model: Model = self._model
+        pane = self.query_one(SolverPane)
+        pane.pace = ""
+        if not self.race and app.pace is not None:
+            self._pace_notice()
         if self.race:
             self.solver_paused = 0.0
             model = PacedModel(model, app.race_delay, app.race_calls, self._race_gate)

@@ -158,6 +158,9 @@ class SolverPane(Vertical):
         self.finished: ev.RunFinished | None = None
         self.error = ""
         self.notice = ""
+        self.pace = ""
+        """How fast the engine answers, said while a run goes on (``pace 8 calls a second · [
+        slower · ] faster``); empty for an engine that keeps its own time."""
         self.warnings: list[str] = []  # unfinished replies and other notes about calls
         self.streaming: dict[int, tuple[str, str]] = {}
         """Replies still streaming in: call id -> (purpose, text so far)."""
@@ -763,6 +766,8 @@ class SolverPane(Vertical):
                     line.append(f"\n{purpose}: {tail}", style="dim italic")
         elif self.notice == "stopped":
             line.append("  stopped", style="yellow")
+        if self.running and self.pace:
+            line.append(f"\n{self.pace}", style="dim italic")
         if self.notice.startswith("replay"):
             line.append(f"\n{self.notice}", style="italic")
         if self.warnings:
