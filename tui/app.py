@@ -163,7 +163,8 @@ class PonderApp(App[None]):
         self._method_for_published(None)
         self.race = False
         self.race_delay = 0.0
-        """The race handicap: seconds the solver waits before each model call."""
+        """The race handicap: seconds between the starts of the solver's model calls (one at
+        a time, for the whole run)."""
         self.race_calls = 0
         """The other race handicap: the most model calls the solver may make (0: no limit)."""
         self._seed = seed

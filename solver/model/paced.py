@@ -12,8 +12,9 @@ from solver.model import Call, Generation, Model, ModelError, TokenCallback
 
 class PacedModel:
     """The race handicap that gives a person a chance against a solver that answers in a
-    fraction of a second: it waits ``delay`` seconds before each call, and after ``calls``
-    calls (0: no limit) refuses more, which ends the run ("its budget is spent")."""
+    fraction of a second: its calls start one at a time, ``delay`` seconds apart (the first
+    after ``delay`` too), however many the method asks for at once, and after ``calls`` calls
+    (0: no limit) it refuses more, which ends the run ("its budget is spent")."""
 
     def __init__(
         self, inner: Model, delay: float, calls: int = 0, gate: asyncio.Event | None = None
@@ -24,6 +25,7 @@ class PacedModel:
         self.calls = calls
         self.made = 0
         self.gate = gate
+        self._turn = asyncio.Lock()
         """Closed while the player cannot play (help or a dialog covers the race): no call
         starts until it opens again."""
 
@@ -35,7 +37,9 @@ class PacedModel:
                 "budget", f"the race handicap allows {self.calls} model calls, all spent"
             )
         self.made += 1
-        await asyncio.sleep(self.delay)
+        if self.delay > 0:
+            async with self._turn:  # "a call every 3 s" for the whole run, not per call
+                await asyncio.sleep(self.delay)
         return await self.inner.generate(call, on_token)
 
     async def aclose(self) -> None:

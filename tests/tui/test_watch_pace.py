@@ -122,3 +122,14 @@ async def test_brackets_change_the_pace_while_the_solver_runs(tmp_path: Path) ->
         assert app.pace is not None and app.pace.full_speed
         await wait_for(pilot, lambda: pane.finished is not None)  # at full speed, soon
         assert "pace " not in status(pane)  # said only while it runs
+
+
+async def test_the_race_handicap_spaces_the_calls_of_the_whole_run() -> None:
+    """'A call every 3 s' held each call back 3 s, so 15 calls made together all finished
+    after about 3 s; now they start one at a time, the handicap apart."""
+    from solver.model.paced import PacedModel
+
+    model = PacedModel(Slow(), 0.05)
+    started = time.monotonic()
+    await asyncio.gather(*(model.generate(c) for c in calls(6)))
+    assert time.monotonic() - started >= 6 * 0.05

@@ -668,6 +668,16 @@ class CrosswordScreen(PuzzleScreen):
                 self.refresh_grid()
         super().flush_events(everything)
 
+    def solver_shortfall(self, result: ev.RunFinished) -> str:
+        """``filled 15 of 23 letters, 12 right``: a partial grid is not "no answer"."""
+        board = self.board_of(result.answer) or self.ghost
+        if board is None:
+            return super().solver_shortfall(result)
+        cells = list(self.crossword.grid.cells())
+        filled = sum(1 for cell in cells if board.letter(cell))
+        right = sum(1 for cell in cells if self.crossword.check_letter(board, cell))
+        return f"filled {filled} of {len(cells)} letters, {right} right"
+
     def board_of(self, text: str | None) -> Board | None:
         """A board the solver wrote (``AGEND/MOTOR/…``), or None when ``text`` is not one."""
         if not text or "/" not in text:

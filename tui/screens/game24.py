@@ -224,10 +224,11 @@ class Game24Screen(PuzzleScreen):
         already ends ``= 24``; the value shown is always computed)."""
         expression = answer.split("=", 1)[0].strip()
         try:
-            value = format_number(parse(expression).value)
+            tree = parse(expression)
         except ArithError:
-            value = "?"
-        return f"{written(expression)} = {value}"
+            return f"{written(expression)} = ?"
+        # As read, spaced and with the brackets it needs (typed 12+10+9-7: 12 + 10 + 9 - 7).
+        return f"{written(tree.render())} = {format_number(tree.value)}"
 
     def goal_state(self) -> str | None:
         return str(self.hand.target)

@@ -39,14 +39,15 @@ ANY_LEVEL = "any"
 ANY_TOPIC = "any"
 HANDICAP_CHOICES = [
     ("none", "none"),
-    ("1 s a call", "delay:1"),
-    ("3 s a call", "delay:3"),
-    ("10 s a call", "delay:10"),
+    ("a call a second", "delay:1"),
+    ("a call every 3 s", "delay:3"),
+    ("a call every 10 s", "delay:10"),
     ("at most 10 calls", "calls:10"),
     ("at most 30 calls", "calls:30"),
 ]
-"""The race handicap, so a person has a chance: the solver waits before each model call, or
-has a budget of calls (spent, it gives up)."""
+"""The race handicap, so a person has a chance: the solver's model calls start one at a time,
+seconds apart (for the whole run: 15 calls at "a call every 10 s" take 150 s), or it has a
+budget of calls (spent, it gives up)."""
 
 
 def handicap_of(delay: float, calls: int) -> str:

@@ -526,9 +526,14 @@ class PuzzleScreen(PonderScreen):
             elif result.solved:
                 margin = f"by {seconds(theirs - mine)}."
             else:
-                margin = f"{who} found no answer."
+                margin = f"{who} {self.solver_shortfall(result)}."
             head = (f"★ You won the race! {margin} ", "bold green")
         return Text.assemble(head, "\n", yours, "\n", self.solver_answer_line())
+
+    def solver_shortfall(self, result: ev.RunFinished) -> str:
+        """What a solver that did not solve the puzzle got to, after its name: ``found no
+        answer`` (a crossword says how much of the grid it filled)."""
+        return "found no answer"
 
     def solver_answer_line(self) -> str:
         result = self.solver_result
