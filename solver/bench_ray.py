@@ -30,7 +30,7 @@ import logging
 import os
 import secrets
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -66,16 +66,18 @@ class RayMissing(RuntimeError):
 
 
 def ray_installed() -> bool:
-    """Whether ``import ray`` would work (without importing it: that takes a second)."""
-    import importlib.util
-
-    return importlib.util.find_spec("ray") is not None
+    """Whether Ray can be imported (it is, here, once: the bench uses it next)."""
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 # ------------------------------------------------------------------ the secrets, sealed
 
 
-def seal(secret: dict[str, str | None]) -> tuple[str, bytes]:
+def seal(secret: Mapping[str, str | None]) -> tuple[str, bytes]:
     """``secret`` as (sealed text for the runtime environment, the pad for the tasks):
     the JSON of ``secret`` XOR a random pad of its length, in hex."""
     plain = json.dumps(secret, sort_keys=True).encode()
@@ -207,7 +209,7 @@ def run_bench_ray(
     on_lost: Callable[[Method, int, str], None] | None = None,
     address: str | None = None,
     init: dict[str, Any] | None = None,
-    task: Callable[..., PuzzleResult] = play,
+    task: Callable[..., PuzzleResult] | None = None,
 ) -> list[BenchResult]:
     """Run every method on every selected hand, each run a Ray task; the results as
     :func:`solver.bench.run_bench` gives them (one per method, its runs in the order of
@@ -219,7 +221,8 @@ def run_bench_ray(
     hears of every run that comes back, from any method. A run whose worker died more than
     :data:`RETRIES` times is left out of the results and told to ``on_lost(method, index,
     why)`` (a rerun with the same results file makes it). ``task`` is what each task runs
-    (:func:`play`; tests wrap it). :class:`RayMissing` when Ray is not installed."""
+    (:func:`play` when None, found when the bench starts; tests wrap it).
+    :class:`RayMissing` when Ray is not installed."""
     ray = _import_ray()
     units = [
         (m, i) for m, method in enumerate(methods) for i in range(len(hands))
@@ -231,7 +234,7 @@ def run_bench_ray(
     started = _connect(ray, address, init or {})
     try:
         return _drive(ray, methods, hands, settings, guide, units, results,
-                      kind, seed, deadline, on_result, progress, on_lost, task)  # fmt: skip
+                      kind, seed, deadline, on_result, progress, on_lost, task or play)  # fmt: skip
     finally:
         if started:
             ray.shutdown()
