@@ -44,6 +44,7 @@ __all__ = [
     "RETRIES",
     "RayBench",
     "RayMissing",
+    "RayUnavailable",
     "ray_installed",
     "run_bench_ray",
     "seal",
@@ -63,6 +64,10 @@ _SECRET_FIELDS = ("api_key", "base_url")
 
 class RayMissing(RuntimeError):
     """Ray is not installed; the message says how to get it."""
+
+
+class RayUnavailable(RuntimeError):
+    """The Ray cluster asked for could not be joined (or a local one started): why."""
 
 
 def ray_installed() -> bool:
@@ -188,9 +193,12 @@ def _connect(ray: Any, address: str | None, init: dict[str, Any]) -> bool:
     }
     if address is None:
         options.setdefault("include_dashboard", False)
-        ray.init(address="local", **options)
-    else:
-        ray.init(address=address, **options)
+    try:
+        ray.init(address="local" if address is None else address, **options)
+    except (ConnectionError, TimeoutError, RuntimeError, ValueError) as exc:
+        where = "start a local Ray" if address is None else f"join the Ray cluster at {address}"
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise RayUnavailable(f"cannot {where}: {first}") from None
     return True
 
 
@@ -222,7 +230,8 @@ def run_bench_ray(
     :data:`RETRIES` times is left out of the results and told to ``on_lost(method, index,
     why)`` (a rerun with the same results file makes it). ``task`` is what each task runs
     (:func:`play` when None, found when the bench starts; tests wrap it).
-    :class:`RayMissing` when Ray is not installed."""
+    :class:`RayMissing` when Ray is not installed, :class:`RayUnavailable` when the cluster
+    cannot be joined."""
     ray = _import_ray()
     units = [
         (m, i) for m, method in enumerate(methods) for i in range(len(hands))

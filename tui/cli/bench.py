@@ -272,22 +272,25 @@ def run(kind: PuzzleKind, solver: SolverCommands, args: argparse.Namespace) -> i
         for note in file.held.notes if file is not None else ():
             err.print(Text(f"ponder: {visible(note)}"))
         if args.ray is not None:
-            from solver.bench_ray import run_bench_ray
+            from solver.bench_ray import RayUnavailable, run_bench_ray
 
-            results = run_bench_ray(
-                methods,
-                hands,
-                settings,
-                kind=kind.name,
-                seed=seed,
-                deadline=deadline,
-                guide=guide,
-                select=select,
-                on_result=record,
-                progress=partial(tick, "runs on Ray"),
-                on_lost=partial(_lost, err, lost),
-                address=args.ray or None,
-            )
+            try:
+                results = run_bench_ray(
+                    methods,
+                    hands,
+                    settings,
+                    kind=kind.name,
+                    seed=seed,
+                    deadline=deadline,
+                    guide=guide,
+                    select=select,
+                    on_result=record,
+                    progress=partial(tick, "runs on Ray"),
+                    on_lost=partial(_lost, err, lost),
+                    address=args.ray or None,
+                )
+            except RayUnavailable as exc:
+                raise UsageError(str(exc)) from None
         else:
             results = run_stoppable(
                 run_bench(
