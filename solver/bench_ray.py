@@ -1,11 +1,11 @@
 """Benchmarks on a Ray cluster: every run (a method on one puzzle with its seed) is a Ray task.
 
-The driver submits every run the selection asks for, then takes each result as it comes back
-and hands it to ``on_result`` (the command line writes it to the results file there, so the
-file, ``--resume``, ``bench report`` and the exports work as without Ray). A task whose worker
-dies is retried by Ray (:data:`RETRIES`); its result still arrives once, and the driver hands
-on each run once. Ctrl-C on the driver keeps every result already back, cancels the rest and
-raises :class:`KeyboardInterrupt`.
+The driver keeps a window of the runs the selection asks for submitted (a few per CPU of the
+cluster), takes each result as it comes back and hands it to ``on_result`` (the command line
+writes it to the results file there, so the file, ``--resume``, ``bench report`` and the
+exports work as without Ray). A task whose worker dies is retried by Ray (:data:`RETRIES`);
+its result still arrives once, and the driver hands on each run once. Ctrl-C on the driver
+keeps every result already back, cancels the rest and raises :class:`KeyboardInterrupt`.
 
 A run plays exactly as :func:`solver.bench.run_one` plays it in one process, with the same
 seed (the set's seed plus the puzzle's place in it), so a Ray bench gives the local one's
@@ -25,8 +25,10 @@ when a Ray bench runs.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import logging
+import math
 import os
 import secrets
 import time
@@ -57,6 +59,8 @@ INSTALL_HINT = (
 )
 RETRIES = 3
 """How many times Ray runs a task again whose worker died (a node lost, a process killed)."""
+WINDOW_PER_CPU = 8
+"""Runs submitted at a time per CPU of the cluster (the rest wait on the driver)."""
 SEALED_VAR = "PONDER_RAY_SEALED"
 """The runtime environment variable that carries the sealed secrets to the tasks."""
 _SECRET_FIELDS = ("api_key", "base_url")
@@ -281,9 +285,22 @@ def _drive(
         runtime_env={"env_vars": env} if env else None,
     )
     start = time.perf_counter()
-    pending: dict[Any, tuple[int, int]] = {
-        remote.remote(shared, method_refs[m], hands[i], i, pad): (m, i) for m, i in units
-    }
+    waiting = iter(units)
+    pending: dict[Any, tuple[int, int]] = {}
+
+    cpus = {"count": 1.0, "at": -math.inf}
+
+    def submit() -> None:
+        """Keep a window of runs submitted: a few per CPU the cluster has (asked again every
+        few seconds: it may grow), so that each wait looks at hundreds of runs, not a whole
+        set of thousands, and Ctrl-C has few to cancel."""
+        if time.monotonic() - cpus["at"] > 5:
+            cpus["count"], cpus["at"] = ray.cluster_resources().get("CPU", 1), time.monotonic()
+        window = max(WINDOW_PER_CPU * int(cpus["count"]), 64)
+        for m, i in itertools.islice(waiting, max(0, window - len(pending))):
+            pending[remote.remote(shared, method_refs[m], hands[i], i, pad)] = (m, i)
+
+    submit()
     got: dict[int, dict[int, PuzzleResult]] = {m: {} for m in range(len(methods))}
     done = 0
 
@@ -318,6 +335,7 @@ def _drive(
             if ready:
                 more, _ = ray.wait(list(pending), num_returns=len(pending), timeout=0)
                 take(list(dict.fromkeys([*ready, *more])))
+                submit()
     except BaseException:
         # Keep what came back before the interruption, then call off the rest.
         finished, _ = ray.wait(list(pending), num_returns=len(pending), timeout=0)
