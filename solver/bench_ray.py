@@ -38,6 +38,7 @@ from typing import Any
 
 from puzzles.game24 import Hand
 from solver.bench import BenchResult, PuzzleResult, run_one
+from solver.domains.base import Domain
 from solver.methods import Method
 from solver.settings import Settings
 
@@ -133,6 +134,9 @@ class RayBench:
     guide: Settings | None
     seed: int | None
     deadline: float | None
+    domain_for: Callable[[Any], Domain[Any, Any]] | None = None
+    """How a puzzle becomes its domain, when not as its kind's spec makes it (the command
+    line's: a crossword file's row, a word problem with its tool limit)."""
 
 
 def play(bench: RayBench, method: Method, puzzle: Any, index: int, pad: bytes) -> PuzzleResult:
@@ -165,6 +169,7 @@ async def _play(
             None if seed is None else seed + index,
             bench.deadline,
             guide,
+            bench.domain_for,
             kind=bench.kind,
         )
     finally:
@@ -219,6 +224,7 @@ def run_bench_ray(
     on_result: Callable[[Method, int, PuzzleResult], None] | None = None,
     progress: Callable[[int, int], None] | None = None,
     on_lost: Callable[[Method, int, str], None] | None = None,
+    domain_for: Callable[[Any], Domain[Any, Any]] | None = None,
     address: str | None = None,
     init: dict[str, Any] | None = None,
     task: Callable[..., PuzzleResult] | None = None,
@@ -228,8 +234,10 @@ def run_bench_ray(
     ``hands``), each method's wall time the time until its last run came back.
 
     ``address``: a Ray cluster to join (``auto``: the one started here with ``ray start``);
-    None starts a local Ray for this bench and stops it after. ``init`` adds options to
-    ``ray.init`` (tests give ``num_cpus`` and ``_temp_dir``). ``progress(done, total)``
+    None starts a local Ray for this bench and stops it after. ``domain_for`` makes each
+    puzzle's domain (its kind's spec when None; it is sent to the workers, so a module's
+    function or a closure over picklable values). ``init`` adds options to ``ray.init``
+    (tests give ``num_cpus`` and ``_temp_dir``). ``progress(done, total)``
     hears of every run that comes back, from any method. A run whose worker died more than
     :data:`RETRIES` times is left out of the results and told to ``on_lost(method, index,
     why)`` (a rerun with the same results file makes it). ``task`` is what each task runs
@@ -246,8 +254,11 @@ def run_bench_ray(
         return results
     started = _connect(ray, address, init or {})
     try:
-        return _drive(ray, methods, hands, settings, guide, units, results,
-                      kind, seed, deadline, on_result, progress, on_lost, task or play)  # fmt: skip
+        bench = RayBench(kind, _without_secrets(settings),
+                         None if guide is None else _without_secrets(guide),
+                         seed, deadline, domain_for)  # fmt: skip
+        return _drive(ray, methods, hands, bench, settings, guide, units, results,
+                      on_result, progress, on_lost, task or play)  # fmt: skip
     finally:
         if started:
             ray.shutdown()
@@ -257,13 +268,11 @@ def _drive(
     ray: Any,
     methods: Sequence[Method],
     hands: Sequence[Hand],
+    bench: RayBench,
     settings: Settings,
     guide: Settings | None,
     units: list[tuple[int, int]],
     results: list[BenchResult],
-    kind: str,
-    seed: int | None,
-    deadline: float | None,
     on_result: Callable[[Method, int, PuzzleResult], None] | None,
     progress: Callable[[int, int], None] | None,
     on_lost: Callable[[Method, int, str], None] | None,
@@ -276,8 +285,7 @@ def _drive(
     pad = b""
     if any(hidden.values()):
         env[SEALED_VAR], pad = seal(hidden)
-    bare_guide = None if guide is None else _without_secrets(guide)
-    shared = ray.put(RayBench(kind, _without_secrets(settings), bare_guide, seed, deadline))
+    shared = ray.put(bench)
     method_refs = [ray.put(method) for method in methods]
     remote = ray.remote(task).options(
         num_cpus=1,

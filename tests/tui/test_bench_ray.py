@@ -147,6 +147,25 @@ def test_a_ray_bench_without_a_file_gives_the_local_table(
     assert json.loads(on_ray)["results"][0]["puzzles"] == 2
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["crossword", "--generated", "2", "--method", "cot"],  # each a Mini: a row's puzzle
+        ["wordproblem", "--generated", "2", "--method", "cot,react"],  # with its tool limit
+    ],
+)
+def test_other_kinds_play_on_ray_as_on_the_command_line(
+    capsys: pytest.CaptureFixture[str], ray_logs: Path, argv: list[str]
+) -> None:
+    local = main(["bench", *argv, "--json"])
+    out, _ = capsys.readouterr()
+    assert local == ExitCode.OK or local == ExitCode.NOT_SOLVED
+    code = main(["bench", *argv, "--json", "--ray"])
+    on_ray, err = capsys.readouterr()
+    assert code == local and "Traceback" not in err
+    assert without_times(json.loads(on_ray)) == without_times(json.loads(out))
+
+
 # ------------------------------------------------------------------ interrupted, resumed
 
 

@@ -287,6 +287,7 @@ def run(kind: PuzzleKind, solver: SolverCommands, args: argparse.Namespace) -> i
                     on_result=record,
                     progress=partial(tick, "runs on Ray"),
                     on_lost=partial(_lost, err, lost),
+                    domain_for=solver.domain,
                     address=args.ray or None,
                 )
             except RayUnavailable as exc:
