@@ -128,7 +128,7 @@ def test_a_ray_bench_gives_the_local_one_run_for_run(
     local, on_ray = runs(tmp_path / "local.jsonl"), runs(tmp_path / "ray.jsonl")
     assert len(on_ray) == 12 and on_ray == local
     assert without_times(json.loads(ray_out)) == without_times(json.loads(local_out))
-    # The file is the local bench's: its report reads it, and a rerun makes nothing.
+    # The file is the local bench's: a rerun on Ray reads it and reports the same table.
     code, report, _ = bench(capsys, *common, "--ray", "--results", str(tmp_path / "ray.jsonl"))
     assert code == ExitCode.OK and without_times(json.loads(report)) == without_times(
         json.loads(local_out)
@@ -223,6 +223,34 @@ def test_a_worker_that_dies_is_retried_and_its_run_written_once(
     assert sorted(i for _, i in played(ray_logs)) == list(range(6))
     lines = [json.loads(line) for line in results.read_text().splitlines()[1:]]
     assert sorted(line["index"] for line in lines) == list(range(6))
+
+
+def dies_on_0_play(
+    bench: RayBench, method: Method, puzzle: Any, index: int, pad: bytes
+) -> PuzzleResult:
+    """The worker of puzzle 0 dies, every try."""
+    if index == 0:
+        os._exit(1)
+    return play(bench, method, puzzle, index, pad)
+
+
+def test_a_run_whose_worker_dies_every_try_is_named_and_made_by_the_rerun(
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    ray_logs: Path,
+) -> None:
+    results = tmp_path / "r.jsonl"
+    monkeypatch.setattr(solver.bench_ray, "RETRIES", 0)  # one death is all its tries
+    monkeypatch.setattr(solver.bench_ray, "play", dies_on_0_play)
+    argv = ["--hands", HANDS, "--method", "cot", "--json", "--ray", "--results", str(results)]
+    code, _, err = bench(capsys, *argv)
+    assert code == ExitCode.SERVER_FAILED
+    assert "cot on puzzle 0 was lost on Ray" in err and "1 run was lost" in err
+    assert sorted(i for _, i in runs(results)) == [1, 2, 3, 4, 5]
+    monkeypatch.setattr(solver.bench_ray, "play", play)
+    code, out, _ = bench(capsys, *argv)
+    assert code == ExitCode.OK and json.loads(out)["results"][0]["puzzles"] == 6
 
 
 # ------------------------------------------------------------------ the key

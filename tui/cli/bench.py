@@ -320,11 +320,10 @@ def run(kind: PuzzleKind, solver: SolverCommands, args: argparse.Namespace) -> i
     _export(args, setup, file.held.records if file is not None else made)
     _report(kind, solver, results, size, engine, args, specs)
     if lost:
-        from solver.bench_ray import RETRIES as RAY_RETRIES
-
-        err.print(Text(f"ponder: {len(lost)} runs were lost on Ray (their workers died "
-                       f"{1 + RAY_RETRIES} times); rerun with the same --results file to "
-                       "make them"))  # fmt: skip
+        some = "1 run was" if len(lost) == 1 else f"{len(lost)} runs were"
+        again = "rerun with the same --results file" if file is not None else "rerun the bench"
+        err.print(Text(f"ponder: {some} lost on Ray (a worker died on every try); {again} "
+                       "to make what is missing"))  # fmt: skip
         return ExitCode.SERVER_FAILED
     return bench_exit_code(results)
 
