@@ -21,9 +21,12 @@ from tui.exitcodes import ExitCode
 if TYPE_CHECKING:
     import argparse
 
+    from rich.console import Console
+
     from solver.bench import BenchResult, PuzzleResult
     from solver.bench_results import Record
     from solver.methods import Method, MethodSpec
+    from solver.settings import Settings
     from tui.cli.kinds import _SubParsers
     from tui.cli.usage import Parser
     from tui.kinds import PuzzleKind
@@ -90,6 +93,16 @@ def _add_kind_arguments(kind: PuzzleKind, solver: SolverCommands, kp: Parser) ->
         "runs FILE lacks (give one of the two)",
     )
     _add_export_flags(kp)
+    kp.add_argument(
+        "--ray",
+        nargs="?",
+        const="",
+        metavar="ADDRESS",
+        help="run each method on each puzzle as a task on a Ray cluster: the one at ADDRESS "
+        "(auto: the one started on this machine with 'ray start'), or without ADDRESS a "
+        "local Ray started for this bench; the same results, file and table as without it "
+        "(needs the ray extra: pip install 'ponder[ray]')",
+    )
     kp.add_argument(
         "--shard",
         metavar="I/N",
@@ -201,6 +214,8 @@ def run(kind: PuzzleKind, solver: SolverCommands, args: argparse.Namespace) -> i
     seed = settings.seed if settings.seed is not None else 0
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
+    if args.ray is not None:
+        _check_ray(args, settings, guide)
     shard = parse_shard(args.shard)
     _check_export(args)
     methods = library.with_library(args, chosen)
@@ -246,6 +261,7 @@ def run(kind: PuzzleKind, solver: SolverCommands, args: argparse.Namespace) -> i
         return not file.holds(key)
 
     made: list[Record] = []
+    lost: list[str] = []
 
     def record(method: Method, index: int, result: PuzzleResult) -> None:
         made.append(Record(method.name, method.config_dict(), index, result))
@@ -255,21 +271,43 @@ def run(kind: PuzzleKind, solver: SolverCommands, args: argparse.Namespace) -> i
     with _results_errors(), file if file is not None else contextlib.nullcontext(), progress:
         for note in file.held.notes if file is not None else ():
             err.print(Text(f"ponder: {visible(note)}"))
-        results = run_stoppable(
-            run_bench(
-                methods,
-                hands,
-                lambda: make_model(settings, seed=seed),
-                guide_model_for=(lambda: make_model(guide, seed=seed)) if guide else None,
-                domain_for=solver.domain,
-                seed=seed,
-                jobs=args.jobs,
-                progress=tick,
-                deadline=deadline,
-                select=select,
-                on_result=record,
+        if args.ray is not None:
+            from solver.bench_ray import RayUnavailable, run_bench_ray
+
+            try:
+                results = run_bench_ray(
+                    methods,
+                    hands,
+                    settings,
+                    kind=kind.name,
+                    seed=seed,
+                    deadline=deadline,
+                    guide=guide,
+                    select=select,
+                    on_result=record,
+                    progress=partial(tick, "runs on Ray"),
+                    on_lost=partial(_lost, err, lost),
+                    domain_for=solver.domain,
+                    address=args.ray or None,
+                )
+            except RayUnavailable as exc:
+                raise UsageError(str(exc)) from None
+        else:
+            results = run_stoppable(
+                run_bench(
+                    methods,
+                    hands,
+                    lambda: make_model(settings, seed=seed),
+                    guide_model_for=(lambda: make_model(guide, seed=seed)) if guide else None,
+                    domain_for=solver.domain,
+                    seed=seed,
+                    jobs=args.jobs,
+                    progress=tick,
+                    deadline=deadline,
+                    select=select,
+                    on_result=record,
+                )
             )
-        )
     library.close_library(methods)
     size = len(hands) if shard is None else len(range(shard[0] - 1, len(hands), shard[1]))
     if file is not None:
@@ -281,7 +319,39 @@ def run(kind: PuzzleKind, solver: SolverCommands, args: argparse.Namespace) -> i
     specs = [spec for spec, _ in chosen] if file is None else None
     _export(args, setup, file.held.records if file is not None else made)
     _report(kind, solver, results, size, engine, args, specs)
+    if lost:
+        some = "1 run was" if len(lost) == 1 else f"{len(lost)} runs were"
+        again = "rerun with the same --results file" if file is not None else "rerun the bench"
+        err.print(Text(f"ponder: {some} lost on Ray (a worker died on every try); {again} "
+                       "to make what is missing"))  # fmt: skip
+        return ExitCode.SERVER_FAILED
     return bench_exit_code(results)
+
+
+def _check_ray(args: argparse.Namespace, settings: Settings, guide: Settings | None) -> None:
+    """A usage error for ``--ray`` without Ray installed, or with what one machine's process
+    must do alone: ``--jobs`` (Ray schedules the runs), BoT's experience library (one SQLite
+    file, each hand's entries read by the next) and ``--record`` (one file)."""
+    from solver.bench_ray import INSTALL_HINT, ray_installed
+
+    if not ray_installed():
+        raise UsageError(INSTALL_HINT)
+    if args.jobs != 1:
+        raise UsageError("--jobs does not apply with --ray: Ray runs as many at once as the "
+                         "cluster has CPUs")  # fmt: skip
+    if library.library_wanted(args):
+        raise UsageError("--library keeps one file on this machine, read hand after hand: "
+                         "run BoT with it without --ray")  # fmt: skip
+    if settings.record_file or (guide is not None and guide.record_file):
+        raise UsageError("--record writes one file on this machine: record without --ray")
+
+
+def _lost(err: Console, lost: list[str], method: Method, index: int, why: str) -> None:
+    """A run Ray gave up on: one line on stderr, counted for the exit code."""
+    from rich.text import Text
+
+    lost.append(f"{method.name} #{index}")
+    err.print(Text(f"ponder: {method.name} on puzzle {index} was lost on Ray: {visible(why)}"))
 
 
 @contextlib.contextmanager
