@@ -3,7 +3,11 @@
 Starts the test OpenAI-compatible server on 127.0.0.1 with a fixed delay per request, runs
 ToT and BoT through the real openai client, and reports wall time divided by
 (sequential rounds x delay): 1.0 would be perfect overlap; a sequential implementation pays
-roughly (calls / rounds). Run: ``python -m bench.concurrency [--latency 0.1]``.
+roughly (calls / rounds). Each row also gives the client's CPU time per call (this process's
+CPU time over the run divided by its calls: the server's CPU is its own process's), and a
+``stream`` row measures one kind of call alone: many streamed calls of a 200-character reply
+(50 deltas), all in flight together, with no method around them.
+Run: ``python -m bench.concurrency [--latency 0.1]``.
 """
 
 from __future__ import annotations
@@ -20,7 +24,11 @@ from bench.fakeserver import FakeServer
 from puzzles.game24 import Hand
 from solver.domains.game24 import Game24Domain
 from solver.methods import make_method, solve
+from solver.model.base import Call, Message, Sampling
 from solver.model.openai import OpenAIModel
+
+STREAM_REPLY = ("Let me think step by step about the four numbers. " * 4)[:200]
+"""The reply of each call of the ``stream`` row: 200 characters, 50 deltas of the server's 4."""
 
 
 async def measure(
@@ -30,8 +38,10 @@ async def measure(
         base_url=url, api_key="bench", model="fake-model", cache=False, concurrency=concurrency
     )
     start = time.perf_counter()
+    cpu = time.process_time()
     fin, _ = await solve(make_method(method, **options), Game24Domain(Hand.parse(hand)), model)
     wall = time.perf_counter() - start
+    cpu = time.process_time() - cpu
     await model.aclose()
     return {
         "method": method,
@@ -41,6 +51,35 @@ async def measure(
         "rounds": fin.rounds,
         "wall_s": round(wall, 3),
         "ratio": round(wall / (fin.rounds * latency), 3),
+        "cpu_ms_per_call": round(1000 * cpu / max(1, fin.calls), 2),
+    }
+
+
+async def measure_stream(url: str, concurrency: int, calls: int) -> dict[str, object]:
+    """CPU time per streamed call: ``calls`` calls of :data:`STREAM_REPLY`, started together."""
+    model = OpenAIModel(
+        base_url=url, api_key="bench", model="fake-model", cache=False, concurrency=concurrency
+    )
+    call = Call(
+        "answer",
+        (Message("user", f"Repeat exactly: {STREAM_REPLY}"),),
+        Sampling(temperature=0.7, max_tokens=100),
+    )
+    await model.generate(call)  # the first call pays for connecting and imports
+    start = time.perf_counter()
+    cpu = time.process_time()
+    replies = await asyncio.gather(*(model.generate(call) for _ in range(calls)))
+    wall = time.perf_counter() - start
+    cpu = time.process_time() - cpu
+    await model.aclose()
+    assert all(reply.texts == (STREAM_REPLY,) for reply in replies)
+    return {
+        "method": "stream",
+        "concurrency": concurrency,
+        "calls": calls,
+        "reply_chars": len(STREAM_REPLY),
+        "wall_s": round(wall, 3),
+        "cpu_ms_per_call": round(1000 * cpu / calls, 2),
     }
 
 
@@ -49,6 +88,7 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.1)
     parser.add_argument("--hand", default="4 5 6 10")
     parser.add_argument("--concurrency", type=int, nargs="+", default=[64, 1])
+    parser.add_argument("--stream-calls", type=int, default=640, help="calls of the stream row")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
@@ -69,6 +109,11 @@ def main() -> None:
         assert server.stdout is not None
         url = server.stdout.readline().strip()
         for limit in args.concurrency:
+            if args.stream_calls > 0:
+                # At most 16 rounds of calls: at concurrency 1, 640 calls would take a minute.
+                calls = min(args.stream_calls, 16 * limit)
+                row = asyncio.run(measure_stream(url, limit, calls))
+                print(json.dumps(row), flush=True)
             for method, options in runs:
                 row = asyncio.run(measure(method, options, args.hand, url, limit, args.latency))
                 print(json.dumps(row), flush=True)
