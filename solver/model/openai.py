@@ -22,6 +22,7 @@ import asyncio
 import base64
 import bisect
 import contextlib
+import functools
 import hashlib
 import importlib
 import json
@@ -29,6 +30,7 @@ import math
 import os
 import random
 import re
+import ssl
 import string
 import time
 import urllib.parse
@@ -503,8 +505,9 @@ class OpenAIModel:
         start = time.perf_counter()
         n = call.sampling.n
         texts: list[str | None] = [None] * n
-        keys = [self._cache_key(call, call.sample_offset + i) for i in range(n)]
+        keys: list[str] = []  # hashing the whole prompt is for the cache alone
         if self.cache is not None:
+            keys = [self._cache_key(call, call.sample_offset + i) for i in range(n)]
             for i, key in enumerate(keys):
                 texts[i] = self.cache.get(key)
                 if texts[i] is not None:
@@ -707,8 +710,6 @@ class OpenAIModel:
             "top_p": sampling.top_p,
             "stream": True,
             "stream_options": {"include_usage": True},
-            # A compressed stream could inflate past the caps within a single read.
-            "extra_headers": {"Accept-Encoding": "identity"},
         }
         if len(positions) > 1:  # some servers reject n outright; n=1 is their default anyway
             params["n"] = len(positions)
@@ -728,9 +729,11 @@ class OpenAIModel:
         try:
             # The raw event stream, read with json.loads: the client's typed chunk objects cost
             # about 0.3 ms each, which a BoT run (tens of thousands of chunks) cannot afford.
-            async with client.chat.completions.with_streaming_response.create(**params) as response:
+            async with self._post_stream(client, params) as response:
                 responded = True
-                async for data in _events(response.iter_bytes(), limits):
+                # The body's own stream, not the response's iterators: those pass each block
+                # through two more layers (counting, decoding what is already decoded).
+                async for data in _events(aiter(response.stream), limits):
                     self._take(reading, data)
         except (openai.APIError, json.JSONDecodeError) as err:
             raise self._classify(err, responded) from None
@@ -776,6 +779,40 @@ class OpenAIModel:
             prompt = sum(rough_tokens(m.content) for m in call.messages)
             used = Usage(prompt, sum(rough_tokens(t) for t in texts))
         return _Reply(texts, reasons, used, reading.model, notes)
+
+    @contextlib.asynccontextmanager
+    async def _post_stream(self, client: Any, params: dict[str, Any]) -> AsyncIterator[Any]:
+        """POST ``params`` to the chat completions route and yield the response, its body
+        unread; a status other than 2xx raises the openai client's own error for it.
+
+        The request goes straight to the client's HTTP client: the openai client's own path
+        (checking and copying the parameters against their types, building headers and
+        options afresh for every request) cost about a millisecond of CPU a call, as much as
+        all the rest of a call together. What it would send is kept, worked out once per
+        client (:func:`_request_template`); its errors are the same as the openai client's.
+        """
+        http = _http_library()
+        template = _request_template(client)
+        request = client._client.build_request(
+            "POST",
+            template.url,
+            content=json.dumps(params).encode(),
+            headers=template.headers,
+            timeout=client.timeout,
+        )
+        try:
+            response = await client._client.send(request, stream=True)
+        except http.TimeoutException as err:
+            raise openai.APITimeoutError(request=request) from err
+        except (*_REQUEST_ERRORS, http.RequestError) as err:
+            raise openai.APIConnectionError(request=request) from err
+        try:
+            if not 200 <= response.status_code < 300:
+                await response.aread()
+                raise client._make_status_error_from_response(response) from None
+            yield response
+        finally:
+            await response.aclose()
 
     def _take(self, reading: _Reading, data: str) -> None:
         """Read one ``data:`` payload of the stream into ``reading``."""
@@ -1219,6 +1256,49 @@ def _usage(value: object) -> tuple[Usage | None, bool]:
     return Usage(counts[0], counts[1]), True
 
 
+@dataclass(frozen=True)
+class _RequestTemplate:
+    """What every chat completion request of one client carries: where it goes, and the
+    headers the openai client would send (its credentials, its own headers, the ones set
+    in ``default_headers``), less the ones it counts afresh for each request."""
+
+    url: Any  # the HTTP library's URL
+    headers: tuple[tuple[str, str], ...]
+
+
+_PER_REQUEST_HEADERS = {"x-stainless-retry-count", "x-stainless-read-timeout", "idempotency-key"}
+
+# Errors of sending a request that are not the HTTP library's own (as the openai client sorts
+# them): a TLS failure it does not wrap, a stream that ends before a reply begins.
+_REQUEST_ERRORS: tuple[type[Exception], ...] = (ssl.SSLError, EOFError)
+with contextlib.suppress(ImportError):
+    import anyio
+
+    _REQUEST_ERRORS += (anyio.EndOfStream,)
+
+
+def _request_template(client: Any) -> _RequestTemplate:
+    """The :class:`_RequestTemplate` of ``client`` (an ``openai.AsyncOpenAI``), made once."""
+    template: _RequestTemplate | None = getattr(client, "_ponder_template", None)
+    if template is None:
+        merged: dict[str, tuple[str, object]] = {}
+        for name, value in {**client.auth_headers, **client.default_headers}.items():
+            merged[name.lower()] = (name, value)
+        headers = tuple(
+            (name, value)
+            for key, (name, value) in merged.items()
+            if isinstance(value, str) and key not in _PER_REQUEST_HEADERS
+        )
+        # A compressed stream could inflate past the caps within a single read.
+        headers = tuple(pair for pair in headers if pair[0].lower() != "accept-encoding")
+        headers += (("Accept-Encoding", "identity"),)
+        url = client.base_url.copy_with(raw_path=client.base_url.raw_path + b"chat/completions")
+        template = _RequestTemplate(url, headers)
+        client._ponder_template = template
+    return template
+
+
+@functools.cache
 def _http_library() -> Any:
     """The httpx the openai client is built on (``httpx``, or ``httpx2`` in newer releases)."""
     for cls in openai.DefaultAsyncHttpxClient.__mro__:
@@ -1282,7 +1362,10 @@ def _capped_http_client() -> Any:
             # Decoded here, so the HTTP library must not decode again.
             del response.headers["content-encoding"]
         unpack = _Inflater(coding) if coding is not None else None
-        response.stream = CappedBody(response.stream, unpack, limit)
+        if unpack is not None or limit is not None:
+            # (A plain event stream is read as it comes, capped by _events: a layer that
+            # only passed each block on would cost time on every one of them.)
+            response.stream = CappedBody(response.stream, unpack, limit)
 
     return openai.DefaultAsyncHttpxClient(
         event_hooks={"response": [cap]},
