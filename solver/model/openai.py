@@ -49,6 +49,7 @@ from typing import Any
 
 import openai
 
+from solver.model.adaptive import AdaptiveLimit, ConcurrencyShown
 from solver.model.base import (
     CUT_REASONS,
     Call,
@@ -402,7 +403,7 @@ class _Slots:
     """The concurrency limit, bound to the event loop it was created in."""
 
     loop: asyncio.AbstractEventLoop
-    semaphore: asyncio.Semaphore
+    limit: AdaptiveLimit
     client: Any = field(default=None)  # openai.AsyncOpenAI; its connections belong to `loop`
 
 
@@ -490,6 +491,7 @@ class OpenAIModel:
         self._server_ignores_n = False
         self._n_ignored = 0
         self._slots: _Slots | None = None
+        self._limit: AdaptiveLimit | None = None  # the last loop's: kept when it is closed
         self._random = random.Random()
 
     def __repr__(self) -> str:
@@ -596,7 +598,7 @@ class OpenAIModel:
         :meth:`check_connection` still tells)."""
         try:
             client = self._client()
-            async with self._slot():
+            async with self._listing_slot():
                 self.requests += 1
                 async with asyncio.timeout(self.call_deadline):
                     page = await client.models.list()
@@ -645,12 +647,15 @@ class OpenAIModel:
         Every attempt, and every wait before the next, ends by the call's deadline.
         """
         client = self._client()
+        limit = self._bound().limit
         limits = ReplyLimits.of(call.sampling.max_tokens, len(positions))
         loop = asyncio.get_running_loop()
         attempt = 0
         while True:
             try:
-                async with self._slot():
+                ticket = await limit.acquire()
+                outcome = "other"  # what the limit learns from this request
+                try:
                     if tally.deadline is None:
                         tally.deadline = loop.time() + self.call_deadline
                     remaining = tally.deadline - loop.time()
@@ -659,14 +664,23 @@ class OpenAIModel:
                     self.requests += 1
                     tally.requests += 1
                     request_sent()
+                    outcome = "sent"
                     timer = asyncio.timeout(remaining)
                     try:
                         async with timer:
-                            return await self._stream(client, call, positions, on_token, limits)
+                            reply = await self._stream(client, call, positions, on_token, limits)
                     except TimeoutError:
                         if not timer.expired():
                             raise
                         raise _Failure("timeout", "", retryable=False, deadline=True) from None
+                    outcome = "ok"
+                    return reply
+                except _Failure as failure:
+                    if outcome == "sent" and _overloaded(failure):
+                        outcome = "overloaded"
+                    raise
+                finally:
+                    limit.release(ticket, outcome)
             except _Failure as failure:
                 if (
                     call.json
@@ -686,11 +700,15 @@ class OpenAIModel:
                     raise self._model_error(
                         failure, attempts=attempt + 1, out_of_time=True
                     ) from None
+                if failure.retry_after is not None:
+                    # The server said when it will take calls again: none of ours starts
+                    # sooner, not only this one.
+                    limit.pause(wait)
                 attempt += 1
                 self.retries += 1
                 if self.on_retry is not None:
                     self.on_retry(failure.kind, attempt, wait)
-                # Outside the slot: a waiting retry must not hold up other calls.
+                # Outside the limit: a waiting retry must not hold up other calls.
                 await asyncio.sleep(wait)
 
     async def _stream(
@@ -1066,14 +1084,37 @@ class OpenAIModel:
         )
 
     def _bound(self) -> _Slots:
-        """The semaphore and client for the running loop, made on first use in that loop."""
+        """The concurrency limit and client for the running loop, made on first use in that
+        loop; a new loop's limit starts where the last one's had got to."""
         loop = asyncio.get_running_loop()
         if self._slots is None or self._slots.loop is not loop:
-            self._slots = _Slots(loop, asyncio.Semaphore(self.settings.concurrency))
+            before = self._limit
+            limit = AdaptiveLimit(
+                self.settings.concurrency, start=before.exact if before is not None else None
+            )
+            if before is not None:
+                limit.decreases = before.decreases
+            self._slots = _Slots(loop, limit)
+            self._limit = limit
         return self._slots
 
-    def _slot(self) -> asyncio.Semaphore:
-        return self._bound().semaphore
+    def concurrency(self) -> ConcurrencyShown:
+        """The concurrency limit now: it comes down when the server is overloaded (HTTP 429
+        or 503, timeouts) and climbs back to ``concurrency`` while calls succeed."""
+        if self._limit is None:
+            return ConcurrencyShown(self.settings.concurrency, self.settings.concurrency, 0)
+        return self._limit.shown()
+
+    @contextlib.asynccontextmanager
+    async def _listing_slot(self) -> AsyncIterator[None]:
+        """Room for a request that is no call (the list of models): it waits its turn, and
+        teaches the limit nothing."""
+        limit = self._bound().limit
+        ticket = await limit.acquire()
+        try:
+            yield
+        finally:
+            limit.release(ticket, "other")
 
     def _client(self) -> Any:
         slots = self._bound()
@@ -1118,6 +1159,12 @@ class OpenAIModel:
             identity.append("json")
         text = json.dumps(identity, ensure_ascii=False, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _overloaded(failure: _Failure) -> bool:
+    """Whether a failed request says the server has more calls than it can take: a rate
+    limit (429), 503 (unavailable: busy), or no answer in time."""
+    return failure.kind in ("rate_limited", "timeout") or failure.status == 503
 
 
 async def _gather_all(jobs: Sequence[Coroutine[Any, Any, _Reply]]) -> list[_Reply]:
