@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+import json
+import re
+import socket
+import threading
+
 import pytest
 
 from bench.fakeserver import FakeServer
@@ -75,3 +81,55 @@ async def test_a_refused_request_is_the_openai_clients_error() -> None:
             await model.aclose()
     assert "has no model named 'no-such-model'" in str(caught.value)
     assert "does not exist" in str(caught.value)
+
+
+def _sse_reply(text: str) -> bytes:
+    """A whole streamed reply, sized (no Connection: close): the client may keep the
+    connection for its next request."""
+    chunks = [
+        {"choices": [{"index": 0, "delta": {"content": text}, "finish_reason": None}]},
+        {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
+    ]
+    body = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
+    head = (
+        "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+        f"Content-Length: {len(body.encode())}\r\n\r\n"
+    )
+    return head.encode() + body.encode()
+
+
+async def test_a_connection_the_server_closed_while_idle_is_not_used_again() -> None:
+    """The server answers, then hangs up: the next call sees the kept connection is closed
+    and opens another, rather than failing on the dead one and trying again."""
+    accepted: list[int] = []
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+
+    def serve() -> None:
+        for _ in range(2):
+            conn, _ = listener.accept()
+            accepted.append(1)
+            with conn:
+                request = b""
+                while b"\r\n\r\n" not in request:
+                    request += conn.recv(65536)
+                head, _, body = request.partition(b"\r\n\r\n")
+                length = int(re.search(rb"(?i)content-length: *(\d+)", head).group(1))  # type: ignore[union-attr]
+                while len(body) < length:
+                    body += conn.recv(65536)
+                conn.sendall(_sse_reply("twenty-four"))
+            # closed here, though the reply said nothing of closing
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    model = OpenAIModel(base_url=f"http://127.0.0.1:{port}/v1", api_key=KEY, model="m", cache=False)
+    try:
+        first = await model.generate(_call())
+        await asyncio.sleep(0.1)  # the server has hung up by now
+        second = await model.generate(_call())
+    finally:
+        await model.aclose()
+        listener.close()
+    assert first.texts == second.texts == ("twenty-four",)
+    assert len(accepted) == 2
+    assert model.retries == 0  # the dead connection was never tried
