@@ -681,7 +681,7 @@ class OpenAIModel:
                         outcome = "overloaded"
                     raise
                 finally:
-                    limit.release(ticket, outcome)
+                    limit.release(ticket, "other" if outcome == "sent" else outcome)
             except _Failure as failure:
                 if (
                     call.json
@@ -1321,7 +1321,7 @@ _PER_REQUEST_HEADERS = {"x-stainless-retry-count", "x-stainless-read-timeout", "
 
 # Errors of sending a request that are not the HTTP library's own (as the openai client sorts
 # them): a TLS failure it does not wrap, a stream that ends before a reply begins.
-_REQUEST_ERRORS: tuple[type[Exception], ...] = (ssl.SSLError, EOFError)
+_REQUEST_ERRORS: tuple[type[Exception], ...] = (ssl.SSLError,)
 with contextlib.suppress(ImportError):
     import anyio
 
