@@ -137,6 +137,10 @@ class FakeServer:
     ``Authorization: Bearer <api_key>`` get 401. ``latency``: seconds added to every request.
     ``chunk_size``: characters per streamed delta. ``json_mode=False`` plays a server with no
     JSON mode: a request with ``response_format`` gets a 400 that names it.
+
+    ``capacity``: when set, a chat request that arrives while that many are in flight is
+    refused at once with 429 (a rate limiter in front of a busy server), with
+    ``retry-after-ms: capacity_retry_after_ms`` when that is set; :attr:`refused` counts them.
     """
 
     def __init__(
@@ -162,6 +166,10 @@ class FakeServer:
         self.requests: list[RecordedRequest] = []
         self.in_flight = 0
         self.max_in_flight = 0
+        self.capacity: int | None = None
+        self.capacity_retry_after_ms: int | None = None
+        self.refused = 0
+        """Chat requests refused for want of capacity."""
         self._lock = threading.Lock()
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -230,10 +238,15 @@ class FakeServer:
                 request.fault = self.faults.popleft()
             self.requests.append(request)
 
-    def _enter(self) -> None:
+    def _enter(self, chat: bool) -> bool:
+        """Count a request in; False when it is a chat request past :attr:`capacity`."""
         with self._lock:
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
+            if chat and self.capacity is not None and self.in_flight > self.capacity:
+                self.refused += 1
+                return False
+            return True
 
     def _leave(self) -> None:
         with self._lock:
@@ -330,10 +343,14 @@ class _Handler(BaseHTTPRequestHandler):
         record = RecordedRequest("POST", self.path, self._headers(), body, time=received)
         chat = self.path.rstrip("/") == "/v1/chat/completions"
         self.fake._record(record, consume_fault=chat)
-        self.fake._enter()
+        admitted = self.fake._enter(chat)
         try:
             if not chat:
                 self._send_error(404, f"no route {self.path}")
+            elif not admitted:
+                wait = self.fake.capacity_retry_after_ms
+                extra = {"retry-after-ms": str(wait)} if wait is not None else {}
+                self._send_error(429, "too many requests in flight", "rate_limit_exceeded", extra)
             else:
                 self._chat(body, record.fault)
         except (BrokenPipeError, ConnectionResetError):

@@ -52,6 +52,8 @@ def _moves(ns: list[Fraction]) -> list[tuple[Fraction, str, Fraction, Fraction, 
 def reply(request: dict[str, Any], index: int) -> str:
     prompt = "\n".join(str(m.get("content", "")) for m in request.get("messages", []))
     last = request["messages"][-1]["content"]
+    if last.startswith("Repeat exactly: "):  # bench.concurrency's stream row
+        return str(last.removeprefix("Repeat exactly: "))
     if "Possible next steps:" in last and last.rstrip().endswith("Possible next steps:"):
         numbers = _numbers(last.strip().splitlines()[-2])
         lines = ["Here are the possible next steps:"]

@@ -30,6 +30,7 @@ from solver.events import (
 )
 from solver.methods import METHODS, Method, run_method
 from solver.model import Model
+from solver.model.adaptive import concurrency_of
 
 __all__ = ["BenchResult", "PuzzleResult", "run_bench"]
 
@@ -139,6 +140,9 @@ class BenchResult:
     config: dict[str, Any]
     puzzles: list[PuzzleResult] = field(default_factory=list)
     wall_time: float = 0.0
+    concurrency: dict[str, int] | None = None
+    """The model's concurrency limit when the runs ended (``limit``, ``maximum`` and how
+    many times it came down, ``decreases``); None for a model without one (offline)."""
 
     @property
     def n(self) -> int:
@@ -269,6 +273,7 @@ class BenchResult:
             "stopped_by": self.stopped_by(),
             **self.sample_figures(),
             **self.measures(),
+            **({"concurrency": self.concurrency} if self.concurrency is not None else {}),
         }
 
     def measures(self) -> dict[str, float]:
@@ -415,6 +420,8 @@ async def run_bench(
             await guide.aclose()
         result = BenchResult(method.name, method.config_dict(), puzzles)
         result.wall_time = time.perf_counter() - start
+        shown = concurrency_of(model)
+        result.concurrency = shown.to_json() if shown is not None else None
         results.append(result)
     return results
 

@@ -22,6 +22,7 @@ import asyncio
 import base64
 import bisect
 import contextlib
+import functools
 import hashlib
 import importlib
 import json
@@ -29,6 +30,8 @@ import math
 import os
 import random
 import re
+import select
+import ssl
 import string
 import time
 import urllib.parse
@@ -47,6 +50,7 @@ from typing import Any
 
 import openai
 
+from solver.model.adaptive import AdaptiveLimit, ConcurrencyShown
 from solver.model.base import (
     CUT_REASONS,
     Call,
@@ -400,7 +404,7 @@ class _Slots:
     """The concurrency limit, bound to the event loop it was created in."""
 
     loop: asyncio.AbstractEventLoop
-    semaphore: asyncio.Semaphore
+    limit: AdaptiveLimit
     client: Any = field(default=None)  # openai.AsyncOpenAI; its connections belong to `loop`
 
 
@@ -488,6 +492,7 @@ class OpenAIModel:
         self._server_ignores_n = False
         self._n_ignored = 0
         self._slots: _Slots | None = None
+        self._limit: AdaptiveLimit | None = None  # the last loop's: kept when it is closed
         self._random = random.Random()
 
     def __repr__(self) -> str:
@@ -503,8 +508,9 @@ class OpenAIModel:
         start = time.perf_counter()
         n = call.sampling.n
         texts: list[str | None] = [None] * n
-        keys = [self._cache_key(call, call.sample_offset + i) for i in range(n)]
+        keys: list[str] = []  # hashing the whole prompt is for the cache alone
         if self.cache is not None:
+            keys = [self._cache_key(call, call.sample_offset + i) for i in range(n)]
             for i, key in enumerate(keys):
                 texts[i] = self.cache.get(key)
                 if texts[i] is not None:
@@ -593,7 +599,7 @@ class OpenAIModel:
         :meth:`check_connection` still tells)."""
         try:
             client = self._client()
-            async with self._slot():
+            async with self._listing_slot():
                 self.requests += 1
                 async with asyncio.timeout(self.call_deadline):
                     page = await client.models.list()
@@ -642,12 +648,15 @@ class OpenAIModel:
         Every attempt, and every wait before the next, ends by the call's deadline.
         """
         client = self._client()
+        limit = self._bound().limit
         limits = ReplyLimits.of(call.sampling.max_tokens, len(positions))
         loop = asyncio.get_running_loop()
         attempt = 0
         while True:
             try:
-                async with self._slot():
+                ticket = await limit.acquire()
+                outcome = "other"  # what the limit learns from this request
+                try:
                     if tally.deadline is None:
                         tally.deadline = loop.time() + self.call_deadline
                     remaining = tally.deadline - loop.time()
@@ -656,14 +665,23 @@ class OpenAIModel:
                     self.requests += 1
                     tally.requests += 1
                     request_sent()
+                    outcome = "sent"
                     timer = asyncio.timeout(remaining)
                     try:
                         async with timer:
-                            return await self._stream(client, call, positions, on_token, limits)
+                            reply = await self._stream(client, call, positions, on_token, limits)
                     except TimeoutError:
                         if not timer.expired():
                             raise
                         raise _Failure("timeout", "", retryable=False, deadline=True) from None
+                    outcome = "ok"
+                    return reply
+                except _Failure as failure:
+                    if outcome == "sent" and _overloaded(failure):
+                        outcome = "overloaded"
+                    raise
+                finally:
+                    limit.release(ticket, "other" if outcome == "sent" else outcome)
             except _Failure as failure:
                 if (
                     call.json
@@ -683,11 +701,15 @@ class OpenAIModel:
                     raise self._model_error(
                         failure, attempts=attempt + 1, out_of_time=True
                     ) from None
+                if failure.retry_after is not None:
+                    # The server said when it will take calls again: none of ours starts
+                    # sooner, not only this one.
+                    limit.pause(wait)
                 attempt += 1
                 self.retries += 1
                 if self.on_retry is not None:
                     self.on_retry(failure.kind, attempt, wait)
-                # Outside the slot: a waiting retry must not hold up other calls.
+                # Outside the limit: a waiting retry must not hold up other calls.
                 await asyncio.sleep(wait)
 
     async def _stream(
@@ -707,8 +729,6 @@ class OpenAIModel:
             "top_p": sampling.top_p,
             "stream": True,
             "stream_options": {"include_usage": True},
-            # A compressed stream could inflate past the caps within a single read.
-            "extra_headers": {"Accept-Encoding": "identity"},
         }
         if len(positions) > 1:  # some servers reject n outright; n=1 is their default anyway
             params["n"] = len(positions)
@@ -728,9 +748,9 @@ class OpenAIModel:
         try:
             # The raw event stream, read with json.loads: the client's typed chunk objects cost
             # about 0.3 ms each, which a BoT run (tens of thousands of chunks) cannot afford.
-            async with client.chat.completions.with_streaming_response.create(**params) as response:
+            async with self._post_stream(client, params) as blocks:
                 responded = True
-                async for data in _events(response.iter_bytes(), limits):
+                async for data in _events(blocks, limits):
                     self._take(reading, data)
         except (openai.APIError, json.JSONDecodeError) as err:
             raise self._classify(err, responded) from None
@@ -776,6 +796,49 @@ class OpenAIModel:
             prompt = sum(rough_tokens(m.content) for m in call.messages)
             used = Usage(prompt, sum(rough_tokens(t) for t in texts))
         return _Reply(texts, reasons, used, reading.model, notes)
+
+    @contextlib.asynccontextmanager
+    async def _post_stream(self, client: Any, params: dict[str, Any]) -> AsyncIterator[Any]:
+        """POST ``params`` to the chat completions route and yield the blocks of its reply's
+        body as they come; a status other than 2xx raises the openai client's own error.
+
+        The request goes straight to the client's HTTP client: the openai client's own path
+        (checking and copying the parameters against their types, building headers and
+        options afresh for every request) cost about a millisecond of CPU a call, as much as
+        all the rest of a call together. What it would send is kept, worked out once per
+        client (:func:`_request_template`); its errors are the same as the openai client's.
+        """
+        if not all(hasattr(client, name) for name in _CLIENT_INTERNALS):
+            # An openai release without the internals the quick path uses: its own path.
+            params = {**params, "extra_headers": {"Accept-Encoding": "identity"}}
+            create = client.chat.completions.with_streaming_response.create
+            async with create(**params) as response:
+                yield response.iter_bytes()
+            return
+        http = _http_library()
+        template = _request_template(client)
+        request = client._client.build_request(
+            "POST",
+            template.url,
+            content=json.dumps(params).encode(),
+            headers=template.headers,
+            timeout=client.timeout,
+        )
+        try:
+            response = await client._client.send(request, stream=True)
+        except http.TimeoutException as err:
+            raise openai.APITimeoutError(request=request) from err
+        except (*_REQUEST_ERRORS, http.RequestError) as err:
+            raise openai.APIConnectionError(request=request) from err
+        try:
+            if not 200 <= response.status_code < 300:
+                await response.aread()
+                raise client._make_status_error_from_response(response) from None
+            # The body's own stream, not the response's iterators: those pass each block
+            # through two more layers (counting, decoding what is already decoded).
+            yield aiter(response.stream)
+        finally:
+            await response.aclose()
 
     def _take(self, reading: _Reading, data: str) -> None:
         """Read one ``data:`` payload of the stream into ``reading``."""
@@ -1029,14 +1092,37 @@ class OpenAIModel:
         )
 
     def _bound(self) -> _Slots:
-        """The semaphore and client for the running loop, made on first use in that loop."""
+        """The concurrency limit and client for the running loop, made on first use in that
+        loop; a new loop's limit starts where the last one's had got to."""
         loop = asyncio.get_running_loop()
         if self._slots is None or self._slots.loop is not loop:
-            self._slots = _Slots(loop, asyncio.Semaphore(self.settings.concurrency))
+            before = self._limit
+            limit = AdaptiveLimit(
+                self.settings.concurrency, start=before.exact if before is not None else None
+            )
+            if before is not None:
+                limit.decreases = before.decreases
+            self._slots = _Slots(loop, limit)
+            self._limit = limit
         return self._slots
 
-    def _slot(self) -> asyncio.Semaphore:
-        return self._bound().semaphore
+    def concurrency(self) -> ConcurrencyShown:
+        """The concurrency limit now: it comes down when the server is overloaded (HTTP 429
+        or 503, timeouts) and climbs back to ``concurrency`` while calls succeed."""
+        if self._limit is None:
+            return ConcurrencyShown(self.settings.concurrency, self.settings.concurrency, 0)
+        return self._limit.shown()
+
+    @contextlib.asynccontextmanager
+    async def _listing_slot(self) -> AsyncIterator[None]:
+        """Room for a request that is no call (the list of models): it waits its turn, and
+        teaches the limit nothing."""
+        limit = self._bound().limit
+        ticket = await limit.acquire()
+        try:
+            yield
+        finally:
+            limit.release(ticket, "other")
 
     def _client(self) -> Any:
         slots = self._bound()
@@ -1081,6 +1167,12 @@ class OpenAIModel:
             identity.append("json")
         text = json.dumps(identity, ensure_ascii=False, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _overloaded(failure: _Failure) -> bool:
+    """Whether a failed request says the server has more calls than it can take: a rate
+    limit (429), 503 (unavailable: busy), or no answer in time."""
+    return failure.kind in ("rate_limited", "timeout") or failure.status == 503
 
 
 async def _gather_all(jobs: Sequence[Coroutine[Any, Any, _Reply]]) -> list[_Reply]:
@@ -1172,10 +1264,13 @@ async def _events(blocks: AsyncIterator[bytes], limits: ReplyLimits) -> AsyncIte
             continue
         if received > limits.bytes:
             raise _Failure("too_large", limits.too_long(f"{limits.bytes:,} bytes"), retryable=False)
-        buffer += block
-        end = buffer.rfind(b"\n") + 1  # the whole lines in the buffer end here
-        lines = bytes(buffer[:end])
-        del buffer[:end]
+        if not buffer and block.endswith(b"\n"):
+            lines = block  # whole lines, as a server's events mostly come: nothing to keep
+        else:
+            buffer += block
+            end = buffer.rfind(b"\n") + 1  # the whole lines in the buffer end here
+            lines = bytes(buffer[:end])
+            del buffer[:end]
         # A regular expression finds the data lines: looked at one by one in Python, lines
         # with no data (a few bytes each, or none) would cost seconds a megabyte.
         for match in _DATA_LINE.finditer(lines):
@@ -1219,6 +1314,53 @@ def _usage(value: object) -> tuple[Usage | None, bool]:
     return Usage(counts[0], counts[1]), True
 
 
+@dataclass(frozen=True)
+class _RequestTemplate:
+    """What every chat completion request of one client carries: where it goes, and the
+    headers the openai client would send (its credentials, its own headers, the ones set
+    in ``default_headers``), less the ones it counts afresh for each request."""
+
+    url: Any  # the HTTP library's URL
+    headers: tuple[tuple[str, str], ...]
+
+
+_CLIENT_INTERNALS = ("_client", "_make_status_error_from_response", "auth_headers")
+"""What :meth:`OpenAIModel._post_stream`'s quick path reads of the openai client beyond its
+public API; a release without them gets the client's own request path."""
+
+_PER_REQUEST_HEADERS = {"x-stainless-retry-count", "x-stainless-read-timeout", "idempotency-key"}
+
+# Errors of sending a request that are not the HTTP library's own (as the openai client sorts
+# them): a TLS failure it does not wrap, a stream that ends before a reply begins.
+_REQUEST_ERRORS: tuple[type[Exception], ...] = (ssl.SSLError,)
+with contextlib.suppress(ImportError):
+    import anyio
+
+    _REQUEST_ERRORS += (anyio.EndOfStream,)
+
+
+def _request_template(client: Any) -> _RequestTemplate:
+    """The :class:`_RequestTemplate` of ``client`` (an ``openai.AsyncOpenAI``), made once."""
+    template: _RequestTemplate | None = getattr(client, "_ponder_template", None)
+    if template is None:
+        merged: dict[str, tuple[str, object]] = {}
+        for name, value in {**client.auth_headers, **client.default_headers}.items():
+            merged[name.lower()] = (name, value)
+        headers = tuple(
+            (name, value)
+            for key, (name, value) in merged.items()
+            if isinstance(value, str) and key not in _PER_REQUEST_HEADERS
+        )
+        # A compressed stream could inflate past the caps within a single read.
+        headers = tuple(pair for pair in headers if pair[0].lower() != "accept-encoding")
+        headers += (("Accept-Encoding", "identity"),)
+        url = client.base_url.copy_with(raw_path=client.base_url.raw_path + b"chat/completions")
+        template = _RequestTemplate(url, headers)
+        client._ponder_template = template
+    return template
+
+
+@functools.cache
 def _http_library() -> Any:
     """The httpx the openai client is built on (``httpx``, or ``httpx2`` in newer releases)."""
     for cls in openai.DefaultAsyncHttpxClient.__mro__:
@@ -1282,15 +1424,113 @@ def _capped_http_client() -> Any:
             # Decoded here, so the HTTP library must not decode again.
             del response.headers["content-encoding"]
         unpack = _Inflater(coding) if coding is not None else None
-        response.stream = CappedBody(response.stream, unpack, limit)
+        if unpack is not None or limit is not None:
+            # (A plain event stream is read as it comes, capped by _events: a layer that
+            # only passed each block on would cost time on every one of them.)
+            response.stream = CappedBody(response.stream, unpack, limit)
 
-    return openai.DefaultAsyncHttpxClient(
+    client = openai.DefaultAsyncHttpxClient(
         event_hooks={"response": [cap]},
         follow_redirects=False,
+        verify=_tls_context(),
         # Only what CappedBody undoes (the HTTP library would offer brotli and zstd too, were
         # they installed).
         headers={"Accept-Encoding": "gzip, deflate"},
     )
+    for transport in [client._transport, *client._mounts.values()]:
+        pool = getattr(transport, "_pool", None)
+        backend = getattr(pool, "_network_backend", None)
+        if backend is not None and not isinstance(backend, _QuickChecks):
+            pool._network_backend = _QuickChecks(backend)  # type: ignore[union-attr]
+    return client
+
+
+@functools.cache
+def _tls_context() -> ssl.SSLContext:
+    """The HTTP library's default TLS settings (its certificates, ``SSL_CERT_FILE``), made once
+    a process: reading the certificates took 50 ms, more than the calls of a small run."""
+    return _http_library().create_ssl_context()  # type: ignore[no-any-return]
+
+
+class _QuickChecks:
+    """The HTTP library's network backend, with connections that tell quickly whether the
+    server has closed them.
+
+    Before each request the connection pool asks every idle connection whether it is still
+    open, and the library finds each one's socket afresh every time, through several
+    layers: with 64 calls in flight that came to about a third of a call's CPU time. Here
+    each connection finds its socket once."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    async def connect_tcp(self, *args: Any, **kwargs: Any) -> _QuickStream:
+        return _QuickStream(await self.inner.connect_tcp(*args, **kwargs))
+
+    async def connect_unix_socket(self, *args: Any, **kwargs: Any) -> _QuickStream:
+        return _QuickStream(await self.inner.connect_unix_socket(*args, **kwargs))
+
+    async def sleep(self, seconds: float) -> None:
+        await self.inner.sleep(seconds)
+
+
+class _QuickStream:
+    """One connection of :class:`_QuickChecks`: the library's own, its socket kept, and
+    what is written sent at once when the reply is first read.
+
+    The library writes a request in three pieces (its head, its body and nothing, the end),
+    each a call into the kernel that on a local server costs as much again on the other
+    side; a client has nothing to read before its request is all sent, so the pieces go
+    together."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.socket = inner.get_extra_info("socket")
+        self.unsent: list[bytes] = []
+        self.write_timeout: float | None = None
+
+    async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        await self._send()
+        return bytes(await self.inner.read(max_bytes, timeout))
+
+    async def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        if buffer:
+            self.unsent.append(bytes(buffer))
+            self.write_timeout = timeout
+
+    async def _send(self) -> None:
+        if self.unsent:
+            data = b"".join(self.unsent)
+            self.unsent.clear()
+            await self.inner.write(data, self.write_timeout)
+
+    async def aclose(self) -> None:
+        self.unsent.clear()
+        await self.inner.aclose()
+
+    async def start_tls(self, *args: Any, **kwargs: Any) -> _QuickStream:
+        await self._send()  # a proxy's CONNECT, before the handshake
+        return _QuickStream(await self.inner.start_tls(*args, **kwargs))
+
+    def get_extra_info(self, info: str) -> Any:
+        if info == "is_readable" and self.socket is not None:
+            # Readable while idle: the server closed it (or sent what it should not have).
+            return _readable(self.socket)
+        return self.inner.get_extra_info(info)
+
+
+def _readable(sock: Any) -> bool:
+    """Whether ``sock`` has something to read (or is closed), without waiting."""
+    try:
+        if sock.fileno() < 0:
+            return True
+        if not hasattr(select, "poll"):  # Windows
+            return bool(select.select([sock], [], [], 0)[0])
+        poller = select.poll()
+        poller.register(sock, select.POLLIN)
+        return bool(poller.poll(0))
+    except (OSError, ValueError):
+        return True
 
 
 _PIECE_BYTES = 64 << 10  # a compressed body is unpacked this much at a time

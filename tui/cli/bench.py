@@ -199,6 +199,7 @@ def run(kind: PuzzleKind, solver: SolverCommands, args: argparse.Namespace) -> i
     from solver.bench import run_bench
     from solver.bench_results import Record, combine
     from solver.factory import describe_engine, make_model
+    from solver.model.adaptive import concurrency_of
 
     chosen = options.chosen_methods(args, [m for m in args.method.split(",") if m.strip()])
     if not chosen:
@@ -231,11 +232,19 @@ def run(kind: PuzzleKind, solver: SolverCommands, args: argparse.Namespace) -> i
         transient=True,
     )
     tasks: dict[str, Any] = {}
+    models: list[Any] = []  # the model of the method running now is the last
+
+    def model_for() -> Any:
+        models.append(make_model(settings, seed=seed))
+        return models[-1]
 
     def tick(name: str, done: int, total: int) -> None:
         if name not in tasks:
             tasks[name] = progress.add_task(name, total=total)
-        progress.update(tasks[name], completed=done)
+        shown = concurrency_of(models[-1]) if models else None
+        # The concurrency limit as it adapts to the server (it comes down on 429s).
+        label = f"{name} · concurrency {shown}" if shown is not None else name
+        progress.update(tasks[name], completed=done, description=label)
 
     engine = describe_engine(settings)
     setup = {
@@ -275,7 +284,7 @@ def run(kind: PuzzleKind, solver: SolverCommands, args: argparse.Namespace) -> i
             from solver.bench_ray import RayUnavailable, run_bench_ray
 
             try:
-                results = run_bench_ray(
+                ran = results = run_bench_ray(
                     methods,
                     hands,
                     settings,
@@ -293,11 +302,11 @@ def run(kind: PuzzleKind, solver: SolverCommands, args: argparse.Namespace) -> i
             except RayUnavailable as exc:
                 raise UsageError(str(exc)) from None
         else:
-            results = run_stoppable(
+            ran = results = run_stoppable(
                 run_bench(
                     methods,
                     hands,
-                    lambda: make_model(settings, seed=seed),
+                    model_for,
                     guide_model_for=(lambda: make_model(guide, seed=seed)) if guide else None,
                     domain_for=solver.domain,
                     seed=seed,
@@ -314,6 +323,9 @@ def run(kind: PuzzleKind, solver: SolverCommands, args: argparse.Namespace) -> i
         # The table covers every run the file holds, this session's and earlier ones.
         results = combine(file.held.records)
         size = len({(r.index, r.result.hand) for r in file.held.records})
+        limits = {(r.method, repr(r.config)): r.concurrency for r in ran}
+        for result in results:  # this session's limit, for the methods it ran
+            result.concurrency = limits.get((result.method, repr(result.config)))
     # run_bench returns one result per method, in the order given; a file's, one per
     # method and config it holds, found by name.
     specs = [spec for spec, _ in chosen] if file is None else None

@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from rich.console import Console
 
     from solver.events import Event
@@ -21,6 +23,8 @@ class EventPrinter:
         self.verbose = verbose
         self.unchecked = unchecked
         """The puzzle has no answer to judge by: the finish shows the answer, unjudged."""
+        self.concurrency: Callable[[], object] | None = None
+        """The model's concurrency limit now (shown in the last line), if it has one."""
 
     def __call__(self, event: Event) -> None:
         from rich.markup import escape
@@ -186,9 +190,11 @@ class EventPrinter:
                 c.print(f"[dim]{escape(fin.verdict)}[/]")
                 if fin.samples > 1:
                     c.print(f"{fin.samples_solved} of {fin.samples} samples right")
+                limit = self.concurrency() if self.concurrency is not None else None
+                shown = f" · concurrency {limit}" if limit is not None else ""
                 c.print(
                     f"calls {fin.calls} · tokens {fin.tokens:,} · cost {cost} · "
-                    f"{fin.wall_time:.2f}s · {escape(fin.reason)}"
+                    f"{fin.wall_time:.2f}s{shown} · {escape(fin.reason)}"
                 )
             case _:
                 pass

@@ -128,6 +128,7 @@ def run(kind: PuzzleKind, solver: SolverCommands, args: argparse.Namespace) -> i
     from solver.events import ErrorRaised, RunFinished, event_to_json
     from solver.factory import make_model
     from solver.methods import run_method
+    from solver.model.adaptive import concurrency_of
     from solver.trace import TraceError, TraceWriter
     from tui.cli.printer import EventPrinter
 
@@ -149,6 +150,7 @@ def run(kind: PuzzleKind, solver: SolverCommands, args: argparse.Namespace) -> i
 
     async def play() -> tuple[RunFinished | None, str]:
         model = make_model(settings, seed=seed)
+        printer.concurrency = partial(concurrency_of, model)
         guide = make_model(guide_settings, seed=seed) if guide_settings else None
         finish: RunFinished | None = None
         error_kind = ""
