@@ -3,7 +3,7 @@ unguarded): the events each method emits and their fields, the calls it makes an
 sampling, the paper's rules for values, scores, leaves and answers.
 
 Scripted replies only; every test is fast and offline. Helpers come from
-``test_method_decisions``.
+``game24_replies``.
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ from solver.model import (
     ScriptedModel,
     Usage,
 )
-from tests.solver.test_method_decisions import (
+from tests.solver.game24_replies import (
     ADVICE,
     FEEDBACK,
     FIRST_FEEDBACK,

@@ -16,7 +16,7 @@ from bench.fakeserver import ESCAPES, FakeServer
 from puzzles.game24 import Hand
 from solver.model import ScriptedModel
 from solver.settings import Settings
-from tests.solver.test_hostile_server import ANSWER, CANARY, ECHOING_FAULTS, leaks
+from tests.solver.hostile import ANSWER, CANARY, ECHOING_FAULTS, leaks
 from tui.app import make_app
 from tui.cli import main
 from tui.exitcodes import ExitCode

@@ -28,7 +28,7 @@ from solver.model.offline import OfflineModel
 from solver.settings import Settings
 from solver.trace import TraceWriter, read_trace
 from tests.puzzles.wordproblem_files import FIXTURE, write_jsonl
-from tests.solver.test_wordproblem_done_when import METHODS, offline_reply
+from tests.solver.wordproblem_server import METHODS, offline_reply
 from tests.tui.harness import wait_for
 from tui.app import PonderApp, Replay, make_app
 from tui.cli import main
