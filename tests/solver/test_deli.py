@@ -32,8 +32,8 @@ from solver.methods import make_method, solve
 from solver.methods.deli import DELI, DELIConfig
 from solver.model import Call, Sampling, ScriptedModel
 from solver.model.openai import OpenAIModel
-from tests.solver.pinning import Recording
 from tests.solver.pinning import pinned as pinned_as_tuples
+from tests.solver.pinning import with_recorded_calculator
 
 DOMAIN = WordProblemDomain(problem_by_id("bulk_saving/691459251"))  # answer 3
 INIT = "Singly: 30 * 11 = 330\nPacks: 3 * 109 = 317\nSaving: 330 - 317 = 13\nAnswer: 13"
@@ -478,9 +478,7 @@ def test_steps_run_on_across_turns_without_a_gap() -> None:
 
 
 def test_each_tool_call_runs_under_the_configured_limit_and_reports_its_own_time() -> None:
-    domain = WordProblemDomain(DOMAIN.problem)
-    calc = Recording(domain.tools[0])
-    domain._tools = (calc, *domain.tools[1:])
+    domain, calc = with_recorded_calculator(WordProblemDomain(DOMAIN.problem))
     model = ScriptedModel(
         [INIT, " Packs.\nAction 1: calculate[3 * 109]", "Final Answer: 3", "Answer: 3"]
     )

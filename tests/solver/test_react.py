@@ -31,7 +31,7 @@ from solver.methods.react import ReAct, ReActConfig, run_tool
 from solver.model import Sampling, ScriptedModel
 from solver.model.openai import OpenAIModel
 from solver.tools import parse_action
-from tests.solver.pinning import Recording
+from tests.solver.pinning import Recording, with_recorded_calculator
 from tests.solver.pinning import pinned as pinned_as_tuples
 
 DOMAIN = WordProblemDomain(problem_by_id("bulk_saving/691459251"))  # answer 3
@@ -227,11 +227,8 @@ def test_a_valid_action_resets_the_invalid_count_and_observations_are_timed() ->
     assert isinstance(tool.elapsed, float) and tool.elapsed >= 0
 
 
-def recording_domain() -> tuple[WordProblemDomain, Recording]:
-    domain = WordProblemDomain(DOMAIN.problem)
-    calc = Recording(domain.tools[0])
-    domain._tools = (calc, *domain.tools[1:])
-    return domain, calc
+def recording_domain() -> tuple[Any, Recording]:
+    return with_recorded_calculator(WordProblemDomain(DOMAIN.problem))
 
 
 def test_each_tool_call_runs_under_the_configured_limit_and_reports_its_own_time() -> None:

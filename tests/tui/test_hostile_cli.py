@@ -17,6 +17,7 @@ from puzzles.game24 import Hand
 from solver.model import ScriptedModel
 from solver.settings import Settings
 from tests.solver.hostile import ANSWER, CANARY, ECHOING_FAULTS, leaks
+from tests.tui.harness import Notice
 from tui.app import make_app
 from tui.cli import main
 from tui.exitcodes import ExitCode
@@ -248,7 +249,9 @@ async def test_the_solver_pane_shows_an_unfinished_reply(tmp_path: Path) -> None
 
 
 @pytest.mark.parametrize("fault", ["error_event", "echo_key", "echo_key_reply"])
-async def test_the_solver_pane_never_shows_the_key(tmp_path: Path, fault: str) -> None:
+async def test_the_solver_pane_never_shows_the_key(
+    tmp_path: Path, fault: str, toasts: list[Notice]
+) -> None:
     with FakeServer() as fake:
         fake.faults.extend([fault] * 2)
         settings = Settings(
@@ -272,6 +275,6 @@ async def test_the_solver_pane_never_shows_the_key(tmp_path: Path, fault: str) -
             shown = [str(pane.query_one("#solver-status", Static).render())]
             shown += [line.text for log in pane.query(RichLog) for line in log.lines]
             shown.append(app.export_screenshot())
-            shown += [n.message for n in app._notifications]
+            shown += [n.message for n in toasts]
     assert fake.chat_requests[0].headers["authorization"] == f"Bearer {CANARY}"
     assert leaks("\n".join(shown)) == []

@@ -21,7 +21,7 @@ from solver.methods import METHODS
 from solver.model import Call, Generation, Model, TokenCallback
 from solver.model.offline import OfflineModel
 from solver.settings import Settings
-from tests.tui.harness import wait_for
+from tests.tui.harness import Notice, wait_for
 from tui import app as app_module
 from tui.app import OFFLINE_THINK_SECONDS, PonderApp, Replay, make_app
 from tui.kinds import KINDS, UnknownKind, find_kind
@@ -142,13 +142,15 @@ def test_a_replay_takes_its_kind_from_the_header_or_else_the_run() -> None:
     assert Replay({}, []).kind == "game24"  # traces from before kinds were recorded
 
 
-async def test_a_replay_of_a_kind_the_app_cannot_show_is_refused_over_home() -> None:
+async def test_a_replay_of_a_kind_the_app_cannot_show_is_refused_over_home(
+    toasts: list[Notice],
+) -> None:
     started = ev.RunStarted("bot", "x", "crossword", "offline")
     app = make_app(Settings(), replay=Replay({"puzzle": "x"}, [started]), use_store=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         assert isinstance(app.screen, HomeScreen)
-        assert any("cannot be replayed" in n.message for n in app._notifications)
+        assert any("cannot be replayed" in n.message for n in toasts)
 
 
 async def test_a_replay_opens_the_screen_of_its_kind() -> None:
@@ -446,6 +448,7 @@ async def test_a_race_won_before_the_solver_finishes_gets_its_outcome_when_it_do
 
 async def test_s_resumes_a_stopped_run_on_its_model_and_capital_s_starts_afresh(
     tmp_path: Path,
+    toasts: list[Notice],
 ) -> None:
     made: list[OfflineModel] = []
 
@@ -470,7 +473,7 @@ async def test_s_resumes_a_stopped_run_on_its_model_and_capital_s_starts_afresh(
         await pilot.press("s")  # resume: the same model, whose cache holds what was answered
         await pilot.pause()
         assert pane.running and len(made) == 1
-        assert any("resumes" in str(n.message) for n in app._notifications)
+        assert any("resumes" in str(n.message) for n in toasts)
         # The count goes on from the stopped run's; what it had answered comes from memory.
         await wait_for(pilot, lambda: pane.cached > 0)
         status = str(pane.query_one("#solver-status", Static).render())
