@@ -1407,10 +1407,18 @@ def test_bot_greedy_stitches_every_step_of_a_longer_chain() -> None:
     ]
 
 
-def test_bot_depth_is_one_level_per_step_unless_set() -> None:
-    assert BoT()._depth(Game24Domain(Hand.parse("2 3 4"))) == 2
-    assert BoT()._depth(Game24Domain(Hand.parse("1 2 3 4 5"))) == 4
-    assert BoT(BoTConfig(depth=5))._depth(Game24Domain(Hand.parse("2 3 4"))) == 5
+async def test_bot_depth_is_one_level_per_step_unless_set() -> None:
+    async def chains_extended(config: BoTConfig, hand: str) -> list[int]:
+        """How many steps long each chain was that a step call extended."""
+        model = ScriptedModel(sum_and_product)
+        await solve(BoT(config), Game24Domain(Hand.parse(hand)), model)
+        steps = [c for c in model.calls if c.purpose == "bot_step"]
+        return sorted({len(c.context["chain"]) for c in steps})
+
+    one = BoTConfig(iterations=1, trees=1)
+    assert await chains_extended(one, "2 3 4") == [0, 1]
+    assert await chains_extended(one, "1 2 3 4 5") == [0, 1, 2, 3]
+    assert await chains_extended(replace(one, depth=2), "1 2 3 4 5") == [0, 1]
 
 
 @pytest.mark.parametrize("verify_steps", [True, False])
