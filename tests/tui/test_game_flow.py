@@ -15,6 +15,7 @@ from textual import events
 from textual.pilot import Pilot
 from textual.widgets import Button, Input, Select, Static, Switch
 
+from bench.fakeserver import FakeServer
 from puzzles.game24 import Hand
 from solver.model import Call, Generation, TokenCallback
 from solver.model.offline import OfflineModel
@@ -334,15 +335,21 @@ async def test_the_start_prompt_goes_when_the_solver_starts(tmp_path: Path) -> N
         await pilot.press("space")
 
 
-async def test_a_retry_notice_goes_when_the_solver_is_stopped(tmp_path: Path) -> None:
-    app = app_for(tmp_path, SlowModel(delay=60.0))  # its first call is still out
+async def test_a_retry_notice_goes_when_the_solver_is_stopped(
+    tmp_path: Path, fake_server: FakeServer
+) -> None:
+    fake_server.faults.append("429:30")  # rate limited: the model waits 30 s to ask again
+    settings = Settings(
+        engine="openai", base_url=fake_server.url, model="fake-model", api_key="k", max_retries=1
+    )
+    app = make_app(settings, store_path=tmp_path / "r.db", seed=1)
+    app.method_name = "io"
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await open_hand(app, pilot, "1 1 1 2")
         pane = screen.query_one(SolverPane)
         await pilot.press("s")
-        await wait_for(pilot, lambda: pane.running)
-        screen._retrying("rate_limited", 1, 2.0)
         await wait_for(pilot, lambda: pane.error.startswith("retrying"))
+        assert pane.running and "rate limited" in pane.error
         await pilot.press("s")
         await pilot.pause()
         assert not pane.running and pane.error == ""
