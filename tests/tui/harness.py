@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
     from tui.screens.game24 import Game24Screen
 
-__all__ = ["Notice", "notifications", "open_hand", "wait_for"]
+__all__ = ["Notice", "choices", "notifications", "open_hand", "shown", "wait_for"]
 
 
 async def wait_for(pilot: Any, condition: Callable[[], object], timeout: float = 60.0) -> None:
@@ -73,3 +73,17 @@ def notifications(monkeypatch: pytest.MonkeyPatch) -> list[Notice]:
 
     monkeypatch.setattr(App, "notify", keeping)
     return said
+
+
+def choices(select: Any) -> list[str]:
+    """What a Select lists when the player opens it, as they read it, in order."""
+    from textual.widgets import OptionList
+
+    return [str(option.prompt) for option in select.query_one(OptionList).options]
+
+
+def shown(select: Any) -> str:
+    """What a closed Select shows: the chosen option's label."""
+    from textual.widgets import Static
+
+    return str(select.query_one("#label", Static).render())

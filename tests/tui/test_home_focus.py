@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 from textual.widgets import OptionList, Select
 
+from solver.methods import METHODS
 from solver.settings import Settings
+from tests.tui.harness import choices
 from tui.app import PonderApp, make_app
 from tui.kinds import KINDS
 from tui.screens.crossword import CrosswordScreen
@@ -58,7 +60,8 @@ async def test_the_solver_list_follows_the_kind_and_each_kind_keeps_its_method(
         method = home.query_one("#method", Select)
 
         def offered() -> list[str]:
-            return [str(value) for _, value in method._options]
+            listed = choices(method)
+            return [s.name for s in METHODS.values() if s.label in listed]
 
         kinds.highlighted = list(KINDS).index("wordproblem")
         await pilot.pause()

@@ -21,7 +21,7 @@ from solver.methods import METHODS
 from solver.model import Call, Generation, Model, TokenCallback
 from solver.model.offline import OfflineModel
 from solver.settings import Settings
-from tests.tui.harness import Notice, wait_for
+from tests.tui.harness import Notice, choices, shown, wait_for
 from tui import app as app_module
 from tui.app import OFFLINE_THINK_SECONDS, PonderApp, Replay, make_app
 from tui.kinds import KINDS, UnknownKind, find_kind
@@ -85,8 +85,7 @@ async def test_home_lists_every_registered_kind_and_only_playable_ones_can_be_ch
             if not entry.playable:
                 assert "coming soon" in str(option.prompt)
         levels = app.screen.query_one("#level", Select)
-        values = [v for _, v in levels._options]
-        assert values[1:] == list(Game24Screen.LEVELS)
+        assert choices(levels)[1:] == list(Game24Screen.LEVELS)  # a level is its own label
 
 
 async def test_home_lists_the_catalogues_methods_in_its_order(app: PonderApp) -> None:
@@ -94,8 +93,10 @@ async def test_home_lists_the_catalogues_methods_in_its_order(app: PonderApp) ->
     async with app.run_test(size=(120, 40)):
         method = app.screen.query_one("#method", Select)
         runs = [s for s in METHODS.values() if s.roles <= GAME24_ROLES]
-        assert [v for _, v in method._options] == [s.name for s in runs]
-        assert [str(label) for label, _ in method._options] == [s.label for s in runs]
+        assert choices(method) == [s.label for s in runs]
+        for spec in runs:  # each label stands for its method
+            method.value = spec.name
+            assert shown(method) == spec.label
 
 
 async def test_open_puzzle_opens_the_kinds_screen(app: PonderApp) -> None:
