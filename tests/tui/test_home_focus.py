@@ -19,12 +19,6 @@ from tui.screens.wordproblem import WordProblemScreen
 from tui.widgets.home_lists import KindList
 
 
-@pytest.fixture
-def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> PonderApp:
-    monkeypatch.setenv("PONDER_CONFIG", str(tmp_path / "config.toml"))
-    return make_app(Settings(), store_path=tmp_path / "r.db", seed=1)
-
-
 @pytest.mark.parametrize(
     ("downs", "screen"), [(0, Game24Screen), (1, CrosswordScreen), (2, WordProblemScreen)]
 )

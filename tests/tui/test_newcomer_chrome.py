@@ -5,7 +5,6 @@ help, the palette, the settings screen and the footer at 80x24."""
 from __future__ import annotations
 
 import io
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,20 +13,13 @@ from textual.widgets import Input, RichLog, Static
 
 from puzzles.game24 import Hand
 from solver import events as ev
-from solver.settings import Settings
-from tui.app import PonderApp, make_app
+from tui.app import PonderApp
 from tui.notation import written
 from tui.screens.dialogs import LegendScreen, MethodDialog
 from tui.screens.game24 import Game24Screen
 from tui.screens.settings import SettingsScreen
 from tui.widgets.footer import KeyHints
 from tui.widgets.solver_pane import SolverPane, ThoughtTree
-
-
-@pytest.fixture
-def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> PonderApp:
-    monkeypatch.setenv("PONDER_CONFIG", str(tmp_path / "config.toml"))
-    return make_app(Settings(), store_path=tmp_path / "r.db", seed=1)
 
 
 async def game(pilot: Pilot[None], hand: str = "3 4 8 9") -> tuple[Game24Screen, SolverPane]:

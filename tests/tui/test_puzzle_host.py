@@ -35,12 +35,6 @@ from tui.widgets.dialogue import DialogueView, Turn, TurnCard
 from tui.widgets.solver_pane import SolverPane
 
 
-@pytest.fixture
-def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> PonderApp:
-    monkeypatch.setenv("PONDER_CONFIG", str(tmp_path / "config.toml"))
-    return make_app(Settings(), store_path=tmp_path / "r.db", seed=1)
-
-
 async def game(pilot: Pilot[None], hand: str = "3 4 8 9") -> tuple[Game24Screen, SolverPane]:
     screen = Game24Screen(Hand.parse(hand), "easy")
     await pilot.app.push_screen(screen)

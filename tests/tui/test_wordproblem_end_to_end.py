@@ -42,11 +42,6 @@ SMALL_FLAGS = {"cot-sc": ["--samples", "5"], "bot": ["--trees", "2", "--iteratio
 VIEWS = {"aiot": "-dialogue", "giot": "-dialogue", "react": "-transcript", "deli": "-transcript"}
 
 
-@pytest.fixture
-def app(tmp_path: Path) -> PonderApp:
-    return make_app(Settings(), store_path=tmp_path / "r.db", seed=1)
-
-
 def shown(screen: WordProblemScreen, selector: str) -> str:
     return str(screen.query_one(selector, Static).render())
 
