@@ -17,7 +17,7 @@ from puzzles.game24 import Hand
 from solver.model import ScriptedModel
 from solver.settings import Settings
 from tests.solver.hostile import ANSWER, CANARY, ECHOING_FAULTS, leaks
-from tests.tui.harness import Notice
+from tests.tui.harness import Notice, wait_for
 from tui.app import make_app
 from tui.cli import main
 from tui.exitcodes import ExitCode
@@ -234,10 +234,7 @@ async def test_the_solver_pane_shows_an_unfinished_reply(tmp_path: Path) -> None
         await app.push_screen(screen)
         pane = screen.query_one(SolverPane)
         await pilot.press("s")
-        for _ in range(200):
-            if pane.finished is not None:
-                break
-            await pilot.pause(0.05)
+        await wait_for(pilot, lambda: pane.finished is not None)
         assert pane.finished is not None and not pane.finished.solved
         status = str(pane.query_one("#solver-status", Static).render())
         assert "⚠" in status and "cut off at the token limit" in status
@@ -264,10 +261,7 @@ async def test_the_solver_pane_never_shows_the_key(
             await app.push_screen(screen)
             pane = screen.query_one(SolverPane)
             await pilot.press("s")
-            for _ in range(200):
-                if pane.finished is not None:
-                    break
-                await pilot.pause(0.05)
+            await wait_for(pilot, lambda: pane.finished is not None)
             assert pane.finished is not None
             for node in list(pane.nodes):
                 pane.show_details(node)
