@@ -56,3 +56,20 @@ async def first_bot_steps(domain: Any, experience: str, seeds: int) -> Counter[s
         gen = await OfflineModel(seed=i).generate(call)
         out[gen.text.split(",")[0]] += 1
     return out
+
+
+class WithTools:
+    """A domain with other tools: ``tools`` is what a method sees; everything else is the
+    domain's own."""
+
+    def __init__(self, domain: Any, tools: tuple[Any, ...]) -> None:
+        self.domain, self.tools = domain, tools
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.domain, name)
+
+
+def with_recorded_calculator(domain: Any) -> tuple[Any, Recording]:
+    """``domain`` with its first tool (the calculator) wrapped in a :class:`Recording`."""
+    calc = Recording(domain.tools[0])
+    return WithTools(domain, (calc, *domain.tools[1:])), calc

@@ -27,7 +27,7 @@ from solver.events import DemonstrationsRetrieved, Event, ToolCalled
 from solver.methods import make_method, solve
 from solver.model import Call, ScriptedModel
 from solver.model.offline import OfflineModel
-from tests.solver.pinning import Recording
+from tests.solver.pinning import with_recorded_calculator
 
 PROBLEM = problem_by_id("bulk_saving/691459251")
 NUMBER = re.compile(r"\d+(?:\.\d+)?(?:/\d+)?")
@@ -156,9 +156,7 @@ def test_paper_mode_takes_the_reference_codes_limits_unless_given() -> None:
 
 
 def test_under_paper_a_tool_stage_makes_fifteen_calls_each_under_ten_seconds() -> None:
-    domain = WordProblemDomain(PROBLEM)
-    calc = Recording(domain.tools[0])
-    domain._tools = (calc, *domain.tools[1:])
+    domain, calc = with_recorded_calculator(WordProblemDomain(PROBLEM))
     busy = ScriptedModel(
         lambda call: (
             " Again.\nAction 1: calculate[3 * 109]" if call.purpose == "deli_tool" else INIT

@@ -43,7 +43,7 @@ from solver.methods import make_method, run_method
 from solver.model import Call, Message, Model, ModelError, Sampling, ScriptedModel
 from solver.model.openai import OpenAIModel, Redactor, _StreamRedactor
 from solver.settings import Settings
-from tests.solver.test_hostile_server import leaks
+from tests.solver.hostile import leaks
 from tui.cli import main
 
 KEY = "sk-redteam-7Hq2vX9pLm4RtY8wZb3NcK6dFg1Js"

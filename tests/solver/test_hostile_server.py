@@ -27,38 +27,13 @@ from solver.model.openai import (
     base_url_problem,
 )
 from solver.settings import Settings, mask_url
+from tests.solver.hostile import ANSWER, CANARY, ECHOING_FAULTS, leaks
 
-CANARY = "sk-canary-7Hq2vX9pLm4RtY8wZb3NcK6dFg1JsA5eUo0Pi"
 MASKED = Settings(api_key=CANARY).masked_key()
 
 
 def domain(hand: str) -> Game24Domain:
     return Game24Domain(Hand.parse(hand))
-
-
-def leaks(text: str, secret: str = CANARY) -> list[str]:
-    """Every trace of ``secret`` in ``text``: any 12 characters of it, as written or reversed,
-    in any case; any 24 characters of it as hex, in any case; and any 16 characters of it
-    base64-encoded at any byte offset (an echoed header, say)."""
-    found = []
-    folded = text.lower()
-    for form, width in ((secret, 12), (secret[::-1], 12), (secret.encode().hex(), 24)):
-        form = form.lower()
-        for i in range(len(form) - width + 1):
-            if form[i : i + width] in folded:
-                found.append(f"piece {form[i : i + width]!r}")
-                break
-    for prefix in ("", "Bearer "):
-        raw = (prefix + secret).encode()
-        for offset in range(3):
-            whole = raw[offset:][: (len(raw) - offset) // 3 * 3]
-            for encode in (base64.b64encode, base64.urlsafe_b64encode):
-                form = encode(whole).decode()
-                for i in range(0, len(form) - 15, 4):
-                    if form[i : i + 16] in text:
-                        found.append(f"base64 {form[i : i + 16]!r}")
-                        break
-    return found
 
 
 def call(text: str = "What is 4 * 6?", **sampling: Any) -> Call:
@@ -96,17 +71,6 @@ def test_the_leak_check_finds_what_the_server_echoes() -> None:
 
 
 # -- secrets -----------------------------------------------------------------------------------
-
-ECHOING_FAULTS = [
-    "error_event",
-    "echo_key",
-    "echo_key:500",
-    "echo_key:401",
-    "echo_key:403",
-    "echo_key:404",
-    "echo_key:429",
-    "echo_key_reply",
-]
 
 
 @pytest.mark.parametrize("fault", ECHOING_FAULTS)
@@ -358,9 +322,6 @@ async def test_unfinished_replies_say_so_and_are_not_cached(
     assert again.cut(0) is None
     cached = await model.generate(call())
     assert cached.cached is True and cached.finish_reasons == ("stop",)
-
-
-ANSWER = "8 / 8 = 1 (left: 1 4 7)\nAnswer: (7 - 8 / 8) * 4"
 
 
 @pytest.mark.parametrize("name", ["io", "cot", "cot-sc"])

@@ -31,9 +31,7 @@ from solver.domains.dialogue import Turn
 from solver.domains.game24 import Game24Domain
 from solver.model import Call, Message, Sampling
 from solver.model.offline import OfflineModel, critics
-from tests.solver.test_offline_game24_roles import analysis, value
-from tests.solver.test_offline_iot_player import respond
-from tests.solver.test_offline_wordproblem_player import domain_of
+from tests.solver.offline_calls import analysis, domain_of, respond, value
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -26,6 +26,7 @@ from solver.model.offline.crossword import (
     _pick,
     _read_puzzle,
 )
+from tests.solver.offline_calls import reply
 
 ROWS = ["ACRES", "TROLL", "TABOO", "INEPT", "CEDES"]
 
@@ -33,17 +34,6 @@ ROWS = ["ACRES", "TROLL", "TABOO", "INEPT", "CEDES"]
 @pytest.fixture(scope="module")
 def domain() -> CrosswordDomain:
     return CrosswordDomain(generate(5))
-
-
-def reply(
-    purpose: str,
-    prompt: tuple[Message, ...],
-    seed: int,
-    temperature: float = 0.7,
-    top_p: float = 1.0,
-) -> str:
-    call = Call(purpose, prompt, Sampling(temperature, top_p, 1, 600), {}, sample_offset=seed)
-    return asyncio.run(OfflineModel(seed=seed).generate(call)).text
 
 
 # ---------------------------------------------------------------- sampling and confidence

@@ -24,7 +24,7 @@ from solver.domains.dialogue import Turn
 from solver.model import Call, Message, ModelError, Sampling
 from solver.model.offline import OfflineModel
 from solver.model.offline.crossword import _candidates, _read_puzzle
-from tests.solver.test_offline_crossword_player import reply
+from tests.solver.offline_calls import reply
 
 ROWS = "ACRES/TROLL/TABOO/INEPT/CEDES"
 SOUND = "OBESE/AORTA/SOARS/ISSUE/STEMS"

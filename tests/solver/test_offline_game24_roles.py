@@ -27,14 +27,8 @@ from solver.model import Call, Message, ModelError, Sampling
 from solver.model.markers import G24_STEP
 from solver.model.offline import OfflineModel, critics
 from solver.model.offline.game24 import _read_habits
-from tests.solver.test_bot_variants import first_steps as opening_steps
-from tests.solver.test_offline_crossword_player import reply
-
-
-def analysis(hand: str, chain: list[str], seed: int = 1) -> list[str]:
-    prompt = Game24Domain(Hand.parse(hand)).prompt("analyze", chain=chain)
-    return reply("bot_feedback", prompt, seed).splitlines()
-
+from tests.solver.game24_replies import first_steps as opening_steps
+from tests.solver.offline_calls import analysis, chain_entry, reply, value
 
 KEEP = "Advice: keep this step. Recommendation or Reject: Recommend."
 MAY = "looks reasonable. Advice: it may be kept. Recommendation or Reject: Recommend."
@@ -336,13 +330,6 @@ def test_a_text_without_numbers_or_words_shares_nothing() -> None:
 # ---------------------------------------------------------------- ToT's value, answer and judge
 
 
-def value(numbers: str, seed: int, temp: float = 0.7) -> str:
-    state = State(tuple(Fraction(n) for n in numbers.split()))
-    return reply(
-        "value", Game24Domain(Hand.parse("4 7 8 8")).prompt("value", state=state), seed, temp
-    )
-
-
 def test_a_lone_number_is_sure_when_it_is_24_and_impossible_otherwise() -> None:
     # GPT-4 never erred on a lone 24; on another lone number it said "likely" 1.1 % of the
     # time (critics.VALUE_UNREACHABLE[1]).
@@ -501,17 +488,6 @@ def test_advice_against_a_sum_holds_for_its_numbers_in_either_order_and_no_other
 def test_advice_against_a_difference_holds_for_that_order_only() -> None:
     assert first_steps(advice("8 - 4 = 4"))["8 - 4"] <= 3
     assert first_steps(advice("4 - 8 = -4"))["8 - 4"] >= 30  # 8 - 4 is another step
-
-
-def chain_entry(steps: list[str], verdicts: list[str]) -> str:
-    lines = ["1. Reasoning chain and comments", "---"]
-    lines += [f"Step {i}: {step}" for i, step in enumerate(steps, 1)]
-    lines += ["---", "Analysis Report: it does not make 24."]
-    lines += [
-        f"Step {i}: Error report: -. Advice: -. Recommendation or Reject: {verdict}"
-        for i, verdict in enumerate(verdicts, 1)
-    ]
-    return "\n".join(lines)
 
 
 def test_a_step_its_chains_analysis_recommended_is_taken_about_six_times_as_often() -> None:

@@ -28,8 +28,7 @@ from solver.model import Call, Message, Sampling
 from solver.model.markers import G24_IO
 from solver.model.offline import OfflineModel, writing
 from solver.model.offline import game24 as player
-from tests.solver.test_offline_crossword_player import reply
-from tests.solver.test_offline_game24_roles import chain_entry
+from tests.solver.offline_calls import chain_entry, reply
 
 Weights = dict[str, float]
 

@@ -10,7 +10,6 @@ is meant to have over many samples, with room for chance.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import random
 from typing import Any
@@ -21,23 +20,16 @@ from puzzles.arith import ClaimStatus, verify_claim
 from puzzles.game24 import Hand
 from solver.domains.base import Guidance, Reply
 from solver.domains.game24 import Game24Domain, parse_guidance, parse_reply
-from solver.model import Call, Message, Sampling
+from solver.model import Message
 from solver.model.markers import G24_IOT_ANSWER, G24_IOT_GUIDE
 from solver.model.offline import OfflineModel, critics
-from tests.solver.test_iot import answer
+from tests.solver.game24_replies import answer
+from tests.solver.offline_calls import HAND, respond, text_of
 
-HAND = Hand.parse("4 7 8 8")
 RIGHT = "(7 - 8 / 8) * 4"
 WRONG = "8 + 8 + 7 + 4"  # comes to 27
 RECHECK = "Check your answer once more, step by step."
 PRAISE = "Your answer uses each number once and makes the target."
-
-
-def text_of(
-    purpose: str, prompt: tuple[Message, ...], offset: int, seed: int = 0, temp: float = 0.7
-) -> str:
-    call = Call(purpose, prompt, Sampling(temp, 1.0, 1, 600), {}, sample_offset=offset)
-    return asyncio.run(OfflineModel(seed=seed).generate(call)).text
 
 
 def guide(answers: list[str | None], offset: int, hand: Hand = HAND) -> Guidance:
@@ -46,21 +38,6 @@ def guide(answers: list[str | None], offset: int, hand: Hand = HAND) -> Guidance
     turns = tuple(domain.turn("Go on.", parse_reply(answer(a))) for a in answers)
     prompt = domain.prompt("guide", turns=turns, turn=len(turns) + 1, total=10)
     return parse_guidance(text_of("iot_guide", prompt, offset))
-
-
-def respond(
-    answers: list[str | None],
-    guidance: str,
-    mode: str,
-    offset: int,
-    hand: Hand = HAND,
-    seed: int = 0,
-) -> Reply:
-    """The answerer's reply after ``answers`` (one per turn) and the guide's ``guidance``."""
-    domain = Game24Domain(hand)
-    turns = tuple(domain.turn("Go on.", parse_reply(answer(a))) for a in answers)
-    prompt = domain.prompt("respond", turns=turns, guidance=guidance, mode=mode)
-    return parse_reply(text_of("iot_answer", prompt, offset, seed))
 
 
 # ---------------------------------------------------------------- the guide

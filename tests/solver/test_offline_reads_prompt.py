@@ -11,7 +11,7 @@ import dataclasses
 import random
 import sys
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -27,25 +27,13 @@ from solver.events import ThoughtAdded
 from solver.methods import METHODS, make_method, solve
 from solver.model import Call, Generation, Message, ModelError, Sampling, TokenCallback
 from solver.model.offline import OfflineModel, critics
+from tests.solver.offline_calls import Recorder, Untouchable
 
 SMALL: dict[str, dict[str, Any]] = {
     "cot-sc": {"samples": 6, "batch": 4},
     "bot": {"iterations": 2, "trees": 3},
 }
 HANDS = ("4 7 8 8", "1 5 5 5", "3 3 8 8", "2 7 8 9")
-
-
-class Untouchable(Mapping[str, Any]):
-    """A context that fails the test when anyone looks inside."""
-
-    def __getitem__(self, key: str) -> Any:
-        raise AssertionError(f"the engine read context[{key!r}]")
-
-    def __iter__(self) -> Iterator[str]:
-        raise AssertionError("the engine iterated over the context")
-
-    def __len__(self) -> int:
-        raise AssertionError("the engine measured the context")
 
 
 class ContextBlind:
@@ -58,23 +46,6 @@ class ContextBlind:
 
     async def generate(self, call: Call, on_token: TokenCallback | None = None) -> Generation:
         return await self.inner.generate(dataclasses.replace(call, context=self.context), on_token)
-
-    async def aclose(self) -> None:
-        return None
-
-
-class Recorder:
-    """The plain engine, keeping every call and its texts."""
-
-    def __init__(self, inner: OfflineModel) -> None:
-        self.inner = inner
-        self.name = inner.name
-        self.calls: list[tuple[Call, tuple[str, ...]]] = []
-
-    async def generate(self, call: Call, on_token: TokenCallback | None = None) -> Generation:
-        gen = await self.inner.generate(call, on_token)
-        self.calls.append((call, gen.texts))
-        return gen
 
     async def aclose(self) -> None:
         return None

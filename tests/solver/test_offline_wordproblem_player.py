@@ -18,18 +18,15 @@ from fractions import Fraction
 import pytest
 
 from puzzles.arith import extract_claims
-from puzzles.wordproblem import WordProblem, generate_algebra
+from puzzles.wordproblem import generate_algebra
 from solver.domains.wordproblem import WordProblemDomain
 from solver.events import ToolCalled
 from solver.methods import make_method, solve
 from solver.model import Call, Message, Sampling
 from solver.model.offline import OfflineModel
 from solver.model.offline.wordproblem import quantities
+from tests.solver.offline_calls import domain_of
 from tests.solver.pinning import first_bot_steps
-
-
-def domain_of(question: str) -> WordProblemDomain:
-    return WordProblemDomain(WordProblem(question, Fraction(0), id="typed"))
 
 
 def reply(purpose: str, prompt: tuple[Message, ...], seed: int, temperature: float = 0.0) -> str:

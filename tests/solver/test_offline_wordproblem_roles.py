@@ -23,7 +23,7 @@ from solver.domains.base import Reply
 from solver.model import Call, Message, Sampling
 from solver.model.offline import OfflineModel
 from solver.model.offline.wordproblem import Quantity, quantities
-from tests.solver.test_offline_wordproblem_player import domain_of
+from tests.solver.offline_calls import domain_of
 
 BOOKS = "Ann buys 7 books at $3 each. How many dollars does she pay?"
 NOTHING = "What is the answer to this?"

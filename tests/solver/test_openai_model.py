@@ -389,18 +389,37 @@ async def test_cache_key_includes_sampling(
     assert len(fake_server.chat_requests) == 3
 
 
-def test_the_cache_key_format_is_kept_so_existing_caches_still_answer() -> None:
+async def test_the_cache_key_format_is_kept_so_existing_caches_still_answer(
+    tmp_path: Path,
+) -> None:
     # A cache file outlives the ponder that wrote it: a key made another way would miss every
     # reply already paid for. The key is the SHA-256 of this compact JSON (UTF-8, not escaped
-    # to ASCII), with "json" added only for a JSON-mode call, so older keys stay valid.
-    model = OpenAIModel(base_url="http://127.0.0.1:1/v1", model="m", api_key=KEY)
+    # to ASCII), with "json" added only for a JSON-mode call, so older keys stay valid. The
+    # server does not exist: a call the cache does not answer fails.
+    model = OpenAIModel(
+        base_url="http://127.0.0.1:1/v1",
+        model="m",
+        api_key=KEY,
+        cache=True,
+        cache_file=tmp_path / "cache.sqlite3",
+        max_retries=0,
+        timeout=2.0,
+    )
+    assert model.cache is not None
     sampling = Sampling(temperature=0.7, top_p=0.9, max_tokens=50, stop=("\n\n",))
-    plain = Call("propose", (Message("user", "Café: 4 × 6?"),), sampling)
+    plain = Call("propose", (Message("user", "Café: 4 × 6?"),), sampling, sample_offset=2)
     identity = '["http://127.0.0.1:1/v1","m",[["user","Café: 4 × 6?"]],0.7,0.9,50,["\\n\\n"],null,2'
-    for the_call, tail in ((plain, "]"), (dataclasses.replace(plain, json=True), ',"json"]')):
-        expected = hashlib.sha256((identity + tail).encode("utf-8")).hexdigest()
-        assert model._cache_key(the_call, 2) == expected
-    assert model._cache_key(plain, 0) != model._cache_key(plain, 2)
+    try:
+        for the_call, tail in ((plain, "]"), (dataclasses.replace(plain, json=True), ',"json"]')):
+            key = hashlib.sha256((identity + tail).encode("utf-8")).hexdigest()
+            model.cache.put(key, f"kept under {tail}")
+            generation = await model.generate(the_call)
+            assert generation.texts == (f"kept under {tail}",) and generation.cached
+        # The same call as sample 0 has a key of its own: not cached, so the server is asked.
+        with pytest.raises(ModelError):
+            await model.generate(dataclasses.replace(plain, sample_offset=0))
+    finally:
+        await model.aclose()
 
 
 async def test_cache_off_asks_every_time(

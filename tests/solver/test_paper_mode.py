@@ -30,7 +30,7 @@ from solver.methods.bot import BoT, BoTConfig
 from solver.methods.tot import ToT, ToTConfig
 from solver.model import Call, ScriptedModel
 from solver.model.offline import OfflineModel
-from tests.solver.test_method_decisions import bot_text, numbers_of, sum_and_product
+from tests.solver.game24_replies import bot_text, numbers_of, sum_and_product
 
 E = TypeVar("E", bound=Event)
 

@@ -9,6 +9,7 @@ figures of ToT's Table 2 (means 7.3 % and 4.0 %, best of 100 33 % and 49 %), and
 
 from __future__ import annotations
 
+import functools
 import gzip
 import json
 from collections.abc import Sequence
@@ -23,7 +24,7 @@ from solver.events import ErrorRaised, Event, RunFinished
 from solver.methods.base import run_method
 from solver.methods.baselines import IO, CoT, CoTConfig, IOConfig
 from solver.methods.tot import ToT, ToTConfig
-from solver.model.recording import load_recording
+from solver.model.recording import Recording, load_recording
 from solver.model.replay import ReplayModel
 from solver.published import BUNDLED, HANDS_FILE, bundled, hands, resolve
 from solver.published.tot_game24 import (
@@ -395,12 +396,19 @@ def test_the_bundled_runs_are_named_and_travel_with_their_licence(tmp_path: Path
     assert resolve("no-such-run.jsonl") == Path("no-such-run.jsonl")
 
 
+@functools.cache
+def bundled_recording(name: str) -> Recording:
+    """The bundled run ``name``, read once per process (a frozen record; the ToT run takes a
+    couple of seconds to read)."""
+    return load_recording(BUNDLED[name].path)
+
+
 def judged(name: str) -> tuple[int, int, list[tuple[int, int, int]]]:
     """Samples ponder judges right over the bundled run, hands with one right, and the
     hands where ponder and ToT's own verdicts disagree (row, ponder, ToT)."""
     right = best = 0
     differ = []
-    for call in load_recording(BUNDLED[name].path).calls:
+    for call in bundled_recording(name).calls:
         assert call.reply is not None
         hand = Hand(tuple(call.context["hand"]))
         domain = Game24Domain(hand)
@@ -431,7 +439,7 @@ def test_io_figures_are_tots_table_2() -> None:
 @pytest.mark.parametrize(("name", "row"), [("tot-gpt4-io", 956), ("tot-gpt4-cot", 900)])
 async def test_the_replay_engine_answers_ponder_baselines(name: str, row: int) -> None:
     hand = hands()[row - 900]
-    model = ReplayModel(load_recording(BUNDLED[name].path))
+    model = ReplayModel(bundled_recording(name))
     method = IO(IOConfig(samples=100)) if name.endswith("io") else CoT(CoTConfig(samples=100))
     events = [e async for e in run_method(method, Game24Domain(hand), model)]
     (done,) = [e for e in events if isinstance(e, RunFinished)]
@@ -441,7 +449,7 @@ async def test_the_replay_engine_answers_ponder_baselines(name: str, row: int) -
 
 async def test_the_replay_engine_answers_ponder_tot_as_the_log_ends() -> None:
     """Row 900 (4 5 6 10): ToT's log keeps (4 * 5) + (10 - 6) = 24 first."""
-    model = ReplayModel(load_recording(BUNDLED["tot-gpt4-bfs"].path))
+    model = ReplayModel(bundled_recording("tot-gpt4-bfs"))
     events = [
         e async for e in run_method(ToT(ToTConfig(paper=True)), Game24Domain(hands()[0]), model)
     ]
@@ -450,18 +458,32 @@ async def test_the_replay_engine_answers_ponder_tot_as_the_log_ends() -> None:
     assert done.solved and done.answer == "(4 * 5) + (10 - 6)"
 
 
-async def test_ponder_tot_reaches_the_logged_outcome_on_every_hand() -> None:
-    """All 100 hands: ponder's ToT (--paper) over the replayed GPT-4 run is solved exactly
-    where ToT's log kept a right answer among its five final states (69 hands), with no
-    call the recording lacks."""
-    recording = load_recording(BUNDLED["tot-gpt4-bfs"].path)
-    logged = {
+def tot_logged_outcomes() -> dict[tuple[Any, ...], bool]:
+    """Each hand (its numbers sorted) and whether ToT's log kept a right answer among its
+    five final states."""
+    return {
         tuple(sorted(c.context["hand"])): bool(any(c.context["tot_log"]["final"]))
-        for c in recording.calls
+        for c in bundled_recording("tot-gpt4-bfs").calls
         if "final" in c.context.get("tot_log", {})
     }
+
+
+def test_tots_log_solved_69_of_its_100_hands() -> None:
+    logged = tot_logged_outcomes()
+    assert sum(logged.values()) == 69 and len(logged) == 100
+    assert sorted(logged) == sorted(tuple(sorted(h.numbers)) for h in hands())
+
+
+@pytest.mark.parametrize("first", range(0, 100, 25), ids=lambda i: f"rows-{900 + i}-{924 + i}")
+async def test_ponder_tot_reaches_the_logged_outcome_on_every_hand(first: int) -> None:
+    """All 100 hands, 25 to a case (each hand takes a fresh model, a second or so to index
+    the recording; four cases share out over the workers): ponder's ToT (--paper) over the
+    replayed GPT-4 run is solved exactly where ToT's log kept a right answer among its five
+    final states, with no call the recording lacks."""
+    recording = bundled_recording("tot-gpt4-bfs")
+    logged = tot_logged_outcomes()
     differ = []
-    for hand in hands():
+    for hand in hands()[first : first + 25]:
         model = ReplayModel(recording)
         method = ToT(ToTConfig(paper=True))
         events = [e async for e in run_method(method, Game24Domain(hand), model)]
@@ -469,7 +491,7 @@ async def test_ponder_tot_reaches_the_logged_outcome_on_every_hand() -> None:
         (done,) = [e for e in events if isinstance(e, RunFinished)]
         if done.solved != logged[tuple(sorted(hand.numbers))]:
             differ.append(str(hand))
-    assert differ == [] and sum(logged.values()) == 69 and len(logged) == 100
+    assert differ == []
 
 
 def test_the_bundled_keys_are_what_the_readers_read_now() -> None:
@@ -477,7 +499,7 @@ def test_the_bundled_keys_are_what_the_readers_read_now() -> None:
     to them, rerun scripts/import_tot_runs.py."""
     readers: dict[int, ChainReader] = {}
     stale = []
-    for call in load_recording(BUNDLED["tot-gpt4-bfs"].path).calls:
+    for call in bundled_recording("tot-gpt4-bfs").calls:
         logged = call.context["tot_log"]
         hand = Hand(tuple(call.context["hand"]))
         reader = readers.setdefault(logged["idx"], ChainReader(hand))

@@ -32,7 +32,7 @@ from solver.methods.baselines import IO, CoT, CoTConfig, CoTSC, CoTSCConfig, IOC
 from solver.methods.tot import ToT, ToTConfig
 from solver.model import Call, Message, Model, ModelError, Sampling, ScriptedModel
 from solver.model.offline import OfflineModel
-from tests.solver.test_method_decisions import numbers_of
+from tests.solver.game24_replies import numbers_of
 from tui.cli import main
 
 E = TypeVar("E", bound=Event)

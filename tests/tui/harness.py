@@ -1,15 +1,21 @@
-"""What the app's Pilot tests share: waiting for the app to reach a state."""
+"""What the app's Pilot tests share: waiting for the app to reach a state, opening a hand, and
+what the app said in notifications."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import pytest
+
 if TYPE_CHECKING:
+    from textual.notifications import SeverityLevel
+
     from tui.screens.game24 import Game24Screen
 
-__all__ = ["open_hand", "wait_for"]
+__all__ = ["Notice", "choices", "notifications", "open_hand", "shown", "wait_for"]
 
 
 async def wait_for(pilot: Any, condition: Callable[[], object], timeout: float = 60.0) -> None:
@@ -32,3 +38,52 @@ async def open_hand(app: Any, pilot: Any, hand: str) -> Game24Screen:
     await app.push_screen(screen)
     await pilot.pause()
     return screen
+
+
+@dataclass(frozen=True)
+class Notice:
+    """A notification as the toast shows it."""
+
+    message: str
+    title: str
+    severity: str
+
+
+def notifications(monkeypatch: pytest.MonkeyPatch) -> list[Notice]:
+    """Every notification shown from now on, in order, as Textual is handed it (after
+    ponder's own ``notify`` has made outside text safe to show): Textual's public
+    ``App.notify`` is wrapped to keep each one before its toast shows it, so none is missed
+    by timing out first."""
+    from textual.app import App
+
+    said: list[Notice] = []
+    show = App.notify
+
+    def keeping(
+        app: App[Any],
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        said.append(Notice(str(message), str(title), severity))
+        show(app, message, title=title, severity=severity, timeout=timeout, markup=markup)
+
+    monkeypatch.setattr(App, "notify", keeping)
+    return said
+
+
+def choices(select: Any) -> list[str]:
+    """What a Select lists when the player opens it, as they read it, in order."""
+    from textual.widgets import OptionList
+
+    return [str(option.prompt) for option in select.query_one(OptionList).options]
+
+
+def shown(select: Any) -> str:
+    """What a closed Select shows: the chosen option's label."""
+    from textual.widgets import Static
+
+    return str(select.query_one("#label", Static).render())

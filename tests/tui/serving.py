@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 WEBSOCKET_GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port: int = probe.getsockname()[1]
@@ -42,7 +42,7 @@ def _wait_listening(port: int, proc: subprocess.Popen[bytes], seconds: float = 6
     pytest.fail("ponder serve did not start listening")
 
 
-def _stop(proc: subprocess.Popen[bytes]) -> None:
+def stop_process(proc: subprocess.Popen[bytes]) -> None:
     """The server and every app it started: they share the server's process group."""
     group = proc.pid
     for sig in (signal.SIGTERM, signal.SIGKILL):
@@ -85,7 +85,7 @@ class Served(NamedTuple):
 def launch(*extra: str, env: dict[str, str] | None = None) -> Served:
     """``ponder serve`` on a free port of 127.0.0.1, in its own process group; its token is
     read from the address it prints first."""
-    port = _free_port()
+    port = free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "tui.cli", "serve", "--port", str(port), *extra],
         cwd=ROOT,
@@ -99,7 +99,7 @@ def launch(*extra: str, env: dict[str, str] | None = None) -> Served:
     first = proc.stdout.readline().decode() if ready else ""
     found = re.search(r"/\?token=([A-Za-z0-9_-]+)", first)
     if not found:
-        _stop(proc)
+        stop_process(proc)
         pytest.fail(f"ponder serve printed no address with a token: {first!r}")
     _wait_listening(port, proc)
     return Served(port, found.group(1), proc)

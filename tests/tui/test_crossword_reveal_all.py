@@ -5,26 +5,16 @@ still the player's win. A grid larger than the solvers play keeps the solver idl
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Static
 
 from puzzles.crossword import Direction, generate, parse_ipuz, to_ipuz
-from solver.settings import Settings
 from tests.tui.harness import wait_for
-from tui.app import PonderApp, make_app
+from tui.app import PonderApp
 from tui.screens.crossword import CrosswordScreen
 from tui.screens.home import HomeScreen
 from tui.store import Result
 from tui.widgets.solver_pane import SolverPane
-
-
-@pytest.fixture
-def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> PonderApp:
-    monkeypatch.setenv("PONDER_CONFIG", str(tmp_path / "config.toml"))
-    return make_app(Settings(), store_path=tmp_path / "r.db", seed=1)
 
 
 async def saved(app: PonderApp, pilot: Pilot[None]) -> Result:

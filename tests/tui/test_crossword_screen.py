@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,9 +14,8 @@ from textual.widgets import OptionList, Static
 
 from puzzles.crossword import Direction, generate
 from solver import events as ev
-from solver.settings import Settings
 from tests.tui.harness import wait_for
-from tui.app import PonderApp, make_app
+from tui.app import PonderApp
 from tui.kinds import KINDS
 from tui.screens.crossword import CrosswordScreen
 from tui.screens.home import HomeScreen
@@ -27,12 +25,6 @@ from tui.widgets.solver_pane import SolverPane
 SMALL = (80, 24)
 
 SnapCompare = Callable[..., bool]
-
-
-@pytest.fixture
-def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> PonderApp:
-    monkeypatch.setenv("PONDER_CONFIG", str(tmp_path / "config.toml"))
-    return make_app(Settings(), store_path=tmp_path / "r.db", seed=1)
 
 
 async def open_mini(pilot: Pilot[None], seed: int = 7, blocks: bool = False) -> CrosswordScreen:

@@ -14,13 +14,13 @@ from pathlib import Path
 from textual import events
 from textual.pilot import Pilot
 from textual.widgets import Button, Input, Select, Static, Switch
-from textual.widgets._footer import FooterKey
 
+from bench.fakeserver import FakeServer
 from puzzles.game24 import Hand
 from solver.model import Call, Generation, TokenCallback
 from solver.model.offline import OfflineModel
 from solver.settings import Settings, config_path, load_settings
-from tests.tui.harness import wait_for
+from tests.tui.harness import Notice, wait_for
 from tui.app import PonderApp, make_app
 from tui.screens.game24 import Game24Screen, LeaveDialog
 from tui.screens.home import HomeScreen
@@ -166,12 +166,11 @@ async def test_keys_typed_straight_after_s_and_e_all_reach_the_box(tmp_path: Pat
     app = app_for(tmp_path, model)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await open_hand(app, pilot)
-        assert app._driver is not None
         # Back to back, with no pause between them: a person typing fast while the solver
         # starts.
         for key, char in [("s", "s"), ("e", "e"), *[(c, c) for c in "1+2"]]:
             name = {"+": "plus"}.get(key, key)
-            app._driver.send_message(events.Key(name, char))
+            app.post_message(events.Key(name, char))
         await pilot.pause(0.3)
         box = screen.query_one("#expression", Input)
         assert app.focused is box and box.value == "1+2"
@@ -336,15 +335,21 @@ async def test_the_start_prompt_goes_when_the_solver_starts(tmp_path: Path) -> N
         await pilot.press("space")
 
 
-async def test_a_retry_notice_goes_when_the_solver_is_stopped(tmp_path: Path) -> None:
-    app = app_for(tmp_path, SlowModel(delay=60.0))  # its first call is still out
+async def test_a_retry_notice_goes_when_the_solver_is_stopped(
+    tmp_path: Path, fake_server: FakeServer
+) -> None:
+    fake_server.faults.append("429:30")  # rate limited: the model waits 30 s to ask again
+    settings = Settings(
+        engine="openai", base_url=fake_server.url, model="fake-model", api_key="k", max_retries=1
+    )
+    app = make_app(settings, store_path=tmp_path / "r.db", seed=1)
+    app.method_name = "io"
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await open_hand(app, pilot, "1 1 1 2")
         pane = screen.query_one(SolverPane)
         await pilot.press("s")
-        await wait_for(pilot, lambda: pane.running)
-        screen._retrying("rate_limited", 1, 2.0)
         await wait_for(pilot, lambda: pane.error.startswith("retrying"))
+        assert pane.running and "rate limited" in pane.error
         await pilot.press("s")
         await pilot.pause()
         assert not pane.running and pane.error == ""
@@ -417,7 +422,9 @@ async def test_the_win_message_writes_a_typed_answer_with_times_and_divide(tmp_p
         assert "★ Solved! 5 × (5 - 1 ÷ 5) = 24" in text(screen, "#message")
 
 
-async def test_a_hand_of_ones_own_with_any_target_is_played_from_home(tmp_path: Path) -> None:
+async def test_a_hand_of_ones_own_with_any_target_is_played_from_home(
+    tmp_path: Path, toasts: list[Notice]
+) -> None:
     app = app_for(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         home = app.screen
@@ -444,7 +451,7 @@ async def test_a_hand_of_ones_own_with_any_target_is_played_from_home(tmp_path: 
         await pilot.press(*"4 7 x", "enter")
         await pilot.pause()
         assert isinstance(app.screen, HomeScreen)  # refused, with a notice
-        assert any("Not a puzzle to play" in str(n.message) for n in app._notifications)
+        assert any("Not a puzzle to play" in str(n.message) for n in toasts)
 
 
 async def test_an_own_hand_without_a_solution_says_so_and_ending_it_keeps_the_streak(
@@ -500,7 +507,7 @@ async def test_after_a_typed_win_or_a_give_up_the_games_keys_work_at_once(
         screen = await open_hand(app, pilot)
         await pilot.press("e")
         await pilot.pause()
-        footer = " ".join(str(k.description) for k in app.screen.query(FooterKey))
+        footer = " ".join(str(k.render()) for k in app.screen.query("FooterKey"))
         assert "Leave box" in footer and "Home" not in footer
         await pilot.press(*WIN, "enter")
         await pilot.pause()

@@ -8,19 +8,15 @@ from pathlib import Path
 import pytest
 from textual.widgets import OptionList, Select
 
+from solver.methods import METHODS
 from solver.settings import Settings
+from tests.tui.harness import choices
 from tui.app import PonderApp, make_app
 from tui.kinds import KINDS
 from tui.screens.crossword import CrosswordScreen
 from tui.screens.game24 import Game24Screen
 from tui.screens.wordproblem import WordProblemScreen
 from tui.widgets.home_lists import KindList
-
-
-@pytest.fixture
-def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> PonderApp:
-    monkeypatch.setenv("PONDER_CONFIG", str(tmp_path / "config.toml"))
-    return make_app(Settings(), store_path=tmp_path / "r.db", seed=1)
 
 
 @pytest.mark.parametrize(
@@ -58,7 +54,8 @@ async def test_the_solver_list_follows_the_kind_and_each_kind_keeps_its_method(
         method = home.query_one("#method", Select)
 
         def offered() -> list[str]:
-            return [str(value) for _, value in method._options]
+            listed = choices(method)
+            return [s.name for s in METHODS.values() if s.label in listed]
 
         kinds.highlighted = list(KINDS).index("wordproblem")
         await pilot.pause()

@@ -5,22 +5,13 @@ never played shows none."""
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
-import pytest
 from textual.widgets import OptionList
 
-from solver.settings import Settings
-from tui.app import PonderApp, make_app
+from tui.app import PonderApp
 from tui.kinds import KINDS
 from tui.screens.home import HomeScreen
 from tui.store import Result
-
-
-@pytest.fixture
-def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> PonderApp:
-    monkeypatch.setenv("PONDER_CONFIG", str(tmp_path / "config.toml"))
-    return make_app(Settings(), store_path=tmp_path / "r.db", seed=1)
 
 
 def add(app: PonderApp, kind: str, solved: bool, minutes: int, shown: bool = False) -> None:

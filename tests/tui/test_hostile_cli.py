@@ -16,7 +16,8 @@ from bench.fakeserver import ESCAPES, FakeServer
 from puzzles.game24 import Hand
 from solver.model import ScriptedModel
 from solver.settings import Settings
-from tests.solver.test_hostile_server import ANSWER, CANARY, ECHOING_FAULTS, leaks
+from tests.solver.hostile import ANSWER, CANARY, ECHOING_FAULTS, leaks
+from tests.tui.harness import Notice, wait_for
 from tui.app import make_app
 from tui.cli import main
 from tui.exitcodes import ExitCode
@@ -233,10 +234,7 @@ async def test_the_solver_pane_shows_an_unfinished_reply(tmp_path: Path) -> None
         await app.push_screen(screen)
         pane = screen.query_one(SolverPane)
         await pilot.press("s")
-        for _ in range(200):
-            if pane.finished is not None:
-                break
-            await pilot.pause(0.05)
+        await wait_for(pilot, lambda: pane.finished is not None)
         assert pane.finished is not None and not pane.finished.solved
         status = str(pane.query_one("#solver-status", Static).render())
         assert "⚠" in status and "cut off at the token limit" in status
@@ -248,7 +246,9 @@ async def test_the_solver_pane_shows_an_unfinished_reply(tmp_path: Path) -> None
 
 
 @pytest.mark.parametrize("fault", ["error_event", "echo_key", "echo_key_reply"])
-async def test_the_solver_pane_never_shows_the_key(tmp_path: Path, fault: str) -> None:
+async def test_the_solver_pane_never_shows_the_key(
+    tmp_path: Path, fault: str, toasts: list[Notice]
+) -> None:
     with FakeServer() as fake:
         fake.faults.extend([fault] * 2)
         settings = Settings(
@@ -261,10 +261,7 @@ async def test_the_solver_pane_never_shows_the_key(tmp_path: Path, fault: str) -
             await app.push_screen(screen)
             pane = screen.query_one(SolverPane)
             await pilot.press("s")
-            for _ in range(200):
-                if pane.finished is not None:
-                    break
-                await pilot.pause(0.05)
+            await wait_for(pilot, lambda: pane.finished is not None)
             assert pane.finished is not None
             for node in list(pane.nodes):
                 pane.show_details(node)
@@ -272,6 +269,6 @@ async def test_the_solver_pane_never_shows_the_key(tmp_path: Path, fault: str) -
             shown = [str(pane.query_one("#solver-status", Static).render())]
             shown += [line.text for log in pane.query(RichLog) for line in log.lines]
             shown.append(app.export_screenshot())
-            shown += [n.message for n in app._notifications]
+            shown += [n.message for n in toasts]
     assert fake.chat_requests[0].headers["authorization"] == f"Bearer {CANARY}"
     assert leaks("\n".join(shown)) == []

@@ -19,6 +19,7 @@ from solver.methods import solve
 from solver.methods.bot import BoT, BoTConfig
 from solver.model.offline import OfflineModel
 from solver.settings import load_settings
+from tests.tui.harness import wait_for
 from tui.app import PonderApp, make_app
 from tui.library_file import default_path
 from tui.screens.game24 import Game24Screen
@@ -72,11 +73,7 @@ async def run_bot(app: PonderApp, pilot: Pilot[None]) -> SolverPane:
     await pilot.pause()
     await pilot.press("s")
     pane = screen.query_one(SolverPane)
-    for _ in range(400):
-        await pilot.pause(0.05)
-        if pane.finished is not None:
-            break
-    assert pane.finished is not None, "the run did not finish"
+    await wait_for(pilot, lambda: pane.finished is not None)
     await pilot.pause(0.2)
     return pane
 

@@ -15,7 +15,7 @@ from textual.widgets import DirectoryTree, Input, OptionList, Static
 
 from puzzles.crossword import generate, to_ipuz, to_tot
 from solver.settings import Settings
-from tests.tui.harness import wait_for
+from tests.tui.harness import Notice, wait_for
 from tui.app import PonderApp, make_app
 from tui.kinds import KINDS
 from tui.screens.crossword import CrosswordScreen
@@ -66,8 +66,8 @@ def error_of(dialog: OpenFileDialog) -> str:
     return str(dialog.query_one("#file-error", Static).render())
 
 
-def notices(app: PonderApp) -> str:
-    return "\n".join(str(n.message) for n in app._notifications)
+def notices(toasts: list[Notice]) -> str:
+    return "\n".join(str(n.message) for n in toasts)
 
 
 # -- completion ----------------------------------------------------------------------------------
@@ -140,7 +140,7 @@ async def test_a_file_of_one_problem_plays_at_once(app: PonderApp, tmp_path: Pat
 
 
 async def test_a_file_whose_answer_its_own_steps_disagree_with_says_so(
-    app: PonderApp, tmp_path: Path
+    app: PonderApp, tmp_path: Path, toasts: list[Notice]
 ) -> None:
     """The stored 7 is not what 3 + 5 = 8 arrives at: said when the file opens and on the
     problem, since a player answering 8 is told "not correct"."""
@@ -154,8 +154,8 @@ async def test_a_file_whose_answer_its_own_steps_disagree_with_says_so(
         await open_dialog(pilot, "wordproblem")
         await submit(pilot, path)
         await wait_for(pilot, lambda: isinstance(app.screen, ChooseDialog))
-        assert "1 problem's answer is not what its own worked solution" in notices(app)
-        assert "line 1" in notices(app)
+        assert "1 problem's answer is not what its own worked solution" in notices(toasts)
+        assert "line 1" in notices(toasts)
         await pilot.press("1", "enter")
         await wait_for(pilot, lambda: isinstance(app.screen, WordProblemScreen))
         message = str(app.screen.query_one("#message", Static).render())
@@ -175,7 +175,12 @@ async def test_a_file_whose_answer_its_own_steps_disagree_with_says_so(
     ],
 )
 async def test_a_bad_problem_file_is_said_and_nothing_crashes(
-    app: PonderApp, tmp_path: Path, name: str, content: bytes | None, said: str
+    app: PonderApp,
+    tmp_path: Path,
+    name: str,
+    content: bytes | None,
+    said: str,
+    toasts: list[Notice],
 ) -> None:
     path = tmp_path / name
     if content is not None:
@@ -185,7 +190,7 @@ async def test_a_bad_problem_file_is_said_and_nothing_crashes(
         await submit(pilot, path)
         assert app.screen is dialog  # still open, for another try
         assert said in error_of(dialog) and name in error_of(dialog)
-        assert said in notices(app)
+        assert said in notices(toasts)
         await pilot.press("escape")
         await pilot.pause()
         assert isinstance(app.screen, HomeScreen)
@@ -203,14 +208,14 @@ async def test_a_folder_becomes_the_trees_root(app: PonderApp, tmp_path: Path) -
         assert "Type a path" in error_of(dialog)
 
 
-async def test_no_file_for_the_game_of_24(app: PonderApp) -> None:
+async def test_no_file_for_the_game_of_24(app: PonderApp, toasts: list[Notice]) -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         assert not app.screen.query_one("#file-field").display
         await pilot.press("o")
         await pilot.pause()
         assert isinstance(app.screen, HomeScreen)
-        assert "No files for Game of 24" in notices(app)
+        assert "No files for Game of 24" in notices(toasts)
 
 
 # -- crosswords ----------------------------------------------------------------------------------
@@ -280,7 +285,7 @@ SECRET_CONFIG = 'api_key = "sk-proj-SECRET0123456789abcdef"\nmodel = "gpt-4o"\n'
 
 
 async def test_a_file_that_is_no_puzzle_file_is_not_read_out(
-    app: PonderApp, tmp_path: Path
+    app: PonderApp, tmp_path: Path, toasts: list[Notice]
 ) -> None:
     """A config file opened as puzzles once showed its first line, the key in it, in full."""
     path = tmp_path / "k.toml"
@@ -289,7 +294,7 @@ async def test_a_file_that_is_no_puzzle_file_is_not_read_out(
         for kind in ("wordproblem", "crossword"):
             dialog = await open_dialog(pilot, kind)
             await submit(pilot, path)
-            said = error_of(dialog) + notices(app)
+            said = error_of(dialog) + notices(toasts)
             assert "Cannot open it" in said and "SECRET" not in said and "api_key" not in said
             assert kind == "crossword" or "line 1" in said  # where, and why, but not what
             await pilot.press("escape")
@@ -297,7 +302,7 @@ async def test_a_file_that_is_no_puzzle_file_is_not_read_out(
 
 
 async def test_in_the_browser_files_are_off_unless_a_folder_is_given(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, toasts: list[Notice]
 ) -> None:
     monkeypatch.setenv("PONDER_CONFIG", str(tmp_path / "config.toml"))
     monkeypatch.setenv("PONDER_SERVE_FILES", "")
@@ -306,7 +311,7 @@ async def test_in_the_browser_files_are_off_unless_a_folder_is_given(
         await pilot.press("o")
         await pilot.pause()
         assert isinstance(app.screen, HomeScreen)
-        assert "start ponder serve with --files DIR" in notices(app)
+        assert "start ponder serve with --files DIR" in notices(toasts)
 
 
 async def test_in_the_browser_only_the_given_folder_is_shown_and_opened(

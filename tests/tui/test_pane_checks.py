@@ -6,7 +6,6 @@ as verified arithmetic, while real claims and wrong ones still are."""
 from __future__ import annotations
 
 from fractions import Fraction
-from pathlib import Path
 
 import pytest
 from textual.widgets import RichLog, TabbedContent
@@ -15,8 +14,7 @@ from puzzles.crossword import generate
 from puzzles.game24 import Hand
 from puzzles.wordproblem import WordProblem
 from solver import events as ev
-from solver.settings import Settings
-from tui.app import PonderApp, make_app
+from tui.app import PonderApp
 from tui.kinds import KINDS
 from tui.screens.crossword import CrosswordScreen
 from tui.screens.game24 import Game24Screen
@@ -27,12 +25,6 @@ from tui.widgets.solver_pane import SolverPane, restates
 SALARY = WordProblem(
     "Ann earns $4800 a month. How much does she earn in 2 months?", Fraction(9600), id="salary"
 )
-
-
-@pytest.fixture
-def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> PonderApp:
-    monkeypatch.setenv("PONDER_CONFIG", str(tmp_path / "config.toml"))
-    return make_app(Settings(), store_path=tmp_path / "r.db", seed=1)
 
 
 def tab_title(pane: SolverPane) -> str:

@@ -21,7 +21,7 @@ from solver.methods import METHODS
 from solver.model import Call, Generation, Model, TokenCallback
 from solver.model.offline import OfflineModel
 from solver.settings import Settings
-from tests.tui.harness import wait_for
+from tests.tui.harness import Notice, choices, shown, wait_for
 from tui import app as app_module
 from tui.app import OFFLINE_THINK_SECONDS, PonderApp, Replay, make_app
 from tui.kinds import KINDS, UnknownKind, find_kind
@@ -33,12 +33,6 @@ from tui.screens.puzzle import PuzzleScreen, SolverCommands
 from tui.widgets import solver_pane
 from tui.widgets.dialogue import DialogueView, Turn, TurnCard
 from tui.widgets.solver_pane import SolverPane
-
-
-@pytest.fixture
-def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> PonderApp:
-    monkeypatch.setenv("PONDER_CONFIG", str(tmp_path / "config.toml"))
-    return make_app(Settings(), store_path=tmp_path / "r.db", seed=1)
 
 
 async def game(pilot: Pilot[None], hand: str = "3 4 8 9") -> tuple[Game24Screen, SolverPane]:
@@ -85,8 +79,7 @@ async def test_home_lists_every_registered_kind_and_only_playable_ones_can_be_ch
             if not entry.playable:
                 assert "coming soon" in str(option.prompt)
         levels = app.screen.query_one("#level", Select)
-        values = [v for _, v in levels._options]
-        assert values[1:] == list(Game24Screen.LEVELS)
+        assert choices(levels)[1:] == list(Game24Screen.LEVELS)  # a level is its own label
 
 
 async def test_home_lists_the_catalogues_methods_in_its_order(app: PonderApp) -> None:
@@ -94,8 +87,10 @@ async def test_home_lists_the_catalogues_methods_in_its_order(app: PonderApp) ->
     async with app.run_test(size=(120, 40)):
         method = app.screen.query_one("#method", Select)
         runs = [s for s in METHODS.values() if s.roles <= GAME24_ROLES]
-        assert [v for _, v in method._options] == [s.name for s in runs]
-        assert [str(label) for label, _ in method._options] == [s.label for s in runs]
+        assert choices(method) == [s.label for s in runs]
+        for spec in runs:  # each label stands for its method
+            method.value = spec.name
+            assert shown(method) == spec.label
 
 
 async def test_open_puzzle_opens_the_kinds_screen(app: PonderApp) -> None:
@@ -142,13 +137,15 @@ def test_a_replay_takes_its_kind_from_the_header_or_else_the_run() -> None:
     assert Replay({}, []).kind == "game24"  # traces from before kinds were recorded
 
 
-async def test_a_replay_of_a_kind_the_app_cannot_show_is_refused_over_home() -> None:
+async def test_a_replay_of_a_kind_the_app_cannot_show_is_refused_over_home(
+    toasts: list[Notice],
+) -> None:
     started = ev.RunStarted("bot", "x", "crossword", "offline")
     app = make_app(Settings(), replay=Replay({"puzzle": "x"}, [started]), use_store=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         assert isinstance(app.screen, HomeScreen)
-        assert any("cannot be replayed" in n.message for n in app._notifications)
+        assert any("cannot be replayed" in n.message for n in toasts)
 
 
 async def test_a_replay_opens_the_screen_of_its_kind() -> None:
@@ -446,6 +443,7 @@ async def test_a_race_won_before_the_solver_finishes_gets_its_outcome_when_it_do
 
 async def test_s_resumes_a_stopped_run_on_its_model_and_capital_s_starts_afresh(
     tmp_path: Path,
+    toasts: list[Notice],
 ) -> None:
     made: list[OfflineModel] = []
 
@@ -470,7 +468,7 @@ async def test_s_resumes_a_stopped_run_on_its_model_and_capital_s_starts_afresh(
         await pilot.press("s")  # resume: the same model, whose cache holds what was answered
         await pilot.pause()
         assert pane.running and len(made) == 1
-        assert any("resumes" in str(n.message) for n in app._notifications)
+        assert any("resumes" in str(n.message) for n in toasts)
         # The count goes on from the stopped run's; what it had answered comes from memory.
         await wait_for(pilot, lambda: pane.cached > 0)
         status = str(pane.query_one("#solver-status", Static).render())

@@ -14,6 +14,7 @@ import pytest
 from textual.widgets import DataTable, Static
 
 from solver.settings import Settings
+from tests.tui.harness import Notice
 from tests.tui.stores import HeldLock
 from tui.app import PonderApp, make_app
 from tui.store import Result, ResultStore
@@ -35,6 +36,7 @@ def app_for(path: Path) -> PonderApp:
 
 async def test_a_locked_file_never_stalls_the_app_and_the_result_is_saved_later(
     tmp_path: Path,
+    toasts: list[Notice],
 ) -> None:
     path = tmp_path / "results.sqlite3"
     app = app_for(path)
@@ -48,9 +50,9 @@ async def test_a_locked_file_never_stalls_the_app_and_the_result_is_saved_later(
             await pilot.pause()
             assert [r.puzzle for r in app.store.pending] == ["4 7 8 8"]
             assert app.store_message is not None and "not saved yet" in app.store_message
-            assert any("not saved yet" in n.message for n in app._notifications)
+            assert any("not saved yet" in n.message for n in toasts)
             lock.release()
-        app._retry_save()  # what the retry timer does
+        app.save_results()  # what the retry timer does
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert app.store.pending == () and app.store_message is None
@@ -104,7 +106,7 @@ async def test_home_lists_the_readable_games_and_says_how_many_rows_were_skipped
 
 
 async def test_a_record_that_cannot_be_written_is_shown_and_said_once(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, toasts: list[Notice]
 ) -> None:
     path = tmp_path / "results.sqlite3"
     with ResultStore(path) as store:
@@ -120,7 +122,7 @@ async def test_a_record_that_cannot_be_written_is_shown_and_said_once(
         app.record_result(**PLAYED)
         await app.workers.wait_for_complete()
         await pilot.pause()
-        said = [n.message for n in app._notifications if "nothing new can be saved" in n.message]
+        said = [n.message for n in toasts if "nothing new can be saved" in n.message]
         assert len(said) == 1 and str(path) in said[0]
         assert app.store.stats().played == 2  # this session's result, kept in memory
     assert app.close_store() is None

@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.tui.serving import WEBSOCKET_GUID, Served, _free_port, _stop, launch
+from tests.tui.serving import WEBSOCKET_GUID, Served, free_port, launch, stop_process
 from tui.cli import main
 from tui.web import GuardedServer
 
@@ -29,7 +29,7 @@ def served() -> Iterator[Served]:
     try:
         yield server
     finally:
-        _stop(server.proc)
+        stop_process(server.proc)
 
 
 def _read_frame(sock: socket.socket) -> tuple[int, bytes]:
@@ -213,7 +213,7 @@ def test_twenty_clients_at_once_run_at_most_max_clients_apps() -> None:
     finally:
         for sock in opened:
             sock.close()
-        _stop(server.proc)
+        stop_process(server.proc)
 
 
 def _send_text(sock: socket.socket, text: str | bytes) -> None:
@@ -254,7 +254,7 @@ def test_malformed_messages_are_dropped_and_the_session_goes_on(served: Served) 
 
 
 def _stop_and_read(server: Served) -> str:
-    _stop(server.proc)
+    stop_process(server.proc)
     assert server.proc.stdout is not None
     return server.proc.stdout.read().decode(errors="replace")
 
@@ -302,7 +302,7 @@ def test_a_tab_closed_and_opened_again_at_once_runs_no_more_apps_than_allowed() 
             time.sleep(0.1)
         assert _apps(server) == []
     finally:
-        _stop(server.proc)
+        stop_process(server.proc)
 
 
 def test_an_app_that_ends_by_itself_closes_its_tab_and_frees_its_place(served: Served) -> None:
@@ -397,7 +397,7 @@ def test_serve_warns_when_listening_beyond_this_machine(
 ) -> None:
     started: list[GuardedServer] = []
     monkeypatch.setattr(GuardedServer, "serve", lambda self: started.append(self))
-    port = _free_port()
+    port = free_port()
     assert main(["serve", "--host", "0.0.0.0", "--port", str(port)]) == 0
     captured = capsys.readouterr()
     err = captured.err
@@ -411,7 +411,7 @@ def test_serve_warns_when_listening_beyond_this_machine(
         and f"connect to {server.public_url}; give" in err
     )
     assert f"open http://0.0.0.0:{port}/?token={server.token}" in captured.out
-    port = _free_port()
+    port = free_port()
     assert main(["serve", "--port", str(port)]) == 0
     assert "anyone" not in capsys.readouterr().err
     given = "https://puzzles.example.org"
@@ -436,6 +436,6 @@ def test_serve_warns_when_listening_beyond_this_machine(
 def test_serve_refuses_bad_limits(
     capsys: pytest.CaptureFixture[str], argv: list[str], message: str
 ) -> None:
-    code = main(["serve", "--port", str(_free_port()), *argv])
+    code = main(["serve", "--port", str(free_port()), *argv])
     err = capsys.readouterr().err
     assert code == 2 and f"ponder: {message}" in err and "Traceback" not in err

@@ -31,7 +31,7 @@ import aiohttp
 import pytest
 
 from solver.settings import data_dir, load_settings
-from tests.tui.serving import Served, _stop, launch
+from tests.tui.serving import Served, launch, stop_process
 from tui.app import make_app
 from tui.store import FILE_NAME, ResultStore
 
@@ -136,7 +136,7 @@ def served_app() -> Iterator[Served]:
     try:
         yield server
     finally:
-        _stop(server.proc)
+        stop_process(server.proc)
 
 
 @pytest.fixture

@@ -10,6 +10,7 @@ from textual.widgets import Input, Static
 
 from bench.fakeserver import FakeServer
 from solver.settings import config_path, load_settings
+from tests.tui.harness import wait_for
 from tui.app import PonderApp, make_app
 from tui.screens.settings import SettingsScreen
 
@@ -151,10 +152,7 @@ async def _test_connection(screen: SettingsScreen, pilot: object, url: str) -> s
     screen.query_one("#base-url", Input).value = url
     await pilot.pause(0.3)  # type: ignore[attr-defined]
     await pilot.press("ctrl+t")  # type: ignore[attr-defined]  # Test connection
-    for _ in range(100):
-        await pilot.pause(0.05)  # type: ignore[attr-defined]
-        if "Connecting" not in message(screen):
-            break
+    await wait_for(pilot, lambda: "Connecting" not in message(screen))
     return message(screen)
 
 

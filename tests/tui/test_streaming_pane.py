@@ -10,6 +10,7 @@ from textual.widgets import Static
 from puzzles.game24 import Hand
 from solver.model import Call, Generation, TokenCallback, Usage
 from solver.settings import Settings
+from tests.tui.harness import wait_for
 from tui.app import make_app
 from tui.screens.game24 import Game24Screen
 from tui.widgets.solver_pane import SolverPane
@@ -52,17 +53,10 @@ async def test_a_streaming_reply_shows_in_the_status_line_until_it_is_done(
         await pilot.press("s")
         pane = screen.query_one(SolverPane)
         status = pane.query_one("#solver-status", Static)
-        seen = ""
-        for _ in range(100):
-            await pilot.pause(0.05)
-            seen = str(status.render())
-            if "(7 - 8 / 8)" in seen:
-                break
+        await wait_for(pilot, lambda: "(7 - 8 / 8)" in str(status.render()))
+        seen = str(status.render())
         assert "thinking…" in seen and "io: Answer: (7 - 8 / 8)" in seen
         model.release.set()
-        for _ in range(100):
-            await pilot.pause(0.05)
-            if pane.finished is not None:
-                break
+        await wait_for(pilot, lambda: pane.finished is not None)
         final = str(status.render())
         assert "✓ solved" in final and "io: Answer" not in final

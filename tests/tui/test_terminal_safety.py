@@ -35,7 +35,7 @@ from tests.puzzles.crossword_files import (
     ipuz_doc,
     tot_entry,
 )
-from tests.tui.harness import wait_for
+from tests.tui.harness import Notice, wait_for
 from tui.app import PonderApp, Replay, make_app
 from tui.cli import main
 from tui.cli.printer import EventPrinter
@@ -283,12 +283,14 @@ async def test_the_solver_pane_shows_a_hostile_reply_as_text(tmp_path: Path) -> 
         assert app.is_running
 
 
-async def test_notifications_show_outside_text_as_text(tmp_path: Path) -> None:
+async def test_notifications_show_outside_text_as_text(
+    tmp_path: Path, toasts: list[Notice]
+) -> None:
     app = make_app(Settings(), store_path=tmp_path / "r.sqlite3")
     async with app.run_test(size=(120, 40)) as pilot:
         app.notify(f"cannot save: {HOSTILE}", title=f"store {ESCAPES}", severity="error")
         await pilot.pause(0.1)
-        (notification,) = list(app._notifications)
+        (notification,) = toasts
         assert_safe(notification.message + notification.title)
         assert MARKUP in notification.message
         assert_safe(app.export_screenshot())

@@ -5,26 +5,16 @@ is only unreadable), saved with kind ``wordproblem``, and n / t keep to algebra.
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, OptionList, Select, Static
 
 from puzzles.wordproblem import AlgebraProblem, make_algebra
-from solver.settings import Settings
 from tests.tui.harness import wait_for
-from tui.app import PonderApp, make_app
+from tui.app import PonderApp
 from tui.kinds import KINDS
 from tui.screens.home import HomeScreen
 from tui.screens.wordproblem import WordProblemScreen
 from tui.widgets.solver_pane import SolverPane
-
-
-@pytest.fixture
-def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> PonderApp:
-    monkeypatch.setenv("PONDER_CONFIG", str(tmp_path / "config.toml"))
-    return make_app(Settings(), store_path=tmp_path / "r.db", seed=1)
 
 
 async def play(pilot: Pilot[None], problem: AlgebraProblem) -> WordProblemScreen:

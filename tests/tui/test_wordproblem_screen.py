@@ -7,7 +7,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from fractions import Fraction
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,9 +14,8 @@ from textual.pilot import Pilot
 from textual.widgets import Input, OptionList, Select, Static
 
 from puzzles.wordproblem import Solution, WordProblem, generate
-from solver.settings import Settings
-from tests.tui.harness import wait_for
-from tui.app import PonderApp, Replay, make_app
+from tests.tui.harness import choices, wait_for
+from tui.app import PonderApp, Replay
 from tui.kinds import KINDS
 from tui.screens.home import HomeScreen
 from tui.screens.puzzle import LeaveDialog
@@ -51,11 +49,6 @@ PIZZA = WordProblem(
     topic="fractions",
     level="easy",
 )
-
-
-@pytest.fixture
-def app(tmp_path: Path) -> PonderApp:
-    return make_app(Settings(), store_path=tmp_path / "r.db", seed=1)
 
 
 async def play(pilot: Pilot[None], problem: WordProblem = EGGS) -> WordProblemScreen:
@@ -144,7 +137,7 @@ async def test_home_offers_word_problems_by_level_and_seed(app: PonderApp) -> No
         kinds.highlighted = list(KINDS).index("wordproblem")
         await pilot.pause()
         level = home.query_one("#level", Select)
-        assert [v for _, v in level._options][1:] == list(WordProblemScreen.LEVELS)
+        assert choices(level)[1:] == list(WordProblemScreen.LEVELS)  # a level is its own label
         level.value = "hard"
         home.query_one("#seed", Input).value = "5"
         await pilot.press("p")

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import random
 import time
 from fractions import Fraction
 from typing import Any
@@ -32,14 +31,13 @@ from solver.events import (
 from solver.methods import make_method, solve
 from solver.methods.deli import DELIConfig
 from solver.methods.react import ReActConfig
-from solver.model import Call, Message, Sampling, ScriptedModel
-from solver.model.offline.wordproblem import WordProblemPlayer
+from solver.model import Call, ScriptedModel
 from solver.model.openai import OpenAIModel
 from solver.tools.math import run_solve
+from tests.solver.wordproblem_server import METHODS, offline_reply, role_of
 
 PROBLEM = problem_by_id("bulk_saving/691459251")  # answer 3
 DOMAIN = WordProblemDomain(PROBLEM)
-METHODS = ["io", "cot", "cot-sc", "bot", "aiot", "giot", "react", "deli"]
 SMALL = {"cot-sc": {"samples": 5}, "bot": {"trees": 2, "iterations": 2}}
 """Smaller runs of the many-call methods, so that a test over HTTP stays quick."""
 
@@ -49,42 +47,6 @@ def of(events: list[Any], kind: type[Any]) -> list[Any]:
 
 
 # -- a model behind the test server ----------------------------------------------------------
-
-ROLE_BY_PROMPT = (
-    ("You are an expert in mathematics", "bot_step"),
-    ("You are an expert checker", "bot_feedback"),
-    ("You are the inner guide", "iot_guide"),
-    ("You solve a math word problem in a dialogue", "iot_answer"),
-    ("You solve math word problems by interleaving", "react_act"),
-    ("You check a solution", "deli_tool"),
-    ("You revise a solution", "deli_revise"),
-)
-
-
-def role_of(messages: list[dict[str, Any]]) -> str:
-    """Which prompt this is, read from its text alone (a server never sees a purpose)."""
-    system = next((str(m["content"]) for m in messages if m["role"] == "system"), "")
-    user = str(messages[-1]["content"])
-    for opening, role in ROLE_BY_PROMPT:
-        if system.startswith(opening):
-            return role
-    if "The next step to evaluate" in user:
-        return "bot_evaluate"
-    if "Give only the answer." in user:
-        return "io"
-    return "cot"
-
-
-def offline_reply(request: dict[str, Any], index: int) -> str:
-    """The offline word-problem player answering a chat request, as a server's model: from
-    the request's messages and sampling only."""
-    messages = request["messages"]
-    call = Call(
-        role_of(messages),
-        tuple(Message(m["role"], str(m["content"])) for m in messages),
-        Sampling(float(request.get("temperature", 1.0)), stop=tuple(request.get("stop") or ())),
-    )
-    return WordProblemPlayer().reply(call, random.Random(index), 0)
 
 
 @pytest.mark.parametrize("name", METHODS)

@@ -28,7 +28,7 @@ from solver.model.offline import OfflineModel
 from solver.settings import Settings
 from solver.trace import TraceWriter, read_trace
 from tests.puzzles.wordproblem_files import FIXTURE, write_jsonl
-from tests.solver.test_wordproblem_done_when import METHODS, offline_reply
+from tests.solver.wordproblem_server import METHODS, offline_reply
 from tests.tui.harness import wait_for
 from tui.app import PonderApp, Replay, make_app
 from tui.cli import main
@@ -40,11 +40,6 @@ from tui.widgets.solver_pane import SolverPane
 PROBLEM_ID = "bulk_saving/691459251"  # answer 3
 SMALL_FLAGS = {"cot-sc": ["--samples", "5"], "bot": ["--trees", "2", "--iterations", "2"]}
 VIEWS = {"aiot": "-dialogue", "giot": "-dialogue", "react": "-transcript", "deli": "-transcript"}
-
-
-@pytest.fixture
-def app(tmp_path: Path) -> PonderApp:
-    return make_app(Settings(), store_path=tmp_path / "r.db", seed=1)
 
 
 def shown(screen: WordProblemScreen, selector: str) -> str:

@@ -34,6 +34,19 @@ from solver.methods.bot import BoT, BoTConfig
 from solver.methods.tot import ToT, ToTConfig
 from solver.model import Call, Generation, Sampling, ScriptedModel, TokenCallback
 from solver.model.offline import OfflineModel
+from tests.solver.game24_replies import (
+    ADVICE,
+    FEEDBACK,
+    FIRST_CHAIN,
+    GREEDY_EDGES,
+    GREEDY_TREES,
+    REPORT,
+    bot_text,
+    iterations_replies,
+    numbers_of,
+    step_key,
+    tree_replies,
+)
 
 VALUES = {  # three value samples each, so every state below has its own sum
     60.0: ("sure", "sure", "sure"),
@@ -43,26 +56,6 @@ VALUES = {  # three value samples each, so every state below has its own sum
     1.002: ("likely", "impossible", "impossible"),
     0.003: ("impossible", "impossible", "impossible"),
 }
-
-
-def numbers_of(call: Call) -> str:
-    """The numbers on the table for this call, sorted (``3 5 14``)."""
-    nums = sorted(Fraction(str(n)) for n in call.context["numbers"])
-    return " ".join(str(n) for n in nums)
-
-
-def sum_and_product(call: Call) -> Iterable[str] | str:
-    """BoT replies: two steps from every node (the sum and the product of its first two
-    numbers), every step scored 0.5, and the same analysis of every chain."""
-    if call.purpose == "bot_step":
-        a, b = numbers_of(call).split()[:2]
-        return [
-            f"{a} + {b} = {Fraction(a) + Fraction(b)}\nEvaluation score: 0.5",
-            f"{a} * {b} = {Fraction(a) * Fraction(b)}\nEvaluation score: 0.5",
-        ]
-    if call.purpose == "bot_evaluate":
-        return "Evaluation score: 0.5"
-    return FEEDBACK
 
 
 def sort_left(numbers: str) -> str:
@@ -245,28 +238,6 @@ async def test_tot_stop_early_answers_with_a_verified_beam(stop_early: bool) -> 
 # ------------------------------------------------------------------ BoT: aggregation
 
 
-def bot_text(
-    state: str, a: str, op: str, b: str, c: str, rest: str, after: str, score: float
-) -> str:
-    """One BoT step reply in the paper's format."""
-    return (
-        f"Step 1, Current set: {state}, Two numbers selected: {a} {b}, Operation: {op}, "
-        f"New number calculated: {c}, Remaining numbers: {rest}, New set: {after}, "
-        f"Evaluation score: {score:g}"
-    )
-
-
-FEEDBACK = (
-    "Analysis Report: not yet.\n"
-    "Step 1: Advice: try again. Recommendation or Reject: Reject.\n"
-    "Confidence score: 0.3"
-)
-
-
-def step_key(line: str) -> str:
-    return line.split(" (left")[0]
-
-
 # Hand 4 7 8 8, three trees of depth 1 with two children each. Sums of V_i + V_{i-1,i}:
 #   tree 1: 8 / 8 (0.9 + 0.1 = 1.0), 7 - 4 (0.3 + 0.5 = 0.8)
 #   tree 2: 8 - 4 (0.5 + 0.7 = 1.2), 7 + 8 (0.1 + 0.9 = 1.0, the best edge)
@@ -317,46 +288,6 @@ async def test_bot_best_first_aggregates_the_chain_with_the_best_summed_scores()
     assert [step_key(s) for s in exp.chain] == ["8 - 4 = 4"]
 
 
-# Greedy: three trees of depth 2, one child per node. Best chains (V_i, V_{i-1,i}):
-#   tree 1: 8 / 8 (0.6, 0.6), then 7 - 1 (1.0, 1.0)    total 3.2, the best whole chain
-#   tree 2: 7 - 4 (0.9, 0.9), then 3 * 8 (0.5, 0.3)    the best first step (1.8)
-#   tree 3: 7 - 4 (0.5, 0.9), then 8 + 8 (0.1, 0.9)    the best edge after 7 - 4
-# Greedy takes 7 - 4 from tree 2, then the best-edged continuation of a step like it: 8 + 8
-# from tree 3, a chain that is in no tree. Best-first takes tree 1's whole chain.
-GREEDY_TREES = {
-    (1, 0): bot_text("4 7 8 8", "8", "/", "8", "1", "4 7", "1 4 7", 0.6),
-    (1, 1): bot_text("1 4 7", "7", "-", "1", "6", "4", "4 6", 1.0),
-    (2, 0): bot_text("4 7 8 8", "7", "-", "4", "3", "8 8", "3 8 8", 0.9),
-    (2, 1): bot_text("3 8 8", "3", "*", "8", "24", "8", "8 24", 0.5),
-    (3, 0): bot_text("4 7 8 8", "7", "-", "4", "3", "8 8", "3 8 8", 0.5),
-    (3, 1): bot_text("3 8 8", "8", "+", "8", "16", "3", "3 16", 0.1),
-}
-GREEDY_EDGES = {
-    "8 / 8 = 1": 0.6,
-    "7 - 1 = 6": 1.0,
-    "7 - 4 = 3": 0.9,
-    "3 * 8 = 24": 0.3,
-    "8 + 8 = 16": 0.9,
-}
-
-
-def tree_replies(
-    trees: dict[tuple[int, int], str], edges: dict[str, float]
-) -> Callable[[Call], Iterable[str] | str]:
-    """BoT replies from scripted trees of one child per node: ``trees[(tree, depth)]`` is the
-    step each tree proposes at each depth, ``edges[step]`` its evaluation score; every chain
-    gets the same analysis."""
-
-    def replies(call: Call) -> Iterable[str] | str:
-        if call.purpose == "bot_step":
-            return trees[(call.sample_offset + 1, len(call.context["chain"]))]
-        if call.purpose == "bot_evaluate":
-            return f"Evaluation score: {edges[step_key(call.context['step'])]:g}"
-        return FEEDBACK
-
-    return replies
-
-
 @pytest.mark.parametrize(
     ("aggregation", "steps", "trees", "score"),
     [
@@ -381,37 +312,6 @@ async def test_bot_aggregation_picks_by_the_papers_scores(
 
 
 # ------------------------------------------------------------------ BoT: iterations
-
-# Hand 2 3 4, depth 2. Iteration 1 (no experience yet) finds 2 * 3, 6 * 4 = 24; its analysis
-# says so. Iteration 2, whose prompt carries that analysis, goes 2 + 3, 5 * 4 = 20 instead.
-REPORT = "The chain multiplies 2 by 3 first and then reaches 24 with 6 * 4."
-ADVICE = ("keep 2 * 3 as the opening move", "finish with 6 * 4 every time")
-FIRST_FEEDBACK = (
-    f"Analysis Report: {REPORT}\n"
-    f"Step 1: correct. Advice: {ADVICE[0]}. Recommendation or Reject: Recommend.\n"
-    f"Step 2: correct. Advice: {ADVICE[1]}. Recommendation or Reject: Recommend.\n"
-    "Confidence score: 0.9"
-)
-FIRST_CHAIN = (
-    bot_text("2 3 4", "2", "*", "3", "6", "4", "4 6", 0.9),
-    bot_text("4 6", "6", "*", "4", "24", "none", "24", 0.9),
-)
-SECOND_CHAIN = (
-    bot_text("2 3 4", "2", "+", "3", "5", "4", "4 5", 0.9),
-    bot_text("4 5", "5", "*", "4", "20", "none", "20", 0.9),
-)
-
-
-def iterations_replies(call: Call) -> Iterable[str] | str:
-    prompt = call.messages[-1].content
-    if call.purpose == "bot_step":
-        chain = SECOND_CHAIN if REPORT in prompt else FIRST_CHAIN
-        return chain[len(call.context["chain"])]
-    if call.purpose == "bot_evaluate":
-        return "Evaluation score: 0.9"
-    if "New number calculated: 24" in prompt:
-        return FIRST_FEEDBACK
-    return "Analysis Report: 20 is not 24.\nConfidence score: 0.3"
 
 
 async def test_bot_answers_with_the_last_iterations_chain() -> None:

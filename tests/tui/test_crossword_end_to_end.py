@@ -30,9 +30,8 @@ from solver.domains.crossword import CrosswordDomain
 from solver.methods import METHODS
 from solver.model import Call, Message
 from solver.model.offline.crossword import CrosswordPlayer
-from solver.settings import Settings
 from tests.tui.harness import wait_for
-from tui.app import PonderApp, make_app
+from tui.app import PonderApp
 from tui.cli.main import main
 from tui.kinds import KINDS
 from tui.screens.crossword import CrosswordScreen
@@ -284,12 +283,6 @@ def test_a_crossword_trace_claiming_a_wrong_grid_solved_is_caught_on_replay(
 
 
 # -- the screen, by keyboard, at both sizes -------------------------------------------------------
-
-
-@pytest.fixture
-def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> PonderApp:
-    monkeypatch.setenv("PONDER_CONFIG", str(tmp_path / "config.toml"))
-    return make_app(Settings(), store_path=tmp_path / "r.db", seed=1)
 
 
 async def open_tot_mini(pilot: Pilot[None], row: int) -> CrosswordScreen:

@@ -1,9 +1,10 @@
-"""The methods' promises pinned field by field (what mutation testing of solver/methods found
-unguarded): the events each method emits and their fields, the calls it makes and their
-sampling, the paper's rules for values, scores, leaves and answers.
+"""What each method promises, pinned field by field: the events it emits and their fields,
+the calls it makes and their sampling, the paper's rules for values, scores, leaves and
+answers; what a CoT-SC call carries, what a run with no readable answer reports, and which
+value event a shared value comes from.
 
-Scripted replies only; every test is fast and offline. Helpers come from
-``test_method_decisions``.
+Scripted replies only (helpers from ``game24_replies``); every test is fast and offline. The
+tests were written where mutation testing of solver/methods found a change no test noticed.
 """
 
 from __future__ import annotations
@@ -66,7 +67,7 @@ from solver.model import (
     ScriptedModel,
     Usage,
 )
-from tests.solver.test_method_decisions import (
+from tests.solver.game24_replies import (
     ADVICE,
     FEEDBACK,
     FIRST_FEEDBACK,
@@ -1406,10 +1407,18 @@ def test_bot_greedy_stitches_every_step_of_a_longer_chain() -> None:
     ]
 
 
-def test_bot_depth_is_one_level_per_step_unless_set() -> None:
-    assert BoT()._depth(Game24Domain(Hand.parse("2 3 4"))) == 2
-    assert BoT()._depth(Game24Domain(Hand.parse("1 2 3 4 5"))) == 4
-    assert BoT(BoTConfig(depth=5))._depth(Game24Domain(Hand.parse("2 3 4"))) == 5
+async def test_bot_depth_is_one_level_per_step_unless_set() -> None:
+    async def chains_extended(config: BoTConfig, hand: str) -> list[int]:
+        """How many steps long each chain was that a step call extended."""
+        model = ScriptedModel(sum_and_product)
+        await solve(BoT(config), Game24Domain(Hand.parse(hand)), model)
+        steps = [c for c in model.calls if c.purpose == "bot_step"]
+        return sorted({len(c.context["chain"]) for c in steps})
+
+    one = BoTConfig(iterations=1, trees=1)
+    assert await chains_extended(one, "2 3 4") == [0, 1]
+    assert await chains_extended(one, "1 2 3 4 5") == [0, 1, 2, 3]
+    assert await chains_extended(replace(one, depth=2), "1 2 3 4 5") == [0, 1]
 
 
 @pytest.mark.parametrize("verify_steps", [True, False])
@@ -1720,3 +1729,41 @@ async def test_a_bug_that_escapes_the_run_is_raised_to_the_consumer_not_waited_f
 
     with pytest.raises(RuntimeError, match="finish broke"):
         await asyncio.wait_for(consume(), timeout=5)
+
+
+# -- CoT-SC's context, a run with no answer, a shared value ----------------------------------------
+
+
+async def test_cot_sc_calls_carry_the_puzzles_context() -> None:
+    domain = Game24Domain(Hand.parse("4 7 8 8"))
+    model = ScriptedModel(["Answer: (7 - 8 / 8) * 4 = 24"])
+    await solve(CoTSC(CoTSCConfig(samples=3, batch=2)), domain, model)
+    assert [c.context for c in model.calls] == [domain.context(domain.start())] * 2
+
+
+async def test_cot_sc_without_a_readable_answer_still_reports_its_samples() -> None:
+    model = ScriptedModel(["I could not find one.", "Answer: 4 * 8 - 7 - 8 +"])
+    fin, _ = await solve(
+        CoTSC(CoTSCConfig(samples=4, batch=4)), Game24Domain(Hand.parse("4 7 8 8")), model
+    )
+    assert fin.answer is None and not fin.solved
+    assert (fin.samples, fin.samples_solved, fin.votes) == (4, 0, 0)
+
+
+def _two_ways_to_four_four(call: Call) -> str:
+    """From 2 2 4, two proposals leave the same numbers (4 4); everything else is valued."""
+    if call.purpose == "propose":
+        return "2 + 2 = 4 (left: 4 4)\n2 * 2 = 4 (left: 4 4)"
+    return "sure"
+
+
+async def test_a_shared_value_names_no_call_of_its_own() -> None:
+    _, events = await solve(
+        ToT(ToTConfig(breadth=2, steps=1, value_samples=1)),
+        Game24Domain(Hand.parse("2 2 4")),
+        ScriptedModel(_two_ways_to_four_four),
+    )
+    scored = [e for e in events if isinstance(e, ThoughtScored)]
+    assert len(scored) == 2 and scored[0].score == scored[1].score
+    # One value call for the two states: the first names it, the one that shared it none.
+    assert isinstance(scored[0].call_id, int) and scored[1].call_id is None
