@@ -198,6 +198,7 @@ class WordProblemScreen(PuzzleScreen):
     NOUN = "problem"
     LEVELS = ("easy", "medium", "hard")
     COMMANDS = PuzzleScreen.COMMANDS | {WordProblemCommands}
+    GIVE_UP_SHOWS = "the answer and the worked solution"
 
     BINDINGS = [
         Binding("a", "answer", "Answer", id="wordproblem.answer"),
@@ -205,6 +206,7 @@ class WordProblemScreen(PuzzleScreen):
         Binding("h", "hint", "Hint", id="wordproblem.hint"),
         Binding("g", "give_up", "Give up", id="wordproblem.give_up"),
         Binding("t", "topic", "Topic", id="wordproblem.topic"),
+        Binding("p", "pause", "Pause", show=False, id="wordproblem.pause"),
     ]
 
     FOCUS_KEYS: ClassVar[dict[str, str]] = {"a": "#answer", "w": "#scratch"}
@@ -513,7 +515,7 @@ class WordProblemScreen(PuzzleScreen):
         self.refresh_title()
         self.query_one("#wp-body", VerticalScroll).scroll_end(animate=False)
 
-    def action_give_up(self) -> None:
+    def give_up_now(self) -> None:
         if self.over:
             self.refuse_when_over()
             return
