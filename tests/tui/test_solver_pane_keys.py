@@ -126,6 +126,7 @@ async def test_ctrl_z_enlarges_the_pane_and_esc_or_ctrl_z_shrinks_it(
         assert screen.maximized is pane and pane.size.width > narrow + 20
         assert screen.focused is not None and pane in screen.focused.ancestors
         assert pane.region.x == 0  # the puzzle's column is not drawn meanwhile
+        assert pane.region.width == SMALL[0]  # the screen's width exactly: no line runs off
         await pilot.press("escape")  # esc shrinks it (and does not leave the puzzle)
         await pilot.pause()
         assert screen.maximized is None and on_top(app) is screen and pane.size.width == narrow

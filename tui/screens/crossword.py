@@ -334,7 +334,7 @@ class CrosswordScreen(PuzzleScreen):
             ("a-z", "write a letter and move on"),
             ("arrows", "move (across the word: turn)"),
             ("space / tab", "turn: across or down"),
-            ("⌫ / del", "erase (on an empty square: back one, and erase)"),
+            ("⌫ / del", "erase (⌫ on an empty square: back one first)"),
             ("enter / ⇧tab", "next / previous clue"),
             *[row for row in rows if row[0] not in typed],
         ]
