@@ -141,7 +141,8 @@ class PonderApp(App[None]):
         Binding("l", "legend", "Legend", show=False, id="app.legend"),
         Binding("R", "replay_restart", "Restart replay", id="app.replay_restart"),
         Binding("ctrl+s", "settings", "Settings", show=False, id="app.settings"),
-        Binding("ctrl+q", "quit", "Quit", id="app.quit"),
+        # A priority key, as Textual's own: it reaches past help and dialogs too.
+        Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True),
     ]
 
     def __init__(
@@ -321,6 +322,9 @@ class PonderApp(App[None]):
         as the app closes, never lost from the stats)."""
         from tui.screens.puzzle import PuzzleScreen, QuitDialog
 
+        if isinstance(self.screen, QuitDialog):
+            self.screen.dismiss(True)  # asked already: ctrl+q again means yes
+            return
         playing = [s for s in self.screen_stack if isinstance(s, PuzzleScreen) and s.in_play]
         if not playing:
             self.exit()

@@ -132,3 +132,21 @@ async def test_home_says_how_many_were_left_unfinished(app: PonderApp) -> None:
         await wait_for(pilot, lambda: "unfinished" in str(app.screen.query_one("#stats").render()))
         stats = str(app.screen.query_one("#stats", Static).render())
         assert "played 1" in stats and "left unfinished 1" in stats
+
+
+async def test_ctrl_q_reaches_past_the_help_and_still_asks(app: PonderApp, tmp_path: Path) -> None:
+    async with app.run_test(size=SMALL) as pilot:
+        screen = Game24Screen(Hand.parse("4 7 8 8"), "easy")
+        await app.push_screen(screen)
+        await pilot.pause()
+        await pilot.press("h", "question_mark")
+        await pilot.pause()
+        await pilot.press("ctrl+q")  # over the help: asked, not ignored
+        await pilot.pause()
+        assert isinstance(app.screen, QuitDialog)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.return_code == 0
+    app.close_store()
+    with ResultStore(tmp_path / "r.db") as store:
+        assert store.stats().abandoned == 1

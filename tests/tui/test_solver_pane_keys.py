@@ -130,6 +130,7 @@ async def test_ctrl_z_enlarges_the_pane_and_esc_or_ctrl_z_shrinks_it(
         await pilot.press("escape")  # esc shrinks it (and does not leave the puzzle)
         await pilot.pause()
         assert screen.maximized is None and on_top(app) is screen and pane.size.width == narrow
+        assert screen.focused is screen.puzzle_focus()  # the keys are the puzzle's again
         await pilot.press("ctrl+z")
         await pilot.pause()
         assert screen.maximized is pane

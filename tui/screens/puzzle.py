@@ -69,10 +69,8 @@ class GiveUpDialog(ConfirmDialog):
 
 
 class QuitDialog(ConfirmDialog):
-    """Asks before ctrl+q ends the app with a puzzle in play: it is recorded as abandoned.
-    ctrl+q again answers yes (the app's keys do not reach past a dialog)."""
-
-    BINDINGS = [Binding("ctrl+q", "answer(True)", "Quit", id="quit.again")]
+    """Asks before ctrl+q ends the app with a puzzle in play: it is recorded as abandoned
+    (ctrl+q again answers yes)."""
 
     def __init__(self, noun: str) -> None:
         super().__init__(
@@ -679,7 +677,6 @@ class PuzzleScreen(PonderScreen):
         pane = self.query_one(SolverPane)
         if self.maximized is not None:
             self.minimize()
-            self.set_focus(self.puzzle_focus())
             return
         if self._pane_hidden():
             return
@@ -687,6 +684,11 @@ class PuzzleScreen(PonderScreen):
         if focused is None or pane not in focused.ancestors_with_self:
             pane.focus_view()
         self.maximize(pane, container=False)
+
+    def watch_maximized(self, before: Widget | None, now: Widget | None) -> None:
+        # Shrunk again (ctrl+z or esc): the keys go back to the puzzle.
+        if before is not None and now is None:
+            self.set_focus(self.puzzle_focus())
 
     def action_peek(self) -> None:
         """Show (or hide again) the solver's answer while the puzzle is in play."""
