@@ -120,12 +120,14 @@ class PonderApp(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "ponder"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]
     BINDINGS = [
         Binding("question_mark,f1", "help", "Keys", id="app.help"),
         Binding("l", "legend", "Legend", show=False, id="app.legend"),
         Binding("R", "replay_restart", "Restart replay", id="app.replay_restart"),
         Binding("ctrl+s", "settings", "Settings", show=False, id="app.settings"),
-        Binding("ctrl+q", "quit", "Quit", id="app.quit"),
+        # A priority key, as Textual's own: it reaches past help and dialogs too.
+        Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True),
     ]
 
     def __init__(
@@ -169,6 +171,8 @@ class PonderApp(App[None]):
         """The other race handicap: the most model calls the solver may make (0: no limit)."""
         self._seed = seed
         self._rng = random.Random(seed)
+        self.quitting = False
+        """ctrl+q was answered: the app is about to close."""
         self._unsaved: str | None = None  # the store_message that says results are waiting
         self._save_retry: Timer | None = None
 
@@ -286,7 +290,8 @@ class PonderApp(App[None]):
         if isinstance(self.screen, PuzzleScreen):
             rows = self.screen.help_rows(rows)
         panes = self.screen.query(SolverPane)
-        notes = panes.first().keys_note() if panes else ""
+        legend = getattr(self.screen, "LEGEND_KEY", "l")
+        notes = panes.first().keys_note(legend) if panes else ""
         self.push_screen(HelpScreen(rows, self.screen.sub_title or "ponder", notes))
 
     def _ponder_actions(self) -> set[str]:
@@ -307,6 +312,28 @@ class PonderApp(App[None]):
             # does not import it.
             return bool(self.screen.query("SolverPane"))
         return True
+
+    async def action_quit(self) -> None:
+        """Quit, asking first when a puzzle is in play: it is then recorded as abandoned (saved
+        as the app closes, never lost from the stats)."""
+        from tui.screens.puzzle import PuzzleScreen, QuitDialog
+
+        if isinstance(self.screen, QuitDialog):
+            self.screen.dismiss(True)  # asked already: ctrl+q again means yes
+            return
+        playing = [s for s in self.screen_stack if isinstance(s, PuzzleScreen) and s.in_play]
+        if not playing:
+            self.exit()
+            return
+        screen = playing[-1]
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.quitting = True  # results are queued for the close, not a worker
+                screen.abandon()
+                self.exit()
+
+        self.push_screen(QuitDialog(screen.noun), answered)
 
     def action_replay_restart(self) -> None:
         screen: Any = self.screen
@@ -523,6 +550,10 @@ class PonderApp(App[None]):
         queued in the store and is tried again (:data:`STORE_RETRY_SECONDS`), then at exit."""
         store = self.store
         if store is None:
+            return
+        if self.quitting and result is not None:
+            # The app is closing: the close writes it (a worker could be cut off).
+            store.defer(result)
             return
         self.run_worker(
             partial(store.save, result) if result is not None else store.flush,

@@ -247,6 +247,9 @@ class Stats:
     hints_used: int
     """Hints asked for, in total."""
 
+    abandoned: int = 0
+    """Puzzles left unfinished (esc or ctrl+q in play): played, not solved, no streak."""
+
     races: int = 0
     """Puzzles raced against the solver."""
 
@@ -575,6 +578,12 @@ class ResultStore:
             self._queue.append(_Queued(result))
         return self.flush()
 
+    def defer(self, result: Result) -> None:
+        """Queue ``result`` without writing it: the next :meth:`save`, :meth:`flush` or
+        :meth:`close` does (an app closing saves its last result this way)."""
+        with self._queue_lock:
+            self._queue.append(_Queued(result))
+
     def flush(self, wait: float = SAVE_WAIT_S) -> SaveReport:
         """Write the queued results (waiting up to ``wait`` seconds for the write lock)."""
         with self._write_lock:
@@ -615,6 +624,7 @@ class ResultStore:
         be read are left out and counted in :attr:`Stats.unreadable`."""
         where, args = _kind_filter(kind)
         played = solved = hints = streak = best_streak = unreadable = races = races_won = 0
+        abandoned = 0
         solve_times: list[float] = []
         # Oldest first, so streaks run in the order the puzzles were played.
         sql = f"{_SELECT} {where} ORDER BY started_at, id"
@@ -625,6 +635,7 @@ class ResultStore:
             played += 1
             hints += row.hints
             races += row.race
+            abandoned += row.abandoned
             races_won += row.race_won is True
             solved += row.solved
             if row.own_solve:
@@ -642,6 +653,7 @@ class ResultStore:
             best_seconds=min(solve_times) if solve_times else None,
             average_seconds=math.fsum(solve_times) / len(solve_times) if solve_times else None,
             hints_used=hints,
+            abandoned=abandoned,
             races=races,
             races_won=races_won,
             unreadable=unreadable,

@@ -97,7 +97,7 @@ async def test_hints_progress_and_give_up_shows_all_solutions(tmp_path: Path) ->
         assert "full solution" in text_of(screen, "#message")
         assert "×" in text_of(screen, "#message") and "*" not in text_of(screen, "#message")
         assert screen.hints_used == 3
-        await pilot.press("g")
+        await pilot.press("g", "y")
         await pilot.pause()
         assert isinstance(app.screen, SolutionsDialog)
         solutions = str(app.screen.query_one("#solutions", Static).render())

@@ -387,7 +387,7 @@ async def test_a_solver_that_failed_is_saved_as_failed(tmp_path: Path) -> None:
         pane = screen.query_one(SolverPane)
         await pilot.press("s")
         await wait_for(pilot, lambda: pane.finished is not None)
-        await pilot.press("g")  # the player gives up
+        await pilot.press("g", "y")  # the player gives up (and says yes)
         await app.workers.wait_for_complete()
     ((_, solved, method, solver_solved, seconds),) = saved_rows(store)
     assert (solved, method, solver_solved) == (0, "io", 0) and seconds is not None
@@ -398,7 +398,7 @@ async def test_a_result_without_a_solver_run_has_no_solver_fields(tmp_path: Path
     app = make_app(Settings(), store_path=store, seed=1)
     async with app.run_test(size=(120, 40)) as pilot:
         await app.push_screen(Game24Screen(Hand.parse("1 2 3 4"), "easy"))
-        await pilot.press("g")
+        await pilot.press("g", "y")
         await app.workers.wait_for_complete()
     assert saved_rows(store) == [("1 2 3 4", 0, None, None, None)]
 

@@ -171,7 +171,7 @@ async def test_giving_up_shows_the_measures(app: PonderApp) -> None:
     async with app.run_test(size=SMALL) as pilot:
         screen = await open_mini(pilot)
         await pilot.press(*screen.crossword.solution[0].lower())
-        await pilot.press("ctrl+x")
+        await pilot.press("ctrl+x", "y")
         assert screen.gave_up
         assert "Letters 5/25" in message(screen) and "words 1/10" in message(screen)
 

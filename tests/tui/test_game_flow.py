@@ -86,7 +86,7 @@ async def test_a_given_up_hand_says_so_and_refuses_moves_hints_and_typing(tmp_pa
     app = app_for(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await open_hand(app, pilot)
-        await pilot.press("g")
+        await pilot.press("g", "y")
         await pilot.pause()
         await pilot.press("escape")  # the solutions dialog
         await pilot.pause()
@@ -478,7 +478,7 @@ async def test_an_own_hand_without_a_solution_says_so_and_ending_it_keeps_the_st
         await app.push_screen(screen)
         await wait_for(pilot, lambda: "No solution" in text(screen, "#message"))
         assert "cannot make 24" in text(screen, "#message")
-        await pilot.press("g")
+        await pilot.press("g", "y")
         await pilot.pause()
         await pilot.press("escape")
         await pilot.pause()
@@ -519,7 +519,7 @@ async def test_after_a_typed_win_or_a_give_up_the_games_keys_work_at_once(
         await pilot.press("e", "1")
         await pilot.pause()
         assert isinstance(app.focused, Input)
-        second.action_give_up()
+        second.give_up_now()
         await pilot.pause()
         await pilot.press("escape")  # the solutions dialog
         await pilot.pause()

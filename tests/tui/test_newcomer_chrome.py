@@ -46,6 +46,7 @@ def test_notation_uses_times_and_divide_and_brackets_fractions() -> None:
 async def test_the_pane_states_the_answer_and_cot_sc_its_votes(app: PonderApp) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         _, pane = await game(pilot, "3 4 8 9")
+        pane.show_answer()  # as v shows it mid-game (hidden until asked)
         pane.reset("bot", "offline")
         pane.apply([finished("(9 - 3) * (8 - 4) = 24", True)])
         assert "answer: (9 - 3) × (8 - 4) = 24 ✓" in status(pane)

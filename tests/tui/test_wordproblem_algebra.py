@@ -104,7 +104,7 @@ async def test_giving_up_and_hints_on_algebra(app: PonderApp) -> None:
         screen = await play(pilot, problem)
         await pilot.press("h")
         assert "no worked solution" in str(screen.query_one("#message", Static).render())
-        await pilot.press("g")
+        await pilot.press("g", "y")
         said = str(screen.query_one("#message", Static).render())
         assert screen.gave_up and problem.answer_text in said
 

@@ -248,7 +248,7 @@ async def test_hints_come_in_order_and_the_last_shows_the_solution(app: PonderAp
 async def test_giving_up_shows_the_answer_and_solution_and_is_saved(app: PonderApp) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await play(pilot)
-        await pilot.press("g")
+        await pilot.press("g", "y")
         assert screen.over and screen.gave_up
         assert "the answer is 18 dollars" in shown(screen, "#message")
         assert "Worked solution" in shown(screen, "#hints")
@@ -329,7 +329,7 @@ async def test_everything_works_at_80x24(app: PonderApp) -> None:
         pane = screen.query_one(SolverPane)
         await wait_for(pilot, lambda: pane.finished is not None)
         await type_in(pilot, "a", "17")
-        await pilot.press("escape", "g")
+        await pilot.press("escape", "g", "y")
         assert screen.over and screen.gave_up
         assert screen.query_one("#answer").region.bottom <= 24
         await pilot.press("question_mark")

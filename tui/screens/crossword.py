@@ -40,6 +40,7 @@ from solver.kinds import KINDS as SPECS
 from solver.text import visible
 from tui.screens.puzzle import Command, PuzzleScreen, ScreenCommands, clock
 from tui.widgets.crossword_grid import CrosswordGrid, GridView
+from tui.widgets.solver_pane import SolverPane
 
 if TYPE_CHECKING:
     pass
@@ -56,9 +57,9 @@ ARROWS: dict[str, tuple[Direction, int, int]] = {
 }
 """An arrow's direction and the step it takes (row, column)."""
 
-TYPED_ELSEWHERE = frozenset({"toggle_solver", "restart_solver", "solver_options", "new"})
+TYPED_ELSEWHERE = frozenset({"toggle_solver", "restart_solver", "solver_options", "new", "peek"})
 """The base's actions whose single-letter keys are typing here; the control keys below run
-them instead (and the palette)."""
+them instead (and the palette). ``peek`` is ctrl+g's: the solver's board with its answer."""
 
 _TITLE_CHARS = 40
 
@@ -88,7 +89,12 @@ class CrosswordCommands(ScreenCommands):
             "ctrl+k: mark the wrong letters of this clue",
             screen.check_word,
         )
-        yield ("Check puzzle", "ctrl+a: mark every wrong letter", screen.check_puzzle)
+        yield ("Check puzzle", "mark every wrong letter once", screen.check_puzzle)
+        yield (
+            "Auto-check",
+            "ctrl+a: mark every wrong letter now and as you type (again: off)",
+            screen.action_auto_check,
+        )
         yield ("Reveal letter", "ctrl+r: the square under the cursor", screen.reveal_letter)
         yield ("Reveal word", "ctrl+u: the whole current clue", screen.reveal_word)
         yield (
@@ -99,6 +105,7 @@ class CrosswordCommands(ScreenCommands):
         yield ("Pencil mode", "ctrl+e: letters you are not sure of", screen.action_pencil)
         yield ("Solver's board", "ctrl+g: its latest letters over yours", screen.action_ghost)
         yield ("Give up", "ctrl+x: show the solution and your measures", screen.action_give_up)
+        yield ("Pause", "ctrl+d: hide the grid and stop the clock", screen.action_pause)
 
 
 class CrosswordScreen(PuzzleScreen):
@@ -114,13 +121,14 @@ class CrosswordScreen(PuzzleScreen):
     BINDINGS = [
         Binding("ctrl+k", "check('word')", "Check word", id="crossword.check_word"),
         Binding("ctrl+l", "check('letter')", "Check letter", show=False, id="crossword.check"),
-        Binding("ctrl+a", "check('puzzle')", "Check all", show=False, id="crossword.check_all"),
+        Binding("ctrl+a", "auto_check", "Auto-check", show=False, id="crossword.auto_check"),
         Binding("ctrl+r", "reveal('letter')", "Reveal", id="crossword.reveal"),
         Binding("ctrl+u", "reveal('word')", "Reveal word", show=False, id="crossword.reveal_word"),
         Binding("ctrl+y", "reveal('puzzle')", "Reveal all", show=False, id="crossword.reveal_all"),
         Binding("ctrl+e", "pencil", "Pencil", id="crossword.pencil"),
         Binding("ctrl+g", "ghost", "Ghost", id="crossword.ghost"),
         Binding("ctrl+x", "give_up", "Give up", show=False, id="crossword.give_up"),
+        Binding("ctrl+d", "pause", "Pause", show=False, id="crossword.pause"),
         Binding("ctrl+s", "solver", "Solver", id="crossword.solver"),
         Binding("ctrl+o", "method", "Method", id="crossword.method"),
         Binding("ctrl+n", "new_mini", "New", id="crossword.new"),
@@ -136,8 +144,13 @@ class CrosswordScreen(PuzzleScreen):
         self.direction = grid.slots[0].direction if grid.slots else Direction.ACROSS
         self.pencil = False
         self.show_ghost = False
+        self.auto_check = False
+        """Wrong letters are marked as they are typed (ctrl+a)."""
         self.ghost: Board | None = None
         self.wrong: set[Cell] = set()
+        self.corrected: dict[Cell, str] = {}
+        """After a give-up: the squares the player had wrong, with the letter they wrote
+        (the board holds the solution's there)."""
         self.right: set[Cell] = set()
         self.revealed: set[Cell] = set()
         self.shown: set[Cell] = set()
@@ -168,6 +181,11 @@ class CrosswordScreen(PuzzleScreen):
         from puzzles.crossword import word_list
 
         word_list()  # the bundled word list takes most of a second to load
+
+    GIVE_UP_SHOWS = "the right letters where yours are wrong or missing"
+    PEEK_KEY = "ctrl+g"
+    PAUSE_KEY = "ctrl+d"
+    LEGEND_KEY = "ctrl+t"
 
     FILES = SPECS[KIND].files
     """What a file opened from home may hold (home offers a file for kinds that say)."""
@@ -252,6 +270,8 @@ class CrosswordScreen(PuzzleScreen):
             text.append(" · ✎", style="italic")
         if self.show_ghost:
             text.append(" · ghost", style="italic")
+        if self.auto_check:
+            text.append(" · auto-check", style="italic")
         return text
 
     def begun(self) -> bool:
@@ -308,14 +328,20 @@ class CrosswordScreen(PuzzleScreen):
         return super().check_action(action, parameters)
 
     def help_rows(self, rows: list[tuple[str, str]]) -> list[tuple[str, str]]:
+        # Letters, tab and shift+tab are the grid's here: the app's l (the legend is ctrl+t)
+        # and Textual's focus keys are left out (ctrl+f moves the keys to the solver's pane).
+        typed = {"l", "tab", "shift+tab"}
         return [
             ("a-z", "write a letter and move on"),
             ("arrows", "move (across the word: turn)"),
             ("space / tab", "turn: across or down"),
-            ("⌫ / del", "erase"),
+            ("⌫ / del", "erase (⌫ on an empty square: back one first)"),
             ("enter / ⇧tab", "next / previous clue"),
-            *rows,
+            *[row for row in rows if row[0] not in typed],
         ]
+
+    def puzzle_focus(self) -> CrosswordGrid:
+        return self.query_one(CrosswordGrid)
 
     # ---------------------------------------------------------------- the grid
 
@@ -338,6 +364,7 @@ class CrosswordScreen(PuzzleScreen):
                 word=frozenset(slot.cells if slot else ()),
                 wrong=frozenset(self.wrong),
                 right=frozenset(self.right),
+                corrected=dict(self.corrected),
                 revealed=frozenset(self.revealed),
                 ghost=self.ghost if self.show_ghost else None,
                 won=self.over and not self.gave_up and not self.solution_shown,
@@ -417,6 +444,8 @@ class CrosswordScreen(PuzzleScreen):
             self.board = self.board.write(cell, letter, pencil=self.pencil)
             self.wrong.discard(cell)
             self.right.discard(cell)
+            if self.auto_check and not self.crossword.check_letter(self.board, cell):
+                self.wrong.add(cell)
         slot = self.slot
         if slot is not None:
             at = slot.cells.index(cell)
@@ -437,6 +466,13 @@ class CrosswordScreen(PuzzleScreen):
             at = slot.cells.index(cell)
             if at > 0:
                 cell = self.cursor = slot.cells[at - 1]
+            else:
+                # At a word's first square: back to the last square of the clue before, as
+                # crossword apps do.
+                slots = self.crossword.grid.slots
+                before = slots[(slots.index(slot) - 1) % len(slots)]
+                cell = self.cursor = before.cells[-1]
+                self.direction = before.direction
         if cell not in self.revealed and self.board.letter(cell):
             self.board = self.board.erase(cell)
             self.wrong.discard(cell)
@@ -470,7 +506,7 @@ class CrosswordScreen(PuzzleScreen):
     def on_key(self, event: events.Key) -> None:
         grid = self.query_one(CrosswordGrid)
         if self.focused not in (None, grid):
-            return
+            return  # the solver's pane has the keys (ctrl+f gives them back)
         key = event.key
         character = event.character or ""
         if len(character) == 1 and character.isascii() and character.isalnum():
@@ -588,31 +624,65 @@ class CrosswordScreen(PuzzleScreen):
         )
         self.refresh_title()
 
+    def action_auto_check(self) -> None:
+        """Mark wrong letters as they are typed (and every wrong one now), or stop."""
+        if self.refuse_when_over():
+            return
+        self.auto_check = not self.auto_check
+        if self.auto_check:
+            self.hints_used += 1
+            filled = [c for c in self.crossword.grid.cells() if self.board.letter(c)]
+            wrong = [c for c in filled if not self.crossword.check_letter(self.board, c)]
+            self.wrong.update(wrong)
+            now = f" {len(wrong)} wrong now, marked in red." if wrong else ""
+            self.say(f"Auto-check on: wrong letters are marked as you type.{now}")
+        else:
+            self.say("Auto-check off.")
+        self.refresh_grid()
+        self.refresh_title()
+
     def action_ghost(self) -> None:
         self.show_ghost = not self.show_ghost
+        # The solver's board is its answer: asking for it shows its answer line too.
+        pane = self.query_one(SolverPane)
+        if not self.over:
+            pane.show_answer(self.show_ghost)
         if self.show_ghost and self.ghost is None:
             self.say("The solver's board shows here once it has written something (ctrl+s).")
         self.refresh_grid()
         self.refresh_title()
 
-    def action_give_up(self) -> None:
+    def give_up_now(self) -> None:
         if self.over:
             return
         self.verdict = self.crossword.check(self.board)
+        shown = self.crossword.solved_board()
+        # Every square gets the solution's letter: where the player's was wrong it is marked
+        # as corrected (their letter in the corner), where it was missing as revealed, and
+        # the player's right letters in green.
         for cell in self.crossword.grid.cells():
-            if not self.crossword.check_letter(self.board, cell):
-                if self.board.letter(cell):
-                    self.wrong.add(cell)
+            letter = self.board.letter(cell)
+            if self.crossword.check_letter(self.board, cell):
+                if cell not in self.revealed:
+                    self.right.add(cell)
+                continue
+            if letter:
+                self.corrected[cell] = letter
+            else:
                 self.revealed.add(cell)
+            self.board = self.board.write(cell, shown.letter(cell))
+        self.wrong.clear()
         self.give_up()
         verdict = self.verdict
-        shown = self.crossword.solved_board()
-        # Wrong letters stay the player's (struck out); empty squares get the solution's.
-        for cell in self.crossword.grid.cells():
-            if not self.board.letter(cell):
-                self.board = self.board.write(cell, shown.letter(cell))
         message = Text(self.gave_up_text() + "\nYour board: ", style="yellow")
         message.append_text(measures_text(verdict))
+        if self.corrected:
+            count = len(self.corrected)
+            message.append(
+                f"\n{count} wrong letter{'s' * (count != 1)} corrected in red (yours in the "
+                "corner).",
+                style="",
+            )
         self.say(message)
         self.refresh_grid()
 

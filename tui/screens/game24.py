@@ -66,6 +66,7 @@ class Game24Screen(PuzzleScreen):
     NOUN = "hand"
     LEVELS = SPECS[KIND].levels
     COMMANDS = PuzzleScreen.COMMANDS | {Game24Commands}
+    GIVE_UP_SHOWS = "every solution"
 
     BINDINGS = [
         Binding("1", "pick(0)", "card 1", show=False, id="game.card1"),
@@ -83,6 +84,7 @@ class Game24Screen(PuzzleScreen):
         Binding("e", "type_expression", "Type", id="game.type"),
         Binding("h", "hint", "Hint", id="game.hint"),
         Binding("g", "give_up", "Give up", id="game.give_up"),
+        Binding("p", "pause", "Pause", show=False, id="game.pause"),
     ]
 
     def __init__(self, hand: Hand, level: str | None = None, *, replay: Any = None) -> None:
@@ -428,7 +430,12 @@ class Game24Screen(PuzzleScreen):
         self.say(Text.assemble((f"{titles[min(level, 2)]}: ", "bold"), written(steps[level])))
         self.refresh_title()
 
-    def action_give_up(self) -> None:
+    def leave_typing(self) -> None:
+        # The hand is over: its box goes, leaving the message its room at 80x24.
+        super().leave_typing()
+        self.query_one("#expression", Input).display = False
+
+    def give_up_now(self) -> None:
         from puzzles.game24.solve import solutions
         from tui.screens.dialogs import SolutionsDialog
 

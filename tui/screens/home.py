@@ -181,6 +181,8 @@ class HomeScreen(PonderScreen):
                 f"({stats.solve_rate:.0%}) · streak {stats.current_streak} "
                 f"(best {stats.best_streak}) · fastest {best}",
             )
+            if stats.abandoned:
+                text.append(f" · left unfinished {stats.abandoned}", style="dim")
             if stats.races:
                 text.append(f"\nRaces won against the solver: {stats.races_won} of {stats.races}")
         if app.store_message:

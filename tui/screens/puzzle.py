@@ -16,11 +16,13 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 from rich.text import Text
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Header, Input, Static, TextArea
 
 from solver import events as ev
@@ -40,15 +42,69 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MAX_BATCH",
+    "GiveUpDialog",
     "LeaveDialog",
     "PacedModel",
+    "PauseScreen",
     "PuzzleScreen",
+    "QuitDialog",
     "ScreenCommands",
     "TypingBox",
 ]
 
 MAX_BATCH = 250
 """Most solver events shown per 50 ms tick."""
+
+
+class GiveUpDialog(ConfirmDialog):
+    """Asks before the player gives up: the solution is shown and the puzzle ends unsolved."""
+
+    def __init__(self, noun: str, shows: str) -> None:
+        super().__init__(
+            f"Give up this {noun}?",
+            f"You will see {shows}. It counts as not solved and ends your streak.",
+            "give up",
+            "keep playing",
+        )
+
+
+class QuitDialog(ConfirmDialog):
+    """Asks before ctrl+q ends the app with a puzzle in play: it is recorded as abandoned
+    (ctrl+q again answers yes)."""
+
+    def __init__(self, noun: str) -> None:
+        super().__init__(
+            "Quit ponder?",
+            f"This {noun} is not finished: it is recorded as abandoned and ends your streak.",
+            "quit",
+            "keep playing",
+        )
+
+
+class PauseScreen(Screen[None]):
+    """The puzzle hidden while its clock stands still; any key goes back to it."""
+
+    def __init__(self, noun: str, key: str) -> None:
+        super().__init__(id="pause")
+        self.noun, self.key = noun, key
+
+    def compose(self) -> ComposeResult:
+        yield Static(
+            Text.assemble(
+                ("Paused\n\n", "bold"),
+                f"The {self.noun} is hidden and its clock stands still.\n",
+                f"Press any key ({self.key}, esc, enter) to go on.",
+            ),
+            id="pause-text",
+        )
+
+    def on_key(self, event: events.Key) -> None:
+        event.stop()
+        event.prevent_default()
+        self.dismiss(None)
+
+    def on_click(self) -> None:
+        self.dismiss(None)
 
 
 class LeaveDialog(ConfirmDialog):
@@ -115,6 +171,9 @@ SOLVER_BINDINGS: list[BindingType] = [
     Binding("escape", "leave", "Home", id="puzzle.home"),
     Binding("right_square_bracket", "replay_speed(2)", "Faster", id="puzzle.faster"),
     Binding("left_square_bracket", "replay_speed(0.5)", "Slower", id="puzzle.slower"),
+    Binding("ctrl+f", "pane_focus", "Solver pane / back", show=False, id="puzzle.pane"),
+    Binding("ctrl+z", "zoom", "Enlarge the solver pane", show=False, id="puzzle.zoom"),
+    Binding("v", "peek", "Show the solver's answer", show=False, id="puzzle.peek"),
 ]
 """The keys every puzzle screen has; they follow the kind's own keys in the footer."""
 
@@ -243,6 +302,23 @@ class PuzzleScreen(PonderScreen):
         """The rows of the keys help, as the kind wants them grouped."""
         return rows
 
+    GIVE_UP_SHOWS: ClassVar[str] = "the solution"
+    """What giving up shows, for the question asked first (``every solution``)."""
+    PEEK_KEY: ClassVar[str] = "v"
+    """The key that shows the solver's answer while the player is still playing."""
+    LEGEND_KEY: ClassVar[str] = "l"
+    """The key that explains the solver pane's marks."""
+    PAUSE_KEY: ClassVar[str] = "p"
+    """The key that pauses the clock (the puzzle hidden meanwhile)."""
+
+    def give_up_now(self) -> None:
+        """Give up without asking (the question was answered): the kind shows its solution."""
+        self.give_up()
+
+    def puzzle_focus(self) -> Widget | None:
+        """What has focus while the player plays (None: the screen, whose keys play)."""
+        return None
+
     # ---------------------------------------------------------------- layout
 
     @property
@@ -270,6 +346,9 @@ class PuzzleScreen(PonderScreen):
         pane = self.query_one(SolverPane)
         pane.answer_text = self.answer_text
         pane.goal = self.goal_state()
+        # No spoilers: the solver's answer waits until the player is done (or asks).
+        pane.answer_hidden = self.replay is None
+        pane.peek_key = self.PEEK_KEY
         self.set_interval(1.0, self.refresh_title)
         self.set_interval(0.05, self.flush_events)
         self.set_interval(0.5, pane.tick)
@@ -355,6 +434,7 @@ class PuzzleScreen(PonderScreen):
         """The player is done: solved with ``answer``, or not."""
         self.ended = time.monotonic()
         self.leave_typing()
+        self.show_answer()
         self.refresh_title()
         if solved:
             self.say(self.race_result(answer) if self.race else self.won_text(answer))
@@ -365,6 +445,12 @@ class PuzzleScreen(PonderScreen):
             self._held = (solved, answer)
             return
         self.record(solved, answer)
+
+    def show_answer(self) -> None:
+        """The player is done: the solver's answer is no spoiler any more."""
+        pane = self.query_one(SolverPane)
+        if pane.answer_hidden:
+            pane.show_answer()
 
     def leave_typing(self) -> None:
         """Once the puzzle is over nothing is left to type: a box that has focus lets it
@@ -399,6 +485,7 @@ class PuzzleScreen(PonderScreen):
         self.gave_up = True
         self.ended = time.monotonic()
         self.leave_typing()
+        self.show_answer()
         self.refresh_title()
         if self.race:
             solver = self.solver_result
@@ -409,6 +496,26 @@ class PuzzleScreen(PonderScreen):
         if self.race:
             message.append(f"\n{self.solver_answer_line()}", style="")
         self.say(message)
+
+    def action_give_up(self) -> None:
+        """Ask, then give up (:meth:`give_up_now`); a finished puzzle shows it again."""
+        if self.over:
+            self.give_up_now()
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes and not self.over:
+                self.give_up_now()
+
+        self.app.push_screen(GiveUpDialog(self.noun, self.GIVE_UP_SHOWS), answered)
+
+    def abandon(self) -> None:
+        """The player leaves a puzzle in play (esc, ctrl+q): it is saved as abandoned."""
+        self.ended = time.monotonic()
+        if self.race:
+            solver = self.solver_result
+            self.race_won = False if solver is not None and solver.solved else None
+        self.record(False, None, abandoned=True)
 
     def record(self, solved: bool, answer: str | None, *, abandoned: bool = False) -> None:
         """Save this puzzle's result once (a replay saves nothing)."""
@@ -452,11 +559,7 @@ class PuzzleScreen(PonderScreen):
 
         def answered(leave: bool | None) -> None:
             if leave:
-                self.ended = time.monotonic()
-                if self.race:
-                    solver = self.solver_result
-                    self.race_won = False if solver is not None and solver.solved else None
-                self.record(False, None, abandoned=True)
+                self.abandon()
                 self.leave()
 
         self.app.push_screen(LeaveDialog(self.noun), answered)
@@ -551,6 +654,62 @@ class PuzzleScreen(PonderScreen):
             return
         self.query_one(SolverPane).display = True
         self.query_one("#race-status").display = False
+
+    # ---------------------------------------------------------------- the pane, the clock
+
+    def _pane_hidden(self) -> bool:
+        """Whether the solver's pane is hidden (a race in play): said, True."""
+        if self.query_one(SolverPane).display:
+            return False
+        self.say("In a race the solver's pane stays hidden until you finish or give up.", "yellow")
+        return True
+
+    def action_pane_focus(self) -> None:
+        """Move the keys into the solver's pane (its tree, dialogue or transcript; tab goes
+        on to its tabs), or back to the puzzle."""
+        pane = self.query_one(SolverPane)
+        focused = self.focused
+        if focused is not None and pane in focused.ancestors_with_self:
+            self.set_focus(self.puzzle_focus())
+            return
+        if self._pane_hidden():
+            return
+        pane.focus_view()
+
+    def action_zoom(self) -> None:
+        """Enlarge the solver's pane to the whole screen (its keys with it); again, or esc,
+        gives the puzzle its room back."""
+        pane = self.query_one(SolverPane)
+        if self.maximized is not None:
+            self.minimize()
+            return
+        if self._pane_hidden():
+            return
+        focused = self.focused
+        if focused is None or pane not in focused.ancestors_with_self:
+            pane.focus_view()
+        self.maximize(pane, container=False)
+
+    def watch_maximized(self, before: Widget | None, now: Widget | None) -> None:
+        # Shrunk again (ctrl+z or esc): the keys go back to the puzzle.
+        if before is not None and now is None:
+            self.set_focus(self.puzzle_focus())
+
+    def action_peek(self) -> None:
+        """Show (or hide again) the solver's answer while the puzzle is in play."""
+        pane = self.query_one(SolverPane)
+        pane.show_answer(pane.answer_hidden or self.over)
+        if pane.answer_hidden:
+            self.say(f"The solver's answer is hidden again ({self.PEEK_KEY} shows it).")
+        else:
+            self.say(f"The solver's answer shows in its pane ({self.PEEK_KEY} hides it).")
+
+    def action_pause(self) -> None:
+        """Stop the clock with the puzzle hidden; any key comes back."""
+        if self.over or self.replay is not None:
+            self.say(f"Nothing to pause: this {self.noun} is not being played.")
+            return
+        self.app.push_screen(PauseScreen(self.noun, self.PAUSE_KEY))
 
     # ---------------------------------------------------------------- the solver
 

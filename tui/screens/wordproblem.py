@@ -196,6 +196,7 @@ class WordProblemScreen(PuzzleScreen):
     NOUN = "problem"
     LEVELS = SPECS[KIND].levels
     COMMANDS = PuzzleScreen.COMMANDS | {WordProblemCommands}
+    GIVE_UP_SHOWS = "the answer and the worked solution"
 
     BINDINGS = [
         Binding("a", "answer", "Answer", id="wordproblem.answer"),
@@ -203,6 +204,7 @@ class WordProblemScreen(PuzzleScreen):
         Binding("h", "hint", "Hint", id="wordproblem.hint"),
         Binding("g", "give_up", "Give up", id="wordproblem.give_up"),
         Binding("t", "topic", "Topic", id="wordproblem.topic"),
+        Binding("p", "pause", "Pause", show=False, id="wordproblem.pause"),
     ]
 
     FOCUS_KEYS: ClassVar[dict[str, str]] = {"a": "#answer", "w": "#scratch"}
@@ -504,7 +506,7 @@ class WordProblemScreen(PuzzleScreen):
         self.refresh_title()
         self.query_one("#wp-body", VerticalScroll).scroll_end(animate=False)
 
-    def action_give_up(self) -> None:
+    def give_up_now(self) -> None:
         if self.over:
             self.refuse_when_over()
             return

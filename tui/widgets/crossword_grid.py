@@ -7,8 +7,8 @@ cursor and every rule. Colours come from component classes, so themes decide the
 
 from __future__ import annotations
 
-from collections.abc import Set
-from dataclasses import dataclass
+from collections.abc import Mapping, Set
+from dataclasses import dataclass, field
 
 from rich.style import Style
 from rich.text import Text
@@ -41,6 +41,9 @@ class GridView:
     right: Set[Cell] = frozenset()
     """Squares a check found right."""
     revealed: Set[Cell] = frozenset()
+    corrected: Mapping[Cell, str] = field(default_factory=dict)
+    """After a give-up: squares the player had wrong, with the letter they wrote; the board
+    holds the right one, drawn as a correction, theirs struck out in the corner."""
     ghost: Board | None = None
     """The solver's latest board: drawn faintly in the squares the player left empty, and in
     the corner of a square where it holds another letter than the player's."""
@@ -59,6 +62,7 @@ class CrosswordGrid(Widget, can_focus=True):
         "crossword-grid--wrong",
         "crossword-grid--right",
         "crossword-grid--revealed",
+        "crossword-grid--corrected",
         "crossword-grid--pencil",
         "crossword-grid--ghost",
         "crossword-grid--won",
@@ -81,6 +85,9 @@ class CrosswordGrid(Widget, can_focus=True):
     CrosswordGrid > .crossword-grid--wrong { color: $text-error; text-style: bold strike; }
     CrosswordGrid > .crossword-grid--right { color: $text-success; }
     CrosswordGrid > .crossword-grid--revealed { color: $text-primary; text-style: bold underline; }
+    CrosswordGrid > .crossword-grid--corrected {
+        background: $error 30%; color: $text; text-style: bold;
+    }
     CrosswordGrid > .crossword-grid--pencil { color: $text-muted; text-style: italic; }
     CrosswordGrid > .crossword-grid--ghost { color: $foreground 45%; text-style: italic; }
     CrosswordGrid > .crossword-grid--won { background: $success 35%; }
@@ -149,7 +156,12 @@ class CrosswordGrid(Widget, can_focus=True):
                 label = f"{number}" if number is not None else ""
                 letter = view.board.letter(cell)
                 guess = view.ghost.letter(cell) if view.ghost is not None else ""
-                if letter and guess and guess != letter:
+                mistaken = view.corrected.get(cell, "")
+                if mistaken:
+                    # The player's wrong letter, struck out, in the corner of the right one.
+                    top.append(f"{label:<2}"[:2], base + self._style("number"))
+                    top.append(mistaken.lower(), base + self._style("wrong"))
+                elif letter and guess and guess != letter:
                     # Where the solver believes otherwise, its letter sits in the corner.
                     top.append(f"{label:<2}"[:2], base + self._style("number"))
                     top.append(guess.lower(), base + self._style("ghost"))
@@ -157,7 +169,9 @@ class CrosswordGrid(Widget, can_focus=True):
                     top.append(f"{label:<3}"[:3], base + self._style("number"))
                 style = base
                 if letter:
-                    if cell in view.wrong:
+                    if mistaken:
+                        style += self._style("corrected")
+                    elif cell in view.wrong:
                         style += self._style("wrong")
                     elif cell in view.revealed:
                         style += self._style("revealed")

@@ -64,20 +64,23 @@ def _label_of(method: str) -> str:
 
 KEYS_NOTES = {
     "tree": (
-        "In the solver's tree (tab until it has focus): up / down move, enter shows a "
-        "thought's details, space folds or unfolds it, shift+left goes to its parent. The tabs "
-        "below it ({checks}, Experience, Details): tab to the tab bar, then left / right "
-        "switch. l explains the tree's marks and scores."
+        "ctrl+f moves the keys into the solver's tree (and back to the puzzle); ctrl+z "
+        "enlarges the pane (again, or esc, shrinks it). In the tree: up / down move, enter "
+        "shows a thought's details, space folds or unfolds it, shift+left goes to its parent. "
+        "The tabs below it ({checks}, Experience, Rounds, Details): tab to the tab bar, then "
+        "left / right switch. {legend} explains the tree's marks and scores."
     ),
     "dialogue": (
         "The solver's dialogue: one card a turn, the guide's prompt above the answer it got, "
-        "with the candidate answer checked exactly (✓ / ✗). Click a turn for its prompts and "
-        "replies in the Details tab. l explains the marks."
+        "with the candidate answer checked exactly (✓ / ✗). ctrl+f moves the keys into the "
+        "pane (and back), ctrl+z enlarges it. Click a turn for its prompts and replies in the "
+        "Details tab. {legend} explains the marks."
     ),
     "transcript": (
         "The solver's transcript: each thought, the action it chose and what the tool "
-        "answered (computed by ponder, never by the model), then why it stopped. l explains "
-        "the marks."
+        "answered (computed by ponder, never by the model), then why it stopped. ctrl+f "
+        "moves the keys into the pane (and back), ctrl+z enlarges it. {legend} explains the "
+        "marks."
     ),
 }
 """What the keys help says about the pane, per way of drawing a run (``MethodSpec.view``)."""
@@ -122,6 +125,8 @@ class ThoughtTree(Tree[str]):
 
 class SolverPane(Vertical):
     """Shows one run of a reasoning method as it happens."""
+
+    ALLOW_MAXIMIZE = True  # ctrl+z (or the palette's Maximize) enlarges the whole pane
 
     DEFAULT_CSS = """
     SolverPane { height: 1fr; }
@@ -174,6 +179,10 @@ class SolverPane(Vertical):
         """The state text of a solved puzzle (a thought that leaves it reached the goal)."""
         self.answer_text: Callable[[str], str] = str
         """An answer as people read it (the puzzle screen's)."""
+        self.answer_hidden = False
+        """Whether the solver's answer is kept from the player (still playing): no spoilers."""
+        self.peek_key = "v"
+        """The key that shows a hidden answer, as the status line names it."""
         self.config: dict[str, object] = {}
         self._tree_nodes: dict[str, TreeNode[str]] = {}
         self._groups: dict[str, TreeNode[str]] = {}
@@ -252,9 +261,31 @@ class SolverPane(Vertical):
         """What one round of the method is called (``iteration``, ``step``)."""
         return self.spec.round if self.spec is not None else "step"
 
-    def keys_note(self) -> str:
-        """How to move around the pane, for the keys help."""
-        return KEYS_NOTES.get(self.view, "").format(checks=self.checks_title())
+    def keys_note(self, legend: str = "l") -> str:
+        """How to move around the pane, for the keys help; ``legend``: the key that explains
+        the marks on this screen."""
+        note = KEYS_NOTES.get(self.view, "").format(checks=self.checks_title(), legend=legend)
+        if self.answer_hidden:
+            note += (
+                f" The solver's answer stays hidden until you solve or give up: {self.peek_key} "
+                "shows it."
+            )
+        return note
+
+    def show_answer(self, shown: bool = True) -> None:
+        """Show the solver's answer (or hide it again while the player plays)."""
+        self.answer_hidden = not shown
+        if self.finished is not None:  # an idle pane keeps its "press s" line
+            self.refresh_status()
+
+    def focus_view(self) -> None:
+        """Give the keys to what draws the run: the tree, the dialogue or the transcript."""
+        target = {"dialogue": "#dialogue", "transcript": "#transcript"}.get(self.view, "#thoughts")
+        widget = self.query_one(target)
+        if widget.focusable:
+            widget.focus()
+        else:
+            self.query_one("#solver-tabs").focus()
 
     # ---------------------------------------------------------------- lifecycle
 
@@ -611,6 +642,8 @@ class SolverPane(Vertical):
         log = self.query_one("#experience", RichLog)
         mark = ("✓", "bold green") if e.ok else ("✗", "bold red")
         said = self.answer_text(e.answer) if e.answer else "(no answer)"
+        if self.answer_hidden and e.answer:
+            said = f"(hidden while you play: {self.peek_key} shows it in the status line)"
         log.write(
             Text.assemble(
                 ("Final prompt", "bold"),
@@ -702,6 +735,11 @@ class SolverPane(Vertical):
         e = self.finished
         if e is None:
             return Text()
+        if self.answer_hidden and e.answer:
+            return Text.assemble(
+                ("answer: ", "bold"),
+                (f"hidden while you play ({self.peek_key} shows it)", "dim italic"),
+            )
         if not e.answer:
             return Text.assemble(("answer: ", "bold"), ("none", "bold red"), f" · {e.verdict}")
         line = Text.assemble(("answer: ", "bold"), f"{self.answer_text(e.answer)} ")
