@@ -171,7 +171,7 @@ class RecordedCall:
         return 1 if self.reply is None else len(self.reply.texts)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, weakref_slot=True)
 class Recording:
     """A recording read from ``path``: its header and its calls in line order."""
 

@@ -14,6 +14,7 @@ import heapq
 import json
 import math
 import os
+import weakref
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -75,6 +76,39 @@ def _key_text(value: Any) -> str:
     return _dump(_canonical(value))
 
 
+@dataclass(frozen=True, slots=True)
+class _Keys:
+    """What a recorded call is looked up by: its request (rule 1) and, for a call recorded
+    with a context, the purpose, field names and canonical values of its key."""
+
+    identity: tuple[Any, ...]
+    purpose: str
+    names: tuple[str, ...] | None = None
+    values: tuple[str, ...] = ()
+
+
+_KEYS: dict[int, list[_Keys]] = {}
+"""A recording's lookup keys, by ``id`` while it lives: worked out once, not again for every
+model that replays it (a benchmark's hands each replay the same recording)."""
+
+
+def _keys_of(recording: Recording) -> list[_Keys]:
+    keys = _KEYS.get(id(recording))
+    if keys is None:
+        keys = [_keys(rec) for rec in recording.calls]
+        _KEYS[id(recording)] = keys
+        weakref.finalize(recording, _KEYS.pop, id(recording), None)
+    return keys
+
+
+def _keys(rec: RecordedCall) -> _Keys:
+    if rec.match is None:
+        return _Keys(_identity(rec), rec.purpose)
+    names = tuple(sorted(k for k in rec.match if k != "purpose"))
+    values = tuple(_key_text(rec.match[k]) for k in names)
+    return _Keys(_identity(rec), str(rec.match["purpose"]), names, values)
+
+
 class Matcher:
     """A recording's pools of choices, and what has been taken from them (rules 1 to 3 of
     :mod:`solver.model.recording`). Each matcher starts with every choice untaken."""
@@ -92,15 +126,12 @@ class Matcher:
 
     def _add(self, index: int, rec: RecordedCall) -> None:
         entries = [(index, i) for i in range(rec.choices)]
-        self._exact.setdefault(_identity(rec), _Pool()).entries += entries
-        purpose = rec.purpose
-        if rec.match is not None:
-            purpose = str(rec.match["purpose"])
-            names = tuple(sorted(k for k in rec.match if k != "purpose"))
-            values = tuple(_key_text(rec.match[k]) for k in names)
-            tables = self._keyed.setdefault(purpose, {}).setdefault(names, {})
-            tables.setdefault(values, _Pool(fields=len(names))).entries += entries
-        self._by_purpose.setdefault(purpose, []).append(rec)
+        keys = _keys_of(self.recording)[index]
+        self._exact.setdefault(keys.identity, _Pool()).entries += entries
+        if keys.names is not None:
+            tables = self._keyed.setdefault(keys.purpose, {}).setdefault(keys.names, {})
+            tables.setdefault(keys.values, _Pool(fields=len(keys.names))).entries += entries
+        self._by_purpose.setdefault(keys.purpose, []).append(rec)
 
     def take(self, call: Call) -> Generation:
         """The reply to ``call`` from the next choices of its pool; :class:`ModelError`
