@@ -42,6 +42,7 @@ from solver.events import WordChecked
 from solver.kinds import roles
 from solver.kinds.crossword import MINI_MAX
 from solver.model import Message
+from solver.roles import Role
 
 __all__ = [
     "CONFIDENCE_WEIGHTS",
@@ -367,7 +368,7 @@ class CrosswordDomain:
 
     crossword: Crossword
     kind: str = field(default="crossword", init=False)
-    roles: frozenset[str] = field(default=ROLES, init=False)
+    roles: frozenset[Role] = field(default=ROLES, init=False)
     names: dict[str, Slot] = field(init=False, repr=False)
     _by_slot: dict[Slot, str] = field(init=False, repr=False)
     _clues: dict[str, str] = field(init=False, repr=False)
@@ -603,7 +604,7 @@ class CrosswordDomain:
                 state = steps[0].state
         return state
 
-    def prompt(self, role: str, **args: Any) -> tuple[Message, ...]:
+    def prompt(self, role: Role, **args: Any) -> tuple[Message, ...]:
         """The messages for ``role``. Arguments by role: ``io`` / ``cot`` (none),
         ``propose`` (state), ``clue_value`` (state, part: a clue name), ``step``
         (experience: text, chain: (step text, score) pairs), ``evaluate`` (chain, step),
@@ -614,20 +615,20 @@ class CrosswordDomain:
         head = self._head()
         clues = f"Clues:\n{self._clue_lines()}"
         empty = self._board_lines(self.start())
-        if role in ("io", "cot"):
+        if role in (Role.IO, Role.COT):
             how = (
                 "First write each answer on its own line as 'h1. WORD' (using the clue names), "
                 "then the whole grid after 'Output:', one row per line, letters separated by "
                 "spaces."
-                if role == "cot"
+                if role == Role.COT
                 else "Write the whole grid after 'Output:', one row per line, letters "
                 "separated by spaces."
             )
             return self.messages(
-                f"{head}\n{how}\n\n{self._example(role == 'cot')}{clues}\nBoard:\n{empty}\n"
+                f"{head}\n{how}\n\n{self._example(role == Role.COT)}{clues}\nBoard:\n{empty}\n"
                 "Output:\n"
             )
-        if role == "propose":
+        if role == Role.PROPOSE:
             return self.messages(
                 f"{head}\n\n{self._status(args['state'])}\n\n"
                 "Give candidate answers for the unfilled clues, one per line, as "
@@ -635,7 +636,7 @@ class CrosswordDomain:
                 "already on the board, and your confidence: certain, high, medium or low. "
                 "List several candidates, the likeliest first.\n"
             )
-        if role == "clue_value":
+        if role == Role.CLUE_VALUE:
             name = str(args["part"])
             pattern = " ".join(self.pattern(args["state"], name).lower())
             return self.messages(
@@ -645,7 +646,7 @@ class CrosswordDomain:
                 "on the last line with one word: sure, maybe or impossible.\n\n"
                 f"{VALUE_SHOTS}{self._clues[name]}: {pattern}\n"
             )
-        if role == "step":
+        if role == Role.STEP:
             chain = args["chain"]
             state = self._replayed(chain)
             scored = "\n".join(f"{t}, Evaluation score: {s:g}" for t, s in chain)
@@ -661,7 +662,7 @@ class CrosswordDomain:
                 "The evaluation score is your confidence in the word, one of 0.1, 0.3, 0.5, "
                 "0.7, 0.9, 1.0."
             )
-        if role == "evaluate":
+        if role == Role.EVALUATE:
             chain = args["chain"]
             state = self._replayed(chain)
             scored = "\n".join(f"{t}, Evaluation score: {s:g}" for t, s in chain)
@@ -674,7 +675,7 @@ class CrosswordDomain:
                 "conflicting; 1.0: certainly right). Reply on the last line as "
                 "'Evaluation score: X'."
             )
-        if role == "analyze":
+        if role == Role.ANALYZE:
             chain = args["chain"]
             steps = "\n".join(f"Step {i}: {t}" for i, t in enumerate(chain, 1))
             return self.messages(
@@ -690,7 +691,7 @@ class CrosswordDomain:
                 "Be brief.",
                 FEEDBACK_SYSTEM,
             )
-        if role == "final":
+        if role == Role.FINAL:
             return self.messages(
                 f"{head}\n{clues}\nBoard:\n{empty}\n\n"
                 "First of all, recall historical reasoning experience (ignore it if empty) and "
@@ -700,7 +701,7 @@ class CrosswordDomain:
                 "line, letters separated by spaces.",
                 BOT_SYSTEM,
             )
-        if role == "guide":
+        if role == Role.GUIDE:
             return self.messages(
                 f"Query: {head}\n{clues}\nBoard:\n{empty}\n\n"
                 f"This is turn {args['turn']} of at most {args['total']}.\n"

@@ -74,6 +74,7 @@ from solver.model.markers import (
     G24_STEP,
     G24_VALUE,
 )
+from solver.roles import Role
 
 __all__ = [
     "BOT_SCORES",
@@ -1088,7 +1089,7 @@ class Game24Domain:
 
     hand: Hand
     kind: str = field(default="game24", init=False)
-    roles: frozenset[str] = field(default=ROLES, init=False)
+    roles: frozenset[Role] = field(default=ROLES, init=False)
 
     @property
     def value_weights(self) -> Mapping[str, float]:
@@ -1173,7 +1174,7 @@ class Game24Domain:
             return (Message("system", system), Message("user", user))
         return (Message("user", user),)
 
-    def prompt(self, role: str, **args: Any) -> tuple[Message, ...]:
+    def prompt(self, role: Role, **args: Any) -> tuple[Message, ...]:
         """The messages for ``role``. Arguments by role: ``cot`` (steps: lines so far),
         ``propose`` / ``value`` (state), ``judge`` (answer), ``step`` (experience: text,
         chain: (step text, score) pairs, examples: bool), ``condense`` (experience: text),
@@ -1182,37 +1183,37 @@ class Game24Domain:
         examples: bool), ``guide`` / ``respond`` (transcript: turns, turn, total, and
         for ``respond`` also guidance and final)."""
         hand = self.hand
-        if role == "io":
+        if role == Role.IO:
             return self.messages(io_prompt(hand))
-        if role == "cot":
+        if role == Role.COT:
             return self.messages(cot_prompt(hand, args.get("steps", ())))
-        if role == "propose":
+        if role == Role.PROPOSE:
             return self.messages(propose_prompt(args["state"].left(), hand.target))
-        if role == "value":
+        if role == Role.VALUE:
             numbers = format_numbers(sorted(args["state"].numbers))
             return self.messages(value_prompt(numbers, hand.target))
-        if role == "judge":
+        if role == Role.JUDGE:
             return self.messages(last_step_prompt(hand, args["answer"]))
-        if role == "step":
+        if role == Role.STEP:
             user = bot_step_prompt(
                 hand, args["experience"], args["chain"], bool(args.get("examples"))
             )
             return self.messages(user, BOT_SYSTEM)
-        if role == "condense":
+        if role == Role.CONDENSE:
             return self.messages(bot_condense_prompt(hand, args["experience"]), CONDENSE_SYSTEM)
-        if role == "similar":
+        if role == Role.SIMILAR:
             return self.messages(bot_similar_prompt(args["a"], args["b"]))
-        if role == "evaluate":
+        if role == Role.EVALUATE:
             return self.messages(bot_evaluate_prompt(hand, args["chain"], args["step"]))
-        if role == "analyze":
+        if role == Role.ANALYZE:
             return self.messages(bot_feedback_prompt(hand, args["chain"]), FEEDBACK_SYSTEM)
-        if role == "final":
+        if role == Role.FINAL:
             user = bot_final_prompt(hand, args["experience"], bool(args.get("examples")))
             return self.messages(user, BOT_SYSTEM)
-        if role == "guide":
+        if role == Role.GUIDE:
             user = iot_guide_prompt(hand, args["turns"], args["turn"], args["total"])
             return self.messages(user, IOT_GUIDE_SYSTEM)
-        if role == "respond":
+        if role == Role.RESPOND:
             user = iot_answer_prompt(hand, args["turns"], args["guidance"], args["mode"])
             return self.messages(user, IOT_ANSWER_SYSTEM)
         raise RolesMissing("a method", self.kind, [role])

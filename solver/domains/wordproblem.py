@@ -69,6 +69,7 @@ from solver.model.markers import (
     WP_REVISE,
     WP_STEP,
 )
+from solver.roles import Role
 from solver.tools import DEFAULT_LIMIT, Calculate, Solve, format_trajectory
 
 __all__ = [
@@ -606,7 +607,7 @@ class WordProblemDomain:
     tool_limit: float = DEFAULT_LIMIT
     """Seconds each tool call may run before it is stopped."""
     kind: str = field(default="wordproblem", init=False)
-    roles: frozenset[str] = field(default=ROLES, init=False)
+    roles: frozenset[Role] = field(default=ROLES, init=False)
 
     def __post_init__(self) -> None:
         self._tools: tuple[Tool, ...] = (Calculate(self.tool_limit), Solve(self.tool_limit))
@@ -742,7 +743,7 @@ class WordProblemDomain:
             return (Message("system", system), Message("user", user))
         return (Message("user", user),)
 
-    def prompt(self, role: str, **args: Any) -> tuple[Message, ...]:
+    def prompt(self, role: Role, **args: Any) -> tuple[Message, ...]:
         """The messages for ``role``. Arguments by role: ``cot`` (steps, demonstrations:
         solved problems shown instead of the fixed examples), ``step``
         (experience, chain: (step, score) pairs), ``evaluate`` (chain, step), ``analyze``
@@ -753,35 +754,35 @@ class WordProblemDomain:
         ``revise`` (solution, verification, tool_answer)."""
         p = self._prompts
         tools = p.tool_lines()
-        if role == "io":
+        if role == Role.IO:
             return self.messages(p.io())
-        if role == "cot":
+        if role == Role.COT:
             return self.messages(p.cot(args.get("steps", ()), args.get("demonstrations", ())))
-        if role == "step":
+        if role == Role.STEP:
             return self.messages(p.step(args["experience"], args["chain"]), BOT_SYSTEM)
-        if role == "evaluate":
+        if role == Role.EVALUATE:
             return self.messages(p.evaluate(args["chain"], args["step"]))
-        if role == "analyze":
+        if role == Role.ANALYZE:
             checked = bool(args.get("checked", True))
             return self.messages(p.analyze(args["chain"], checked), FEEDBACK_SYSTEM)
-        if role == "final":
+        if role == Role.FINAL:
             return self.messages(p.final(args["experience"]), BOT_SYSTEM)
-        if role == "guide":
+        if role == Role.GUIDE:
             return self.messages(
                 p.guide(args["turns"], args["turn"], args["total"]), IOT_GUIDE_SYSTEM
             )
-        if role == "respond":
+        if role == Role.RESPOND:
             return self.messages(
                 p.respond(args["turns"], args["guidance"], args["mode"]), IOT_ANSWER_SYSTEM
             )
-        if role == "act":
+        if role == Role.ACT:
             shots = int(args.get("shots", REACT_SHOTS))
             user = p.act(args.get("steps", ()), args["step"], args["limit"], shots)
             return self.messages(user, REACT_SYSTEM.replace("{tools}", tools))
-        if role == "formalize":
+        if role == Role.FORMALIZE:
             user = p.formalize(args["trial"], args.get("steps", ()), args["step"])
             return self.messages(user, DELI_TOOL_SYSTEM.replace("{tools}", tools))
-        if role == "revise":
+        if role == Role.REVISE:
             user = p.revise(args["solution"], args["verification"], args.get("tool_answer"))
             return self.messages(user, DELI_REVISE_SYSTEM)
         raise RolesMissing("a method", self.kind, [role])

@@ -13,6 +13,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from solver.roles import Role
+
 if TYPE_CHECKING:
     from solver.domains.base import Domain
 
@@ -40,7 +42,7 @@ class KindSpec:
     """For people (``Game of 24``)."""
     cli: str
     """What people type on the command line (``24``)."""
-    roles: frozenset[str]
+    roles: frozenset[Role]
     """The roles its domain has prompts and parsers for: which methods can play it."""
     domain: str
     """``module:Class`` of its domain adapter, built from one puzzle."""

@@ -31,6 +31,7 @@ from solver.methods.bot import BoT, BoTConfig
 from solver.model import Call, Sampling, ScriptedModel
 from solver.model.base import Generation, TokenCallback
 from solver.model.offline import OfflineModel
+from solver.roles import Role
 from tests.solver.test_bot_variants import chain_replies
 from tests.solver.test_method_decisions import FEEDBACK, bot_text, step_key, tree_replies
 
@@ -135,7 +136,7 @@ async def test_the_condensation_call_sends_the_whole_experience_with_the_analysi
     # numbered 2: cumulative experience sends no "came back" line), joined as the prompts are.
     assert sent[1] == "CONDENSED-1\n#\n2" + sent[0][1:]
     for call, experience in zip(asks, sent, strict=True):
-        assert call.messages == domain.prompt("condense", experience=experience)
+        assert call.messages == domain.prompt(Role.CONDENSE, experience=experience)
         assert f"#####\n{experience}\n#####" in call.messages[-1].content
         # The analysis call's sampling: its temperature, top_p 1, one sample, the token cap.
         assert call.sampling == Sampling(0.45, 1.0, 1, 321)
@@ -165,7 +166,7 @@ async def test_an_unreadable_condensation_is_reported_and_the_experience_kept() 
 # ------------------------------------------------------------------ a parser missing
 
 
-def word_problem_claiming(*roles: str) -> WordProblemDomain:
+def word_problem_claiming(*roles: Role) -> WordProblemDomain:
     """A word problem that claims roles it has no parser for."""
     domain = WordProblemDomain(problem_by_id("bulk_saving/691459251"))
     domain.roles = domain.roles | set(roles)
@@ -175,16 +176,16 @@ def word_problem_claiming(*roles: str) -> WordProblemDomain:
 @pytest.mark.parametrize(
     ("config", "role", "method"),
     [
-        (BoTConfig(experience="cumulative"), "condense", "bot --experience cumulative"),
+        (BoTConfig(experience="cumulative"), Role.CONDENSE, "bot --experience cumulative"),
         (
             BoTConfig(aggregation="greedy", similarity="model"),
-            "similar",
+            Role.SIMILAR,
             "bot --similarity model",
         ),
     ],
 )
 async def test_a_domain_without_the_variants_parser_is_told_which_before_any_call(
-    config: BoTConfig, role: str, method: str
+    config: BoTConfig, role: Role, method: str
 ) -> None:
     domain = word_problem_claiming(role)
     model = ScriptedModel(["x"])
@@ -204,7 +205,7 @@ async def test_a_domain_without_the_variants_parser_is_told_which_before_any_cal
 @pytest.mark.parametrize(
     ("config", "role", "method"),
     [
-        (BoTConfig(experience="cumulative"), "condense", "bot --experience cumulative"),
+        (BoTConfig(experience="cumulative"), Role.CONDENSE, "bot --experience cumulative"),
         (BoTConfig(aggregation="greedy", similarity="model"), "similar", "bot --similarity model"),
         (BoTConfig(examples=True), "examples", "bot --examples"),
     ],
@@ -347,7 +348,7 @@ async def test_greedy_with_the_model_stitches_all_three_steps_asking_each_pair_o
     ]
     assert ("8 / 8 = 1 (left: 4 7 1)", "8 * 3 = 24 (left: 8 24)") in pairs
     for call, (a, b) in zip(asked, pairs, strict=True):
-        assert call.messages == domain.prompt("similar", a=a, b=b)
+        assert call.messages == domain.prompt(Role.SIMILAR, a=a, b=b)
         # The evaluation calls' sampling: their temperature and top_p, one sample, the cap.
         assert call.sampling == Sampling(0.15, 0.35, 1, 321)
         # The hand's start and the two steps, for the pane.

@@ -25,6 +25,7 @@ from solver.methods import METHODS, solve
 from solver.methods.bot import BoT, BoTConfig
 from solver.model import Call, Message, Sampling, ScriptedModel
 from solver.model.offline import OfflineModel
+from solver.roles import Purpose, Role
 from tests.solver.test_method_decisions import (
     FEEDBACK,
     GREEDY_EDGES,
@@ -190,7 +191,7 @@ async def test_none_keeps_the_experience_out_of_every_prompt_and_still_analyses(
     assert all(c.context["experience"] == [] for c in steps)
     # The analysis is still asked (and shown), so the calls compare with additive's.
     assert Counter(c.purpose for c in ablated.calls) == Counter(c.purpose for c in plain.calls)
-    assert [c.purpose for c in ablated.calls].count("bot_feedback") == 3
+    assert [c.purpose for c in ablated.calls].count(Purpose.BOT_FEEDBACK) == 3
     exp = of(events, ExperienceAdded)
     assert all(e.entry == "" and "ADVICE-ONE" in e.advice for e in exp)
     # Additive carries it (the control).
@@ -236,7 +237,7 @@ def test_the_worked_examples_are_right_and_of_no_benchmark_hand() -> None:
         assert domain.is_goal(state)
     # Not for another target or another size of hand.
     ten = Game24Domain(Hand.parse("1 2 3 4", target=10)).prompt(
-        "step", experience="", chain=[], examples=True
+        Role.STEP, experience="", chain=[], examples=True
     )
     assert "Worked examples" not in ten[-1].content
 
@@ -322,7 +323,7 @@ async def run_engine(call: Call, seed: int = 0) -> tuple[str, ...]:
 
 
 def engine_call(purpose: str, messages: tuple[Message, ...], n: int = 1) -> Call:
-    return Call(purpose, messages, Sampling(0.7, 1.0, n, 500), Untouchable())
+    return Call(Purpose(purpose), messages, Sampling(0.7, 1.0, n, 500), Untouchable())
 
 
 REJECTED = (
@@ -340,7 +341,7 @@ async def test_the_engine_condenses_by_reading_the_experience_and_keeps_the_advi
     domain = Game24Domain(Hand.parse("4 7 8 8"))
     experience = "\n#\n".join(REJECTED.format(i=i) for i in (1, 2))
     (reply,) = await run_engine(
-        engine_call("bot_condense", domain.prompt("condense", experience=experience))
+        engine_call("bot_condense", domain.prompt(Role.CONDENSE, experience=experience))
     )
     assert reply.count("do not use 8 + 8 = 16 from 4 7 8 8") == 1
     assert "Analysis Report" not in reply and len(reply) < len(experience)
@@ -354,7 +355,7 @@ async def test_the_engine_condenses_by_reading_the_experience_and_keeps_the_advi
         )
     )
     (again,) = await run_engine(
-        engine_call("bot_condense", domain.prompt("condense", experience=f"{reply}\n#\n{other}"))
+        engine_call("bot_condense", domain.prompt(Role.CONDENSE, experience=f"{reply}\n#\n{other}"))
     )
     assert again.count("do not use 8 + 8 = 16") == 1 and again.count("do not use 8 * 7 = 56") == 1
 
@@ -375,10 +376,10 @@ async def test_the_engine_learns_from_condensed_advice_through_the_prompt_text()
         "cannot make 24. Advice: do not use 8 - 7 = 1 from 4 7 8 8; combine a different pair."
     )
     blank = await run_engine(
-        engine_call("bot_step", domain.prompt("step", experience="", chain=[]), 200)
+        engine_call("bot_step", domain.prompt(Role.STEP, experience="", chain=[]), 200)
     )
     told = await run_engine(
-        engine_call("bot_step", domain.prompt("step", experience=condensed, chain=[]), 200)
+        engine_call("bot_step", domain.prompt(Role.STEP, experience=condensed, chain=[]), 200)
     )
     # 8 - 7 is among the engine's favourite openings; told not to, it nearly never plays it.
     assert first_steps(blank)["8 - 7"] >= 20
@@ -400,10 +401,10 @@ async def test_the_engine_reuses_a_chain_shown_without_analysis_that_reaches_the
     domain = Game24Domain(Hand.parse("4 7 8 8"))
     chain = SOLVED_CHAIN
     blank = await run_engine(
-        engine_call("bot_step", domain.prompt("step", experience="", chain=[]), 200)
+        engine_call("bot_step", domain.prompt(Role.STEP, experience="", chain=[]), 200)
     )
     shown = await run_engine(
-        engine_call("bot_step", domain.prompt("step", experience=chain, chain=[]), 200)
+        engine_call("bot_step", domain.prompt(Role.STEP, experience=chain, chain=[]), 200)
     )
     assert first_steps(shown)["8 / 8"] > 2 * max(first_steps(blank)["8 / 8"], 5)
     # A chain that does not reach 24, shown the same way, teaches nothing (the samples
@@ -412,7 +413,7 @@ async def test_the_engine_reuses_a_chain_shown_without_analysis_that_reaches_the
         "Operation: *, New number calculated: 24", "Operation: +, New number calculated: 10"
     ).replace("New set: 24", "New set: 10")
     unmoved = await run_engine(
-        engine_call("bot_step", domain.prompt("step", experience=wrong, chain=[]), 200)
+        engine_call("bot_step", domain.prompt(Role.STEP, experience=wrong, chain=[]), 200)
     )
     assert first_steps(unmoved)["8 / 8"] < 2 * max(first_steps(blank)["8 / 8"], 5)
     assert first_steps(unmoved)["8 / 8"] < first_steps(shown)["8 / 8"] // 4
@@ -425,7 +426,7 @@ async def test_the_engine_reads_many_recommended_chains_without_overflowing() ->
     experience = "1. Reasoning chains of this iteration, without analysis\n" + "\n".join(
         [block] * 100
     )
-    call = engine_call("bot_step", domain.prompt("step", experience=experience, chain=[]), 50)
+    call = engine_call("bot_step", domain.prompt(Role.STEP, experience=experience, chain=[]), 50)
     texts = await run_engine(dataclasses.replace(call, sampling=Sampling(0.2, 1.0, 50, 500)))
     assert first_steps(texts)["8 / 8"] >= 45
 
@@ -434,7 +435,9 @@ async def test_the_engine_judges_similarity_from_the_two_steps_it_reads() -> Non
     domain = Game24Domain(Hand.parse("4 7 8 8"))
 
     async def judged(a: str, b: str) -> float:
-        (text,) = await run_engine(engine_call("bot_similar", domain.prompt("similar", a=a, b=b)))
+        (text,) = await run_engine(
+            engine_call("bot_similar", domain.prompt(Role.SIMILAR, a=a, b=b))
+        )
         value = g24.parse_similarity(text)
         assert value is not None
         return value
@@ -556,8 +559,8 @@ def role_args(domain: Game24Domain, role: str) -> dict[str, Any]:
     return table[role]
 
 
-@pytest.mark.parametrize("role", sorted(g24.ROLES - {"examples"}))
-def test_no_prompt_of_any_role_shows_a_benchmark_hand_with_its_answer(role: str) -> None:
+@pytest.mark.parametrize("role", sorted(g24.ROLES - {Role.EXAMPLES}))
+def test_no_prompt_of_any_role_shows_a_benchmark_hand_with_its_answer(role: Role) -> None:
     domain = Game24Domain(Hand.parse("4 7 8 8"))
     messages = domain.prompt(role, **role_args(domain, role))
     text = "\n".join(m.content for m in messages)

@@ -13,6 +13,7 @@ from puzzles.game24 import Hand, apply, check_answer
 from puzzles.game24.rules import State, Step
 from solver.domains import game24 as g24
 from solver.domains.base import Guidance, Reply, RolesMissing
+from solver.roles import Role
 
 
 def test_every_shot_in_the_prompts_is_correct() -> None:
@@ -294,14 +295,14 @@ def test_a_claimed_chain_with_no_steps_says_so() -> None:
 
 def test_a_missing_roles_message_names_the_role_and_the_kind() -> None:
     with pytest.raises(RolesMissing) as info:
-        DOMAIN.prompt("act")
+        DOMAIN.prompt(Role.ACT)
     assert str(info.value) == (
         "a method cannot solve game24 puzzles yet: the game24 domain has no act prompt"
     )
 
 
 def test_the_cot_prompts_worked_examples_show_their_steps() -> None:
-    text = DOMAIN.prompt("cot")[-1].content
+    text = DOMAIN.prompt(Role.COT)[-1].content
     assert re.search(r"^Input: [\d ]+\nSteps:\n", text, re.MULTILINE)
 
 

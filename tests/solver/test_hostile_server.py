@@ -26,6 +26,7 @@ from solver.model.openai import (
     _StreamRedactor,
     base_url_problem,
 )
+from solver.roles import Purpose
 from solver.settings import Settings, mask_url
 
 CANARY = "sk-canary-7Hq2vX9pLm4RtY8wZb3NcK6dFg1JsA5eUo0Pi"
@@ -62,7 +63,7 @@ def leaks(text: str, secret: str = CANARY) -> list[str]:
 
 
 def call(text: str = "What is 4 * 6?", **sampling: Any) -> Call:
-    return Call("propose", (Message("user", text),), Sampling(**sampling))
+    return Call(Purpose.PROPOSE, (Message("user", text),), Sampling(**sampling))
 
 
 @pytest.fixture

@@ -34,6 +34,7 @@ from solver.methods.bot import BoT, BoTConfig
 from solver.methods.tot import ToT, ToTConfig
 from solver.model import Call, Generation, Sampling, ScriptedModel, TokenCallback
 from solver.model.offline import OfflineModel
+from solver.roles import Purpose
 
 VALUES = {  # three value samples each, so every state below has its own sum
     60.0: ("sure", "sure", "sure"),
@@ -576,7 +577,7 @@ def bot_root_call(hand: Hand, feedback: str | None, chain: list[str], sample: in
             }
         ]
     return Call(
-        "bot_step",
+        Purpose.BOT_STEP,
         domain.messages(g24.bot_step_prompt(hand, experience, []), g24.BOT_SYSTEM),
         Sampling(0.7, 1.0, 1, 500),
         domain.context(domain.start(), experience=structured, chain=[]),

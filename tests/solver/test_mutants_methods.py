@@ -15,7 +15,7 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from fractions import Fraction
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import pytest
 
@@ -66,6 +66,7 @@ from solver.model import (
     ScriptedModel,
     Usage,
 )
+from solver.roles import Purpose
 from tests.solver.test_method_decisions import (
     ADVICE,
     FEEDBACK,
@@ -216,7 +217,7 @@ def test_samples_are_split_into_batches_each_told_where_its_samples_start() -> N
     asked = (Message("user", "ask"),)
 
     def split(samples: int, batch: int) -> list[tuple[int, int]]:
-        calls = sample_calls("io", asked, Sampling(0.7), samples, batch, {"left": "1 2"})
+        calls = sample_calls(Purpose.IO, asked, Sampling(0.7), samples, batch, {"left": "1 2"})
         assert all(c.messages == asked and c.context == {"left": "1 2"} for c in calls)
         return [(c.sample_offset, c.sampling.n) for c in calls]
 
@@ -1045,7 +1046,11 @@ class Scripted:
 
 
 def a_call(purpose: str = "p", temperature: float = 0.6, top_p: float = 0.8) -> Call:
-    return Call(purpose, (Message("user", f"ask {purpose}"),), Sampling(temperature, top_p, 1))
+    return Call(
+        cast(Purpose, purpose),
+        (Message("user", f"ask {purpose}"),),
+        Sampling(temperature, top_p, 1),
+    )
 
 
 async def test_every_call_is_counted_billed_and_reported() -> None:
@@ -1228,7 +1233,7 @@ async def test_the_context_helpers() -> None:
     ctx = RunContext(BilledModel([]), events.append, seed=3)
     assert [ctx.node_id(), ctx.node_id("t"), ctx.node_id()] == ["n1", "t2", "n3"]
     assert ctx.rng.random() == random.Random(3).random()
-    ctx.parse_failed("value", "x" * 600, "why")
+    ctx.parse_failed(Purpose.VALUE, "x" * 600, "why")
     assert ctx.parse_failures == 1
     (failed,) = of(events, ParseFailed)
     assert (failed.purpose, failed.text, failed.reason) == ("value", "x" * 500, "why")
@@ -1646,8 +1651,8 @@ async def test_a_cancel_while_gather_winds_its_siblings_down_still_reports_the_f
 
 def test_parse_failures_are_counted_and_a_stop_carries_its_answer() -> None:
     ctx = RunContext(ScriptedModel([]), lambda e: None)
-    ctx.parse_failed("a", "x", "y")
-    ctx.parse_failed("a", "x", "y")
+    ctx.parse_failed(Purpose.IO, "x", "y")
+    ctx.parse_failed(Purpose.IO, "x", "y")
     assert ctx.parse_failures == 2
     stop = StopRun("2 * 3 * 4")
     assert stop.answer == "2 * 3 * 4" and str(stop) == "2 * 3 * 4"

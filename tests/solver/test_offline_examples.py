@@ -24,6 +24,7 @@ from puzzles.arith import BinOp, Expr, combine, parse, parse_number
 from puzzles.game24 import Hand
 from solver.model import Call, Message, Sampling
 from solver.model.offline import OfflineModel
+from solver.roles import Purpose
 
 HANDS = ("4 7 8 8", "2 7 8 9", "1 5 5 5", "3 3 8 8", "1 4 5 6", "2 3 5 12")
 SEEDS = range(4)
@@ -89,7 +90,9 @@ def replies(purpose: str, text: str) -> list[str]:
     async def run() -> list[str]:
         out: list[str] = []
         for seed in SEEDS:
-            call = Call(purpose, (Message("user", text),), Sampling(n=SAMPLES, temperature=0.7))
+            call = Call(
+                Purpose(purpose), (Message("user", text),), Sampling(n=SAMPLES, temperature=0.7)
+            )
             out.extend((await OfflineModel(seed).generate(call)).texts)
         return out
 
@@ -257,7 +260,7 @@ def test_a_garbage_or_untouchable_context_changes_no_reply(purpose: str, prompt:
         out = []
         for hand in HANDS[:4]:
             call = Call(
-                purpose,
+                Purpose(purpose),
                 (Message("user", prompt(Hand.parse(hand))),),
                 Sampling(n=5, temperature=0.7),
             )

@@ -28,6 +28,7 @@ from solver.model import Call, Message, Sampling
 from solver.model.markers import G24_IO
 from solver.model.offline import OfflineModel, writing
 from solver.model.offline import game24 as player
+from solver.roles import Purpose, Role
 from tests.solver.test_offline_crossword_player import reply
 from tests.solver.test_offline_game24_roles import chain_entry
 
@@ -64,7 +65,7 @@ def opening(
     monkeypatch: pytest.MonkeyPatch, hand: str, experience: str = "", top_p: float = 1.0
 ) -> Weights:
     """The weights of BoT's first step from ``hand`` under ``experience``."""
-    prompt = Game24Domain(Hand.parse(hand)).prompt("step", experience=experience, chain=[])
+    prompt = Game24Domain(Hand.parse(hand)).prompt(Role.STEP, experience=experience, chain=[])
     (weights,) = picks(monkeypatch, "bot_step", prompt, top_p=top_p)
     return weights
 
@@ -479,14 +480,14 @@ def test_a_state_that_no_try_finishes_is_scored_by_a_feel_for_its_numbers(
 
 
 def test_the_engine_names_itself_in_every_generation() -> None:
-    prompt = Game24Domain(Hand.parse("4 7 8 8")).prompt("io")
-    call = Call("io", prompt, Sampling(0.7, 1.0, 2, 600), {})
+    prompt = Game24Domain(Hand.parse("4 7 8 8")).prompt(Role.IO)
+    call = Call(Purpose.IO, prompt, Sampling(0.7, 1.0, 2, 600), {})
     assert asyncio.run(OfflineModel(seed=0).generate(call)).model == "offline"
 
 
 def test_an_engine_made_without_a_seed_plays_as_seed_zero() -> None:
-    prompt = Game24Domain(Hand.parse("4 7 8 8")).prompt("cot")
-    call = Call("cot", prompt, Sampling(1.0, 1.0, 8, 600), {})
+    prompt = Game24Domain(Hand.parse("4 7 8 8")).prompt(Role.COT)
+    call = Call(Purpose.COT, prompt, Sampling(1.0, 1.0, 8, 600), {})
 
     def texts(engine: OfflineModel) -> tuple[str, ...]:
         return asyncio.run(engine.generate(call)).texts

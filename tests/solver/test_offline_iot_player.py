@@ -24,6 +24,7 @@ from solver.domains.game24 import Game24Domain, parse_guidance, parse_reply
 from solver.model import Call, Message, Sampling
 from solver.model.markers import G24_IOT_ANSWER, G24_IOT_GUIDE
 from solver.model.offline import OfflineModel, critics
+from solver.roles import Purpose, Role
 from tests.solver.test_iot import answer
 
 HAND = Hand.parse("4 7 8 8")
@@ -36,7 +37,7 @@ PRAISE = "Your answer uses each number once and makes the target."
 def text_of(
     purpose: str, prompt: tuple[Message, ...], offset: int, seed: int = 0, temp: float = 0.7
 ) -> str:
-    call = Call(purpose, prompt, Sampling(temp, 1.0, 1, 600), {}, sample_offset=offset)
+    call = Call(Purpose(purpose), prompt, Sampling(temp, 1.0, 1, 600), {}, sample_offset=offset)
     return asyncio.run(OfflineModel(seed=seed).generate(call)).text
 
 
@@ -44,7 +45,7 @@ def guide(answers: list[str | None], offset: int, hand: Hand = HAND) -> Guidance
     """The guide's reply after the answerer gave ``answers``, one per turn."""
     domain = Game24Domain(hand)
     turns = tuple(domain.turn("Go on.", parse_reply(answer(a))) for a in answers)
-    prompt = domain.prompt("guide", turns=turns, turn=len(turns) + 1, total=10)
+    prompt = domain.prompt(Role.GUIDE, turns=turns, turn=len(turns) + 1, total=10)
     return parse_guidance(text_of("iot_guide", prompt, offset))
 
 
@@ -59,7 +60,7 @@ def respond(
     """The answerer's reply after ``answers`` (one per turn) and the guide's ``guidance``."""
     domain = Game24Domain(hand)
     turns = tuple(domain.turn("Go on.", parse_reply(answer(a))) for a in answers)
-    prompt = domain.prompt("respond", turns=turns, guidance=guidance, mode=mode)
+    prompt = domain.prompt(Role.RESPOND, turns=turns, guidance=guidance, mode=mode)
     return parse_reply(text_of("iot_answer", prompt, offset, seed))
 
 
@@ -241,14 +242,14 @@ def test_every_reply_is_one_json_object_with_the_fields_the_prompt_asks_for() ->
     for offset in range(30):
         for answers in ([], [WRONG], [RIGHT], [None]):
             turns = tuple(domain.turn("Go on.", parse_reply(answer(a))) for a in answers)
-            prompt = domain.prompt("guide", turns=turns, turn=len(turns) + 1, total=10)
+            prompt = domain.prompt(Role.GUIDE, turns=turns, turn=len(turns) + 1, total=10)
             for text in (
                 text_of("iot_guide", prompt, offset),
                 text_of("iot_guide", lost_guide, offset),
             ):
                 assert set(json.loads(text)) == {"guidance", "stop"}, text
             for mode in ("free", "discuss", "close"):
-                prompt = domain.prompt("respond", turns=turns, guidance="Go on.", mode=mode)
+                prompt = domain.prompt(Role.RESPOND, turns=turns, guidance="Go on.", mode=mode)
                 for text in (
                     text_of("iot_answer", prompt, offset),
                     text_of("iot_answer", lost, offset),

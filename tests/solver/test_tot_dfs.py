@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import random
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -33,6 +33,7 @@ from solver.model import Call, Generation, Message, ScriptedModel, TokenCallback
 from solver.model.offline import OfflineModel
 from solver.model.offline.crossword import CrosswordPlayer
 from solver.model.openai import OpenAIModel
+from solver.roles import Purpose, Role
 
 SEED = 5  # ACRES / TROLL / TABOO / INEPT / CEDES
 SMALL: dict[str, dict[str, Any]] = {
@@ -173,18 +174,18 @@ def test_the_player_never_reads_a_solution() -> None:
     # A call whose prompt is a crossword prompt but whose context holds a different
     # "solution" gets the same reply: the player answers from the messages alone.
     domain = CrosswordDomain(generate(SEED))
-    call = Call("cot", domain.prompt("cot"), context={"solution": "ZZZZZ/" * 5})
+    call = Call(Purpose.COT, domain.prompt(Role.COT), context={"solution": "ZZZZZ/" * 5})
     player = CrosswordPlayer()
     assert player.recognises(call)
     plain = dataclasses.replace(call, context={})
     assert player.reply(call, random.Random(1), 0) == player.reply(plain, random.Random(1), 0)
-    assert not player.recognises(Call("io", (Message("user", "Input: 4 7 8 8"),)))
+    assert not player.recognises(Call(Purpose.IO, (Message("user", "Input: 4 7 8 8"),)))
 
 
 def server_reply(request: dict[str, Any], index: int) -> str:
     """The fake server answers as the offline player would, from the messages alone."""
     messages = tuple(Message(m["role"], m["content"]) for m in request["messages"])
-    call = Call("", messages)
+    call = Call(cast(Purpose, ""), messages)  # a server is told no purpose
     return CrosswordPlayer().reply(call, random.Random(f"{index}|{messages[-1].content}"), 0)
 
 

@@ -30,6 +30,7 @@ from solver.events import (
 from solver.methods import solve
 from solver.methods.tot_dfs import ToTDFS, ToTDFSConfig
 from solver.model import Call, Generation, ModelError, Sampling, ScriptedModel
+from solver.roles import Purpose, Role
 
 SEED = 5  # rows ACRES / TROLL / TABOO / INEPT / CEDES; columns ATTIC CRANE ROBED ELOPE SLOTS
 PINNED = (
@@ -204,11 +205,11 @@ def test_a_search_event_by_event_and_call_by_call() -> None:
     for call, (purpose, state, clue) in zip(model.calls, expected, strict=True):
         assert call.purpose == purpose
         if clue is None:
-            assert call.messages == d.prompt("propose", state=state)
+            assert call.messages == d.prompt(Role.PROPOSE, state=state)
             assert call.sampling == Sampling(0.3, 1.0, 2, 200)
             assert call.context == d.context(state)
         else:
-            assert call.messages == d.prompt("clue_value", state=state, part=clue)
+            assert call.messages == d.prompt(Role.CLUE_VALUE, state=state, part=clue)
             assert call.sampling == Sampling(0.3, 1.0, 1, 200)
             assert call.context == d.context(state, clue=clue)
 
@@ -368,7 +369,7 @@ def test_a_full_board_is_a_leaf_and_the_solution_is_reported() -> None:
          "visited)"),
     ]  # fmt: skip
     assert fin.answer == answer and fin.solved and fin.reason == "done"
-    assert [c.purpose for c in model.calls].count("propose") == 5  # none from the full board
+    assert [c.purpose for c in model.calls].count(Purpose.PROPOSE) == 5  # none from the full board
 
 
 def test_stopping_early_ends_the_run_at_the_solution_before_valuing_it() -> None:

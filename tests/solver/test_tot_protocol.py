@@ -32,6 +32,7 @@ from solver.methods.baselines import IO, CoT, CoTConfig, CoTSC, CoTSCConfig, IOC
 from solver.methods.tot import ToT, ToTConfig
 from solver.model import Call, Message, Model, ModelError, Sampling, ScriptedModel
 from solver.model.offline import OfflineModel
+from solver.roles import Purpose, Role
 from tests.solver.test_method_decisions import numbers_of
 from tui.cli import main
 
@@ -67,12 +68,12 @@ def test_five_worked_examples_none_a_benchmark_hand() -> None:
     assert cot.count("(left: 24)") == 5
 
 
-@pytest.mark.parametrize("role", ["io", "cot"])
+@pytest.mark.parametrize("role", [Role.IO, Role.COT])
 async def test_the_offline_engine_reads_the_example_prompts_and_its_replies_parse(
-    role: str,
+    role: Role,
 ) -> None:
     domain = Game24Domain(HAND)
-    call = Call(role, domain.prompt(role), Sampling(0.7, 1.0, 8))
+    call = Call(Purpose(role), domain.prompt(role), Sampling(0.7, 1.0, 8))
     gen = await OfflineModel(seed=5).generate(call)
     for text in gen.texts:
         answer = g24.parse_answer(text)
@@ -278,13 +279,15 @@ TEN = Hand.parse("1 2 3 4 5", target=10)
 def test_the_proposal_prompt_states_the_target() -> None:
     for hand in (TEN, HAND):
         domain = Game24Domain(hand)
-        (message,) = domain.prompt("propose", state=domain.start())
+        (message,) = domain.prompt(Role.PROPOSE, state=domain.start())
         assert f"reach {hand.target} " in message.content
         assert message.content.rstrip().endswith("Possible next steps:")
 
 
 def propose_call(numbers: str, target: int) -> Call:
-    return Call("propose", (Message("user", g24.propose_prompt(numbers, target)),), Sampling())
+    return Call(
+        Purpose.PROPOSE, (Message("user", g24.propose_prompt(numbers, target)),), Sampling()
+    )
 
 
 @pytest.mark.parametrize("seed", range(8))
@@ -303,7 +306,7 @@ async def test_the_offline_engine_proposes_towards_the_target_the_prompt_states(
 async def test_the_offline_engine_refuses_a_proposal_prompt_without_a_target() -> None:
     text = "Input: 4 6\nPossible next steps:\n"
     with pytest.raises(ModelError) as info:
-        await OfflineModel().generate(Call("propose", (Message("user", text),), Sampling()))
+        await OfflineModel().generate(Call(Purpose.PROPOSE, (Message("user", text),), Sampling()))
     assert info.value.kind == "bad_request"
 
 

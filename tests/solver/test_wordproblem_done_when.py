@@ -35,6 +35,7 @@ from solver.methods.react import ReActConfig
 from solver.model import Call, Message, Sampling, ScriptedModel
 from solver.model.offline.wordproblem import WordProblemPlayer
 from solver.model.openai import OpenAIModel
+from solver.roles import Purpose
 from solver.tools.math import run_solve
 
 PROBLEM = problem_by_id("bulk_saving/691459251")  # answer 3
@@ -80,7 +81,7 @@ def offline_reply(request: dict[str, Any], index: int) -> str:
     the request's messages and sampling only."""
     messages = request["messages"]
     call = Call(
-        role_of(messages),
+        Purpose(role_of(messages)),
         tuple(Message(m["role"], str(m["content"])) for m in messages),
         Sampling(float(request.get("temperature", 1.0)), stop=tuple(request.get("stop") or ())),
     )

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from puzzles.crossword import Grid, Slot, clue_index
 from solver.model.base import Call, ModelError
 from solver.model.offline.experience import BLOCK, verdicts
+from solver.roles import Role
 
 __all__ = ["CrosswordPlayer"]
 
@@ -50,23 +51,23 @@ def _user_text(call: Call) -> str:
 _OURS = re.compile(r"Solve an? \d{1,2} x \d{1,2} mini crossword|^Crossword clue check:", re.M)
 """The opening of every crossword prompt this player reads; others go to the next player."""
 _ROLES = (
-    ("final", "solve the task in full"),  # BoT's final prompt (I^{T+1})
-    ("clue_value", "Crossword clue check:"),
-    ("propose", "Give candidate answers for the unfilled clues"),
-    ("evaluate", "The next step to evaluate:"),
-    ("analyze", "Under 'Analysis Report:'"),
-    ("step", "Fill exactly one more unfilled clue"),
-    ("guide", "Write the solver's next prompt."),
-    ("respond", "Your guide now says:"),
-    ("respond", "No guide has spoken yet"),  # IoT's unguided first answer
-    ("cot", "First write each answer on its own line"),
+    (Role.FINAL, "solve the task in full"),  # BoT's final prompt (I^{T+1})
+    (Role.CLUE_VALUE, "Crossword clue check:"),
+    (Role.PROPOSE, "Give candidate answers for the unfilled clues"),
+    (Role.EVALUATE, "The next step to evaluate:"),
+    (Role.ANALYZE, "Under 'Analysis Report:'"),
+    (Role.STEP, "Fill exactly one more unfilled clue"),
+    (Role.GUIDE, "Write the solver's next prompt."),
+    (Role.RESPOND, "Your guide now says:"),
+    (Role.RESPOND, "No guide has spoken yet"),  # IoT's unguided first answer
+    (Role.COT, "First write each answer on its own line"),
 )
 
 
-def _role(text: str) -> str:
+def _role(text: str) -> Role:
     """What the prompt asks for, read from its wording (the call's purpose is not needed:
     over HTTP a model sees only the messages)."""
-    return next((role for role, marker in _ROLES if marker in text), "io")
+    return next((role for role, marker in _ROLES if marker in text), Role.IO)
 
 
 def _names(grid: Grid) -> dict[str, Slot]:
@@ -208,28 +209,28 @@ class CrosswordPlayer:
         text = _user_text(call)
         t = call.sampling.temperature
         role = _role(text)
-        if role == "clue_value":
+        if role == Role.CLUE_VALUE:
             return self._value(text, rng)
         puzzle = _read_puzzle(text)
         if puzzle is None:
             raise ModelError(
                 "bad_request", "the offline engine cannot read this crossword prompt's board"
             )
-        if role == "propose":
+        if role == Role.PROPOSE:
             return self._propose(puzzle, rng, t)
-        if role == "step":
+        if role == Role.STEP:
             return self._step(puzzle, text, rng, t, call.sampling.top_p)
-        if role == "final":
+        if role == Role.FINAL:
             return self._final(puzzle, text, rng, t, call.sampling.top_p)
-        if role == "evaluate":
+        if role == Role.EVALUATE:
             return self._evaluate(puzzle, text, rng)
-        if role == "analyze":
+        if role == Role.ANALYZE:
             return self._analyse(puzzle, text, rng)
-        if role == "guide":
+        if role == Role.GUIDE:
             return self._guide(puzzle, text, rng)
-        if role == "respond":
+        if role == Role.RESPOND:
             return self._answer(puzzle, text, rng, t)
-        return self._attempt(puzzle, rng, t, steps=role == "cot")
+        return self._attempt(puzzle, rng, t, steps=role == Role.COT)
 
     # ------------------------------------------------------------------ ToT
 

@@ -72,6 +72,7 @@ from solver.model.offline.experience import BLOCK, ENTRY, EXPERIENCE, STEP_LINE,
 from solver.model.offline.sampling import sample_replies
 from solver.model.offline.writing import expression as _expression
 from solver.model.offline.writing import nice as _nice
+from solver.roles import Purpose
 
 __all__ = ["OfflineModel"]
 
@@ -136,36 +137,36 @@ def _user_text(call: Call) -> str:
 
 
 _ROLES = (
-    ("bot_final", G24_FINAL),
-    ("bot_step", G24_STEP),
-    ("bot_evaluate", G24_EVALUATE),
-    ("bot_feedback", G24_ANALYSIS),
-    ("bot_condense", G24_CONDENSE),
-    ("bot_similar", G24_SIMILAR),
-    (iot24.GUIDE, G24_IOT_GUIDE),
-    (iot24.RESPOND, G24_IOT_ANSWER),
-    ("judge", G24_JUDGE),
-    ("value", G24_VALUE),
-    ("propose", G24_PROPOSE),
-    ("cot", G24_COT),
-    ("io", G24_IO),
+    (Purpose.BOT_FINAL, G24_FINAL),
+    (Purpose.BOT_STEP, G24_STEP),
+    (Purpose.BOT_EVALUATE, G24_EVALUATE),
+    (Purpose.BOT_FEEDBACK, G24_ANALYSIS),
+    (Purpose.BOT_CONDENSE, G24_CONDENSE),
+    (Purpose.BOT_SIMILAR, G24_SIMILAR),
+    (Purpose.IOT_GUIDE, G24_IOT_GUIDE),
+    (Purpose.IOT_ANSWER, G24_IOT_ANSWER),
+    (Purpose.JUDGE, G24_JUDGE),
+    (Purpose.VALUE, G24_VALUE),
+    (Purpose.PROPOSE, G24_PROPOSE),
+    (Purpose.COT, G24_COT),
+    (Purpose.IO, G24_IO),
 )
 """Each role and the sentence its prompt is known by (:mod:`solver.model.markers`, which the
 prompt builders write), the prompts that quote others' text (BoT's experience, IoT's dialogue)
 first."""
 
 
-def _role(text: str) -> str | None:
+def _role(text: str) -> Purpose | None:
     """What a Game of 24 prompt asks for, read from its words as a model would (the call's
     purpose is never read: over HTTP a model sees only the messages). The CoT prompt with
     steps already written after its ``Steps:`` is ToT's call for the answer."""
     role = next((role for role, marker in _ROLES if marker in text), None)
-    if role == "cot":
+    if role == Purpose.COT:
         inputs = list(_INPUT.finditer(text))
         tail = text[inputs[-1].end() :] if inputs else ""
         head = _STEPS_HEAD.search(tail)
         if head is not None and tail[head.end() :].strip():
-            return "answer"
+            return Purpose.ANSWER
     return role
 
 
@@ -617,7 +618,7 @@ class OfflineModel:
         temperature, top_p = call.sampling.temperature, call.sampling.top_p
         text = _user_text(call)
         role = _role(text)  # from the prompt's words: the call's purpose is not read
-        if role in (iot24.GUIDE, iot24.RESPOND):
+        if role in (Purpose.IOT_GUIDE, Purpose.IOT_ANSWER):
 
             def reply(rng: random.Random) -> str:
                 return iot24.iot_reply(self, role, call.messages, rng, temperature)
@@ -636,24 +637,28 @@ class OfflineModel:
     async def aclose(self) -> None:
         return None
 
-    def _reader(self, role: str | None, text: str) -> _Reply:
+    def _reader(self, role: Purpose | None, text: str) -> _Reply:
         """Read the prompt for the role ``role`` (as :func:`_role` reads it from the text):
         a function from (rng, temperature, top_p) to one sample's reply. :class:`ModelError`
         when the prompt is not one the engine can read."""
-        read = {
-            "io": self._read_attempt,
-            "cot": self._read_attempt,
-            "answer": self._read_answer,
-            "propose": self._read_propose,
-            "value": self._read_value,
-            "judge": self._read_judge,
-            "bot_step": self._read_bot_step,
-            "bot_evaluate": self._read_bot_evaluate,
-            "bot_feedback": self._read_bot_feedback,
-            "bot_final": self._read_bot_final,
-            "bot_condense": self._read_bot_condense,
-            "bot_similar": self._read_bot_similar,
-        }.get(role or "")
+        read = (
+            {
+                Purpose.IO: self._read_attempt,
+                Purpose.COT: self._read_attempt,
+                Purpose.ANSWER: self._read_answer,
+                Purpose.PROPOSE: self._read_propose,
+                Purpose.VALUE: self._read_value,
+                Purpose.JUDGE: self._read_judge,
+                Purpose.BOT_STEP: self._read_bot_step,
+                Purpose.BOT_EVALUATE: self._read_bot_evaluate,
+                Purpose.BOT_FEEDBACK: self._read_bot_feedback,
+                Purpose.BOT_FINAL: self._read_bot_final,
+                Purpose.BOT_CONDENSE: self._read_bot_condense,
+                Purpose.BOT_SIMILAR: self._read_bot_similar,
+            }.get(role)
+            if role is not None
+            else None
+        )
         if role is None or read is None:
             raise ModelError(
                 "bad_request",
@@ -681,7 +686,7 @@ class OfflineModel:
     def _read_attempt(self, role: str, text: str) -> _Reply:
         hand, target, _ = _read_cot(text, role)
         self._aim(target)
-        steps = role == "cot"
+        steps = role == Purpose.COT
         habits = _read_habits(text, target)
         return lambda rng, temp, top_p: self._attempt(hand, rng, temp, steps, habits)
 

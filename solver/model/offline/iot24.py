@@ -29,14 +29,15 @@ from typing import TYPE_CHECKING, Any
 from puzzles.arith import ArithError, format_number, format_operand, parse
 from solver.model.offline import critics
 from solver.model.offline.writing import expression as _expression
+from solver.roles import Purpose
 
 if TYPE_CHECKING:
     from solver.model.offline.game24 import OfflineModel
 
 __all__ = ["GUIDE", "RESPOND", "iot_reply"]
 
-GUIDE = "iot_guide"
-RESPOND = "iot_answer"
+GUIDE = Purpose.IOT_GUIDE
+RESPOND = Purpose.IOT_ANSWER
 
 _NUMBERS = re.compile(r"The numbers are:\s*([-\d/ ]+?)\s*\.?\s*$", re.MULTILINE)
 _TARGET = re.compile(r"to make\s+(-?\d+)")
@@ -213,7 +214,7 @@ def _nice_for(target: Fraction) -> frozenset[Fraction]:
 
 
 def iot_reply(
-    engine: OfflineModel, role: str, messages: Any, rng: random.Random, temp: float
+    engine: OfflineModel, role: Purpose, messages: Any, rng: random.Random, temp: float
 ) -> str:
     """The engine's JSON reply to an IoT call, from the prompt text alone."""
     text = _prompt_text(messages)

@@ -42,6 +42,7 @@ from solver.model.markers import (
     WP_STEP,
 )
 from solver.model.offline.experience import EXPERIENCE, verdicts
+from solver.roles import Purpose
 
 __all__ = ["MARKER", "WordProblemPlayer"]
 
@@ -348,23 +349,23 @@ def _solve_call(question: str) -> str:
 
 
 _ROLES = (
-    ("bot_final", WP_FINAL),
-    ("bot_step", WP_STEP),
-    ("bot_evaluate", WP_EVALUATE),
-    ("bot_feedback", WP_ANALYSIS),
-    ("deli_revise", WP_REVISE),
-    ("iot_guide", WP_IOT_GUIDE),
-    ("iot_answer", WP_IOT_ANSWER),
-    ("deli_tool", WP_FORMALIZE),
-    ("react_act", WP_ACT),
-    ("cot", WP_COT),
-    ("io", WP_IO),
+    (Purpose.BOT_FINAL, WP_FINAL),
+    (Purpose.BOT_STEP, WP_STEP),
+    (Purpose.BOT_EVALUATE, WP_EVALUATE),
+    (Purpose.BOT_FEEDBACK, WP_ANALYSIS),
+    (Purpose.DELI_REVISE, WP_REVISE),
+    (Purpose.IOT_GUIDE, WP_IOT_GUIDE),
+    (Purpose.IOT_ANSWER, WP_IOT_ANSWER),
+    (Purpose.DELI_TOOL, WP_FORMALIZE),
+    (Purpose.REACT_ACT, WP_ACT),
+    (Purpose.COT, WP_COT),
+    (Purpose.IO, WP_IO),
 )
 """Each role and the sentence its prompt is known by (:mod:`solver.model.markers`, which the
 word-problem prompts are written with); a prompt with none of them is answered as CoT."""
 
 
-def _role(text: str) -> str | None:
+def _role(text: str) -> Purpose | None:
     """What a word-problem prompt asks for, read from its words (never the call's purpose:
     over HTTP a model sees only the messages)."""
     return next((role for role, marker in _ROLES if marker in text), None)
@@ -384,18 +385,18 @@ class WordProblemPlayer:
         temp = call.sampling.temperature
         question = _question(text)
         role = {
-            "io": self._io,
-            "cot": self._cot,
-            "bot_step": self._bot_step,
-            "bot_evaluate": self._evaluate,
-            "bot_feedback": self._feedback,
-            "bot_final": self._bot_final,
-            "iot_guide": self._guide,
-            "iot_answer": self._respond,
-            "react_act": self._act,
-            "deli_tool": self._tool,
-            "deli_revise": self._revise,
-        }.get(_role(text) or "cot", self._cot)
+            Purpose.IO: self._io,
+            Purpose.COT: self._cot,
+            Purpose.BOT_STEP: self._bot_step,
+            Purpose.BOT_EVALUATE: self._evaluate,
+            Purpose.BOT_FEEDBACK: self._feedback,
+            Purpose.BOT_FINAL: self._bot_final,
+            Purpose.IOT_GUIDE: self._guide,
+            Purpose.IOT_ANSWER: self._respond,
+            Purpose.REACT_ACT: self._act,
+            Purpose.DELI_TOOL: self._tool,
+            Purpose.DELI_REVISE: self._revise,
+        }.get(_role(text) or Purpose.COT, self._cot)
         out = role(question, text, rng, temp)
         for stop in call.sampling.stop:  # what a server does with stop sequences
             cut = out.find(stop)
