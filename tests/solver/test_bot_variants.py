@@ -18,6 +18,7 @@ from puzzles.game24 import Hand, check_answer
 from puzzles.game24.catalogue import catalogue
 from puzzles.wordproblem.generator import problem_by_id
 from solver.domains import game24 as g24
+from solver.domains import game24_prompts as g24p
 from solver.domains.game24 import Game24Domain
 from solver.domains.wordproblem import WordProblemDomain
 from solver.events import ChainAggregated, ErrorRaised, Event, ExperienceAdded
@@ -209,7 +210,7 @@ async def test_examples_appear_in_every_step_prompt_only_when_asked() -> None:
         BoT(BoTConfig(iterations=1, trees=2, children=1, examples=True)), Game24Domain(hand), on
     )
     await solve(BoT(BoTConfig(iterations=1, trees=2, children=1)), Game24Domain(hand), off)
-    first_example = g24.bot_example_chain(*g24.BOT_EXAMPLES[0])
+    first_example = g24p.bot_example_chain(*g24p.BOT_EXAMPLES[0])
     for call in (c for c in on.calls if c.purpose == "bot_step"):
         text = call.messages[-1].content
         assert "Worked examples" in text and all(line in text for line in first_example)
@@ -223,13 +224,13 @@ async def test_examples_appear_in_every_step_prompt_only_when_asked() -> None:
 
 
 def test_the_worked_examples_are_right_and_of_no_benchmark_hand() -> None:
-    assert len(g24.BOT_EXAMPLES) == 5
-    for numbers, moves in g24.BOT_EXAMPLES:
+    assert len(g24p.BOT_EXAMPLES) == 5
+    for numbers, moves in g24p.BOT_EXAMPLES:
         hand = Hand.parse(numbers)
         assert max(hand.numbers) > 13 and sorted_key(hand) not in BENCHMARK
         domain = Game24Domain(hand)
         state = domain.start()
-        for line in g24.bot_example_chain(numbers, moves):
+        for line in g24p.bot_example_chain(numbers, moves):
             (step,) = domain.parse_steps(line, state)
             assert step.valid, line
             assert step.state is not None

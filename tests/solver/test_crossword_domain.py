@@ -14,12 +14,12 @@ import pytest
 from puzzles.crossword import Crossword, Grid, generate
 from solver.domains.base import Domain, Proposing, Reply, RolesMissing
 from solver.domains.crossword import (
-    IO_EXAMPLE_WORDS,
     ROLES,
     CrosswordDomain,
     WordCheck,
     parse_value,
 )
+from solver.domains.crossword_prompts import IO_EXAMPLE_WORDS
 from solver.events import WordChecked, event_from_json, event_to_json
 from solver.roles import Role
 from tests.solver.pinning import first_bot_steps
@@ -417,7 +417,7 @@ def test_the_io_prompt_ends_where_the_grid_is_to_be_written(domain: CrosswordDom
 
 
 def test_iots_two_roles_each_have_their_own_system_message(domain: CrosswordDomain) -> None:
-    from solver.domains.crossword import IOT_ANSWER_SYSTEM, IOT_GUIDE_SYSTEM
+    from solver.domains.crossword_prompts import IOT_ANSWER_SYSTEM, IOT_GUIDE_SYSTEM
 
     guide = domain.prompt(Role.GUIDE, turns=(), turn=1, total=5)
     respond = domain.prompt(Role.RESPOND, turns=(), guidance="Start.", mode="free")

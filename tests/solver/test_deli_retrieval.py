@@ -19,10 +19,10 @@ from solver.domains.retrieval import normal_question, tokens
 from solver.domains.wordproblem import (
     POOL_SEED,
     POOL_SIZE,
-    SHOTS,
     WordProblemDomain,
     demonstration_pool,
 )
+from solver.domains.wordproblem_prompts import SHOTS
 from solver.events import DemonstrationsRetrieved, Event, ToolCalled
 from solver.methods import make_method, solve
 from solver.model import Call, ScriptedModel

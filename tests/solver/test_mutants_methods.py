@@ -21,7 +21,7 @@ import pytest
 
 from puzzles.arith import extract_claims
 from puzzles.game24 import Hand, State, apply
-from solver.domains import game24 as g24
+from solver.domains import game24_prompts as g24p
 from solver.domains.base import Domain
 from solver.domains.game24 import Game24Domain, similarity
 from solver.events import (
@@ -1309,7 +1309,7 @@ async def test_bot_analysis_is_asked_of_a_checker_and_its_arithmetic_checked() -
         BoT(BoTConfig(iterations=1, trees=1, children=1)), Game24Domain(Hand.parse("2 3 4")), model
     )
     (feedback,) = [c for c in model.calls if c.purpose == "bot_feedback"]
-    assert feedback.messages[0] == Message("system", g24.FEEDBACK_SYSTEM)
+    assert feedback.messages[0] == Message("system", g24p.FEEDBACK_SYSTEM)
     content = feedback.messages[-1].content
     assert "Remaining numbers: 4, New set: 4 6" in content
     assert "Remaining numbers: none, New set: 24" in content
@@ -1466,7 +1466,7 @@ async def test_bot_step_calls_carry_the_system_prompt_and_the_chain_score_is_rou
         model,
     )
     (step,) = [c for c in model.calls if c.purpose == "bot_step"]
-    assert step.messages[0] == Message("system", g24.BOT_SYSTEM)
+    assert step.messages[0] == Message("system", g24p.BOT_SYSTEM)
     (agg,) = of(events, ChainAggregated)
     assert agg.score == 0.623
 

@@ -265,6 +265,8 @@ def crossword_prompts() -> list[tuple[str, tuple[Message, ...]]]:
         ("bot_feedback", domain.prompt(Role.ANALYZE, chain=["h1. ACRES"])),
         ("bot_final", domain.prompt(Role.FINAL, experience="")),
         ("iot_guide", domain.prompt(Role.GUIDE, turns=turns, turn=2, total=5)),
+        # The unguided first answer, told by IoT's first-answer sentence.
+        ("iot_answer", domain.prompt(Role.RESPOND, turns=(), guidance="", mode="free")),
     ]
     for mode in ("free", "discuss", "close"):
         out.append(

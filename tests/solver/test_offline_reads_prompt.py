@@ -22,6 +22,7 @@ import puzzles.game24
 import puzzles.game24.rules
 import solver.domains.game24 as g24
 from puzzles.game24 import Hand, check_answer
+from solver.domains import game24_prompts as g24p
 from solver.domains.game24 import ROLES as GAME24_ROLES
 from solver.domains.game24 import Game24Domain
 from solver.events import ThoughtAdded
@@ -412,15 +413,15 @@ def real_prompts() -> list[tuple[str, str]]:
     text = DOMAIN.step_text(1, state, step)
     exp = experience(["8 / 8 = 1", "7 - 1 = 6", "4 * 6 = 24"], ENDORSE)
     user = {
-        "io": g24.io_prompt(HAND),
-        "cot": g24.cot_prompt(HAND),
-        "answer": g24.cot_prompt(HAND, ["8 / 8 = 1 (left: 4 7 1)", "7 - 1 = 6 (left: 4 6)"]),
-        "propose": g24.propose_prompt("4 7 8 8"),
-        "value": g24.value_prompt("1 4 7"),
-        "judge": g24.last_step_prompt(HAND, "(7 - 8 / 8) * 4"),
-        "bot_step": g24.bot_step_prompt(HAND, exp, [(text, 0.9)]),
-        "bot_evaluate": g24.bot_evaluate_prompt(HAND, [], text),
-        "bot_feedback": g24.bot_feedback_prompt(HAND, [text]),
+        "io": g24p.io_prompt(HAND),
+        "cot": g24p.cot_prompt(HAND),
+        "answer": g24p.cot_prompt(HAND, ["8 / 8 = 1 (left: 4 7 1)", "7 - 1 = 6 (left: 4 6)"]),
+        "propose": g24p.propose_prompt("4 7 8 8"),
+        "value": g24p.value_prompt("1 4 7"),
+        "judge": g24p.last_step_prompt(HAND, "(7 - 8 / 8) * 4"),
+        "bot_step": g24p.bot_step_prompt(HAND, exp, [(text, 0.9)]),
+        "bot_evaluate": g24p.bot_evaluate_prompt(HAND, [], text),
+        "bot_feedback": g24p.bot_feedback_prompt(HAND, [text]),
     }
     return list(user.items())
 
@@ -505,7 +506,7 @@ async def test_a_state_that_cannot_make_24_gets_the_words_gpt4_gave_such_states(
     engine = OfflineModel(seed=0)
 
     async def labels(numbers: str) -> Counter[str]:
-        prompt = (Message("user", g24.value_prompt(numbers)),)
+        prompt = (Message("user", g24p.value_prompt(numbers)),)
         call = Call(Purpose.VALUE, prompt, Sampling(0.7, 1.0, 1), {})
         out: Counter[str] = Counter()
         for seed in range(400):

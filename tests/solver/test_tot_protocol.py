@@ -18,6 +18,7 @@ import solver.factory
 from puzzles.game24 import Hand, catalogue, check_answer
 from solver.bench import BenchResult, PuzzleResult
 from solver.domains import game24 as g24
+from solver.domains import game24_prompts as g24p
 from solver.domains.game24 import Game24Domain
 from solver.events import (
     Event,
@@ -49,9 +50,9 @@ def of(events: Sequence[Event], cls: type[E]) -> list[E]:
 
 
 def test_five_worked_examples_none_a_benchmark_hand() -> None:
-    assert len(g24.SHOTS) == 5  # ToT's baselines are 5-shot
+    assert len(g24p.SHOTS) == 5  # ToT's baselines are 5-shot
     benchmark = {e.hand.key for e in catalogue()}  # every hand of cards 1-13, ToT's included
-    for numbers, steps, answer in g24.SHOTS:
+    for numbers, steps, answer in g24p.SHOTS:
         hand = Hand.parse(numbers)
         assert max(hand.numbers) > 13 and hand.key not in benchmark, numbers
         assert check_answer(hand, answer).ok, answer
@@ -61,10 +62,10 @@ def test_five_worked_examples_none_a_benchmark_hand() -> None:
             assert step.valid and step.state is not None, line
             state = step.state
         assert state.is_goal()
-    io, cot = g24.io_prompt(HAND), g24.cot_prompt(HAND)
+    io, cot = g24p.io_prompt(HAND), g24p.cot_prompt(HAND)
     for prompt in (io, cot):
         assert prompt.count("Input:") == 6 and prompt.rstrip().endswith(("Answer:", "Steps:"))
-        assert all(numbers in prompt for numbers, _, _ in g24.SHOTS)
+        assert all(numbers in prompt for numbers, _, _ in g24p.SHOTS)
     assert cot.count("(left: 24)") == 5
 
 
@@ -286,7 +287,7 @@ def test_the_proposal_prompt_states_the_target() -> None:
 
 def propose_call(numbers: str, target: int) -> Call:
     return Call(
-        Purpose.PROPOSE, (Message("user", g24.propose_prompt(numbers, target)),), Sampling()
+        Purpose.PROPOSE, (Message("user", g24p.propose_prompt(numbers, target)),), Sampling()
     )
 
 

@@ -22,7 +22,8 @@ from puzzles.wordproblem import (
 )
 from solver.domains.base import Domain, Reply, RolesMissing
 from solver.domains.game24 import Game24Domain
-from solver.domains.wordproblem import SHOTS, WordProblemDomain, Work, parse_answer, parse_reply
+from solver.domains.wordproblem import WordProblemDomain, Work, parse_answer, parse_reply
+from solver.domains.wordproblem_prompts import SHOTS
 from solver.events import ClaimVerified, ErrorRaised, ParseFailed, RunFinished
 from solver.methods import METHODS, make_method, solve
 from solver.model import Call, Generation, ScriptedModel, TokenCallback

@@ -28,6 +28,19 @@ from dataclasses import dataclass
 
 from puzzles.crossword import Grid, Slot, clue_index
 from solver.model.base import Call, ModelError
+from solver.model.markers import (
+    CW_ANALYSIS,
+    CW_CLUE_CHECK,
+    CW_COT,
+    CW_EVALUATE,
+    CW_FINAL,
+    CW_IOT_GUIDE,
+    CW_OPENING,
+    CW_PROPOSE,
+    CW_STEP,
+    IOT_FIRST_PROMPT,
+    IOT_GUIDE_SAYS,
+)
 from solver.model.offline.experience import BLOCK, verdicts
 from solver.roles import Role
 
@@ -48,20 +61,25 @@ def _user_text(call: Call) -> str:
     return "\n".join(m.content for m in call.messages if m.role == "user")
 
 
-_OURS = re.compile(r"Solve an? \d{1,2} x \d{1,2} mini crossword|^Crossword clue check:", re.M)
+_OURS = re.compile(
+    rf"Solve an? \d{{1,2}} x \d{{1,2}} {re.escape(CW_OPENING)}|^{re.escape(CW_CLUE_CHECK)}", re.M
+)
 """The opening of every crossword prompt this player reads; others go to the next player."""
 _ROLES = (
-    (Role.FINAL, "solve the task in full"),  # BoT's final prompt (I^{T+1})
-    (Role.CLUE_VALUE, "Crossword clue check:"),
-    (Role.PROPOSE, "Give candidate answers for the unfilled clues"),
-    (Role.EVALUATE, "The next step to evaluate:"),
-    (Role.ANALYZE, "Under 'Analysis Report:'"),
-    (Role.STEP, "Fill exactly one more unfilled clue"),
-    (Role.GUIDE, "Write the solver's next prompt."),
-    (Role.RESPOND, "Your guide now says:"),
-    (Role.RESPOND, "No guide has spoken yet"),  # IoT's unguided first answer
-    (Role.COT, "First write each answer on its own line"),
+    (Role.FINAL, CW_FINAL),  # BoT's final prompt (I^{T+1})
+    (Role.CLUE_VALUE, CW_CLUE_CHECK),
+    (Role.PROPOSE, CW_PROPOSE),
+    (Role.EVALUATE, CW_EVALUATE),
+    (Role.ANALYZE, CW_ANALYSIS),
+    (Role.STEP, CW_STEP),
+    (Role.GUIDE, CW_IOT_GUIDE),
+    (Role.RESPOND, IOT_GUIDE_SAYS),
+    (Role.RESPOND, IOT_FIRST_PROMPT),  # IoT's unguided first answer
+    (Role.COT, CW_COT),
 )
+"""Each role and the sentence its prompt is known by (:mod:`solver.model.markers`, which the
+crossword prompts are written with), the prompts that quote others' text (BoT's experience,
+IoT's dialogue) first; a prompt with none of them is answered as IO."""
 
 
 def _role(text: str) -> Role:
@@ -350,7 +368,7 @@ class CrosswordPlayer:
         return "\n".join([*lines, "Output:", *grid])
 
     def _evaluate(self, p: _Puzzle, text: str, rng: random.Random) -> str:
-        m = re.search(rf"^The next step to evaluate:\s*\n\s*({_NAME})\.\s*([A-Za-z]+)", text, re.M)
+        m = re.search(rf"^{re.escape(CW_EVALUATE)}\s*\n\s*({_NAME})\.\s*([A-Za-z]+)", text, re.M)
         if not m or m.group(1) not in p.slots:
             return "I cannot tell which word to judge.\nEvaluation score: 0.1"
         name, word = m.group(1), m.group(2).upper()
@@ -488,7 +506,7 @@ class CrosswordPlayer:
         return json.dumps({"guidance": guidance, "stop": False})
 
     def _answer(self, p: _Puzzle, text: str, rng: random.Random, t: float) -> str:
-        says = re.search(r"^Your guide now says:\s*(.*)$", text, re.MULTILINE)
+        says = re.search(rf"^{re.escape(IOT_GUIDE_SAYS)}\s*(.*)$", text, re.MULTILINE)
         named = list(dict.fromkeys(_MENTION.findall(says.group(1)) if says else []))
         named = [n for n in named if n in p.slots]
         close = "definitive final grid now" in text

@@ -27,6 +27,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from puzzles.arith import ArithError, format_number, format_operand, parse
+from solver.model.markers import IOT_GUIDE_SAYS
 from solver.model.offline import critics
 from solver.model.offline.writing import expression as _expression
 from solver.roles import Purpose
@@ -43,7 +44,7 @@ _NUMBERS = re.compile(r"The numbers are:\s*([-\d/ ]+?)\s*\.?\s*$", re.MULTILINE)
 _TARGET = re.compile(r"to make\s+(-?\d+)")
 _TURN = re.compile(r"This is turn (\d+) of at most (\d+)")
 _ANSWER = re.compile(r"^Solver's answer:\s*(.*)$", re.MULTILINE)
-_GUIDE_SAYS = re.compile(r"^Your guide now says:\s*(.*)$", re.MULTILINE)
+_GUIDE_SAYS = re.compile(rf"^{re.escape(IOT_GUIDE_SAYS)}\s*(.*)$", re.MULTILINE)
 
 
 def _prompt_text(messages: Any) -> str:

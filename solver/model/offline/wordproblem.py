@@ -29,6 +29,7 @@ from fractions import Fraction
 from puzzles.arith import ArithError, combine, extract_claims, format_number, parse_number
 from solver.model.base import Call
 from solver.model.markers import (
+    IOT_GUIDE_SAYS,
     WP_ACT,
     WP_ANALYSIS,
     WP_COT,
@@ -38,16 +39,14 @@ from solver.model.markers import (
     WP_IO,
     WP_IOT_ANSWER,
     WP_IOT_GUIDE,
+    WP_OPENING,
     WP_REVISE,
     WP_STEP,
 )
 from solver.model.offline.experience import EXPERIENCE, verdicts
 from solver.roles import Purpose
 
-__all__ = ["MARKER", "WordProblemPlayer"]
-
-MARKER = "Solve this math word problem."
-"""The sentence every word-problem prompt opens its task with."""
+__all__ = ["WordProblemPlayer"]
 
 _QUESTION = re.compile(r"^Question:[ \t]*(.+?)[ \t]*$", re.MULTILINE)
 _QUANTITY = re.compile(
@@ -378,7 +377,7 @@ class WordProblemPlayer:
         self.slip = slip
 
     def recognises(self, call: Call) -> bool:
-        return MARKER in _user(call)
+        return WP_OPENING in _user(call)
 
     def reply(self, call: Call, rng: random.Random, seed: int) -> str:
         text = _user(call)
@@ -469,7 +468,7 @@ class WordProblemPlayer:
         return "\n".join([*lines, f"The answer is: {_fmt(steps[-1].written)}"])
 
     def _evaluate(self, question: str, text: str, rng: random.Random, temp: float) -> str:
-        step = _block(text, "The next step to evaluate:\n", "\n\n")
+        step = _block(text, f"{WP_EVALUATE}\n", "\n\n")
         claims = extract_claims(step)
         if claims and not claims[0].ok and rng.random() > 0.1:
             return "The arithmetic of this step is wrong.\nEvaluation score: 0.1"
@@ -551,7 +550,7 @@ class WordProblemPlayer:
         return json.dumps({"guidance": guidance, "stop": False})
 
     def _respond(self, question: str, text: str, rng: random.Random, temp: float) -> str:
-        guide = re.findall(r"^Your guide now says:\s*(.*)$", text, re.MULTILINE)
+        guide = re.findall(rf"^{re.escape(IOT_GUIDE_SAYS)}\s*(.*)$", text, re.MULTILINE)
         said = guide[-1] if guide else ""
         careful = "arithmetic" in said
         if _algebra(question):
