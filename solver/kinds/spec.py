@@ -52,7 +52,11 @@ class KindSpec:
     order: int = 100
     """Place in lists (smaller first)."""
     player: str | None = None
-    """``module:Class`` of its offline player; None: the Game of 24 engine answers it."""
+    """``module:Class`` of its offline player (:class:`solver.model.offline.Player`); None:
+    the offline engine refuses its prompts (unless the last-asked player reads them)."""
+    player_last: bool = False
+    """Its player is asked after every other kind's: it answers what none of them
+    recognises, and refuses, saying why, what it cannot read (the Game of 24's)."""
     checks: str = "Arithmetic"
     """What the solver pane's first tab lists (arithmetic, or words against crossings)."""
     puzzles: str = "hands"
@@ -95,5 +99,5 @@ class KindSpec:
             raise KindError(f"the trace's header holds no {self.label} puzzle ({exc})") from None
 
     def make_player(self) -> Any:
-        """Its offline player, or None when the Game of 24 engine answers it."""
+        """Its offline player, or None when it has none."""
         return load(self.player)() if self.player else None

@@ -51,7 +51,7 @@ from puzzles.arith import (
     parse,
     parse_number,
 )
-from solver.model.base import Call, Generation, ModelError, TokenCallback
+from solver.model.base import Call, ModelError
 from solver.model.markers import (
     G24_ANALYSIS,
     G24_CONDENSE,
@@ -69,12 +69,11 @@ from solver.model.markers import (
 )
 from solver.model.offline import critics, iot24
 from solver.model.offline.experience import BLOCK, ENTRY, EXPERIENCE, STEP_LINE, VERDICT
-from solver.model.offline.sampling import sample_replies
 from solver.model.offline.writing import expression as _expression
 from solver.model.offline.writing import nice as _nice
 from solver.roles import Purpose
 
-__all__ = ["OfflineModel"]
+__all__ = ["Game24Player"]
 
 _Nums = tuple[Fraction, ...]
 _Move = tuple[Fraction, str, Fraction, Fraction, _Nums]
@@ -598,46 +597,41 @@ def _read_cot(text: str, what: str) -> tuple[_Nums, Fraction, list[str]]:
     return hand, target, [line for line in lines if line.strip()]
 
 
-class OfflineModel:
-    """The embedded heuristic engine for the Game of 24."""
+class Game24Player:
+    """The offline answers for the Game of 24 (see the module notes). The engine asks it last:
+    it answers what no other kind's player recognises, and refuses, saying why, what it cannot
+    read as a Game of 24 prompt. It keeps no state between calls: each reply is played by a
+    fresh :class:`_Play` aimed at the target its prompt names."""
 
-    def __init__(
-        self, seed: int = 0, *, lookahead: int = 10, slip: float = 0.02, delay: float = 0.0
-    ) -> None:
-        self.name = "offline"
-        self.seed = seed
+    def __init__(self, *, lookahead: int = 10, slip: float = 0.02) -> None:
         self.lookahead = lookahead
         self.slip = slip
-        self.delay = delay
-        self.target = Fraction(24)
-        self.nice = _nice(self.target)
 
-    # ------------------------------------------------------------------ the seam
+    def recognises(self, call: Call) -> bool:
+        return True  # the last player asked: what it cannot read, it refuses
 
-    async def generate(self, call: Call, on_token: TokenCallback | None = None) -> Generation:
+    def reply(self, call: Call, rng: random.Random, seed: int) -> str:
         temperature, top_p = call.sampling.temperature, call.sampling.top_p
         text = _user_text(call)
         role = _role(text)  # from the prompt's words: the call's purpose is not read
+        play = _Play(seed, self.lookahead, self.slip)
         if role in (Purpose.IOT_GUIDE, Purpose.IOT_ANSWER):
+            return iot24.iot_reply(play, role, call.messages, rng, temperature)
+        return play.reader(role, text)(rng, temperature, top_p)
 
-            def reply(rng: random.Random) -> str:
-                return iot24.iot_reply(self, role, call.messages, rng, temperature)
 
-        else:
-            # The prompt is read once per call (a bad one fails before any sample).
-            read = self._reader(role, text)
+class _Play:
+    """One reply's play: the player's settings and the target (with the numbers that feel
+    "nice" for it) its prompt names, read before the reply is written."""
 
-            def reply(rng: random.Random) -> str:
-                return read(rng, temperature, top_p)
+    def __init__(self, seed: int = 0, lookahead: int = 10, slip: float = 0.02) -> None:
+        self.seed = seed
+        self.lookahead = lookahead
+        self.slip = slip
+        self.target = Fraction(24)
+        self.nice = _nice(self.target)
 
-        return await sample_replies(
-            call, reply, seed=self.seed, name=self.name, delay=self.delay, on_token=on_token
-        )
-
-    async def aclose(self) -> None:
-        return None
-
-    def _reader(self, role: Purpose | None, text: str) -> _Reply:
+    def reader(self, role: Purpose | None, text: str) -> _Reply:
         """Read the prompt for the role ``role`` (as :func:`_role` reads it from the text):
         a function from (rng, temperature, top_p) to one sample's reply. :class:`ModelError`
         when the prompt is not one the engine can read."""
@@ -665,21 +659,10 @@ class OfflineModel:
                 "the offline engine only plays the Game of 24 so far, and cannot read this "
                 "as any Game of 24 prompt it knows (no sentence says what it asks for)",
             )
-        replies = read(role, text)
-        target, nice = self.target, self.nice
-
-        def aimed(rng: random.Random, temperature: float, top_p: float) -> str:
-            # The engine waits (its delay) between reading a prompt and writing the replies;
-            # another call read meanwhile may have aimed it elsewhere: aim again first.
-            self.target, self.nice = target, nice
-            return replies(rng, temperature, top_p)
-
-        return aimed
+        return read(role, text)
 
     def _aim(self, target: Fraction) -> None:
-        # The target and the numbers that feel "nice" for it, read from the prompt. Set per
-        # call and used by the helpers below, while a prompt is read and again (by _reader)
-        # right before each reply is written; neither step awaits, so calls cannot interleave.
+        # The target and the numbers that feel "nice" for it, read from the prompt.
         self.target = target
         self.nice = _nice(target)
 
