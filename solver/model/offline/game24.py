@@ -635,24 +635,21 @@ class _Play:
         """Read the prompt for the role ``role`` (as :func:`_role` reads it from the text):
         a function from (rng, temperature, top_p) to one sample's reply. :class:`ModelError`
         when the prompt is not one the engine can read."""
-        read = (
-            {
-                Purpose.IO: self._read_attempt,
-                Purpose.COT: self._read_attempt,
-                Purpose.ANSWER: self._read_answer,
-                Purpose.PROPOSE: self._read_propose,
-                Purpose.VALUE: self._read_value,
-                Purpose.JUDGE: self._read_judge,
-                Purpose.BOT_STEP: self._read_bot_step,
-                Purpose.BOT_EVALUATE: self._read_bot_evaluate,
-                Purpose.BOT_FEEDBACK: self._read_bot_feedback,
-                Purpose.BOT_FINAL: self._read_bot_final,
-                Purpose.BOT_CONDENSE: self._read_bot_condense,
-                Purpose.BOT_SIMILAR: self._read_bot_similar,
-            }.get(role)
-            if role is not None
-            else None
-        )
+        readers = {
+            Purpose.IO: self._read_attempt,
+            Purpose.COT: self._read_attempt,
+            Purpose.ANSWER: self._read_answer,
+            Purpose.PROPOSE: self._read_propose,
+            Purpose.VALUE: self._read_value,
+            Purpose.JUDGE: self._read_judge,
+            Purpose.BOT_STEP: self._read_bot_step,
+            Purpose.BOT_EVALUATE: self._read_bot_evaluate,
+            Purpose.BOT_FEEDBACK: self._read_bot_feedback,
+            Purpose.BOT_FINAL: self._read_bot_final,
+            Purpose.BOT_CONDENSE: self._read_bot_condense,
+            Purpose.BOT_SIMILAR: self._read_bot_similar,
+        }
+        read = readers.get(role) if role is not None else None
         if role is None or read is None:
             raise ModelError(
                 "bad_request",
