@@ -32,6 +32,7 @@ from solver.domains.game24 import Game24Domain
 from solver.methods import make_method, solve
 from solver.model.base import Call, Message, Sampling
 from solver.model.openai import OpenAIModel
+from solver.roles import Purpose
 
 STREAM_REPLY = ("Let me think step by step about the four numbers. " * 4)[:200]
 """The reply of each call of the ``stream`` row: 200 characters, 50 deltas of the server's 4."""
@@ -65,7 +66,7 @@ async def stream_calls(model: OpenAIModel, calls: int) -> tuple[float, list[int]
     """Run ``calls`` calls of :data:`STREAM_REPLY` together: the wall time, and the limit
     after each call."""
     call = Call(
-        "answer",
+        Purpose.ANSWER,
         (Message("user", f"Repeat exactly: {STREAM_REPLY}"),),
         Sampling(temperature=0.7, max_tokens=100),
     )

@@ -44,6 +44,7 @@ from solver.published.tot_game24 import (  # noqa: E402
     import_search,
     recording_bytes,
 )
+from solver.roles import Purpose  # noqa: E402
 
 REPO = "https://github.com/princeton-nlp/tree-of-thought-llm"
 CSV = "src/tot/data/24/24.csv"
@@ -170,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
             if name == "tot-gpt4-bfs":
                 imported[name] = import_search(log, rows, path)
             else:
-                purpose = "io" if name == "tot-gpt4-io" else "cot"
+                purpose = Purpose.IO if name == "tot-gpt4-io" else Purpose.COT
                 imported[name] = import_samples(log, rows, purpose, path)
         licence = decode_text(source.read("LICENSE"), "LICENSE")
     except (SourceError, LogError, FileError, OSError) as exc:

@@ -31,6 +31,7 @@ from solver.events import (
 from solver.methods import METHODS, Method, run_method
 from solver.model import Model
 from solver.model.adaptive import concurrency_of
+from solver.roles import Role
 
 __all__ = ["BenchResult", "PuzzleResult", "run_bench"]
 
@@ -298,7 +299,7 @@ def _kind_domain(kind: str) -> Callable[[Any], Domain[Any, Any]]:
 def _learns(method: Method) -> bool:
     """Whether a method's rounds each end in an analysed chain (BoT: its ``analyze`` role)."""
     spec = METHODS.get(method.name)
-    return spec is not None and "analyze" in spec.roles
+    return spec is not None and Role.ANALYZE in spec.roles
 
 
 async def run_one(

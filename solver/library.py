@@ -37,6 +37,7 @@ from solver.events import ExperienceAdded
 from solver.methods.base import Method, Outcome, RunContext
 from solver.methods.spec import MethodSpec
 from solver.model.base import rough_tokens
+from solver.roles import Role
 from solver.sqlite_files import connect, immediate, snapshot
 
 __all__ = [
@@ -200,7 +201,7 @@ def fit_budget(entries: Sequence[Entry], budget: int) -> list[Entry]:
 def learns(spec: MethodSpec) -> bool:
     """Whether a method learns from experience entries: its ``analyze`` role writes them
     (BoT), so its runs can start from the library's and add to it."""
-    return "analyze" in spec.roles
+    return Role.ANALYZE in spec.roles
 
 
 def puzzle_text(domain: Domain[Any, Any]) -> str:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from solver.model import Message
+from solver.roles import Role
 from solver.tools.result import ToolResult
 
 __all__ = [
@@ -154,7 +155,7 @@ class Domain(Protocol[S, P]):
 
     kind: str
     """The puzzle kind (``game24``)."""
-    roles: frozenset[str]
+    roles: frozenset[Role]
     """The roles this domain has prompts and parsers for."""
 
     @property
@@ -212,7 +213,7 @@ class Domain(Protocol[S, P]):
 
     # ---------------------------------------------------------------- prompts and parsers
 
-    def prompt(self, role: str, **args: Any) -> tuple[Message, ...]:
+    def prompt(self, role: Role, **args: Any) -> tuple[Message, ...]:
         """The messages for ``role``; raises :class:`RolesMissing` for a role not declared."""
         ...
 
@@ -376,7 +377,7 @@ class RolesMissing(ValueError):
         )
 
 
-def require_roles(method: str, needed: frozenset[str], domain: Domain[Any, Any]) -> None:
+def require_roles(method: str, needed: frozenset[Role], domain: Domain[Any, Any]) -> None:
     """Raise :class:`RolesMissing` when ``domain`` lacks any role in ``needed``."""
     missing = sorted(needed - domain.roles)
     if missing:

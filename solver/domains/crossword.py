@@ -29,9 +29,9 @@ from typing import Any
 
 from puzzles.crossword import BLOCK, Board, Crossword, CrosswordError, Grid, Slot
 from solver.domains.base import Guidance, Reply, RolesMissing, Tool
-from solver.domains.dialogue import Turn, iot_guide_line, iot_transcript
+from solver.domains.crossword_prompts import PROMPTS, clip_clue
+from solver.domains.dialogue import Turn, iot_transcript
 from solver.domains.game24 import (
-    BOT_FINAL_REQUEST,
     Feedback,
     parse_feedback,
     parse_guidance,
@@ -42,6 +42,7 @@ from solver.events import WordChecked
 from solver.kinds import roles
 from solver.kinds.crossword import MINI_MAX
 from solver.model import Message
+from solver.roles import Role
 
 __all__ = [
     "CONFIDENCE_WEIGHTS",
@@ -63,8 +64,6 @@ VALUE_WEIGHTS = MappingProxyType({"sure": 20.0, "maybe": 1.0, "impossible": 0.00
 """A clue's value label as a number (ToT's scale), summed over the clues of a state."""
 CONFIDENCE_WEIGHTS = MappingProxyType({"certain": 1.0, "high": 0.5, "medium": 0.2, "low": 0.1})
 """ToT's crossword proposal scores, summed over samples."""
-_CLUE_CHARS = 200
-"""A clue longer than this is cut in prompts (a hostile file may hold a 1 MB clue)."""
 _SCAN = 20_000
 _MAX_LINE = 400
 
@@ -76,11 +75,6 @@ def slot_names(grid: Grid) -> dict[str, Slot]:
     if len(tot) == len(grid.slots):
         return tot
     return {s.label: s for s in grid.slots}
-
-
-def _clip(text: str, limit: int = _CLUE_CHARS) -> str:
-    flat = " ".join(str(text).split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 # ---------------------------------------------------------------------- states and checks
@@ -271,92 +265,6 @@ def _row_cells(line: str) -> str | None:
     return None
 
 
-# ---------------------------------------------------------------------- prompts
-
-IO_EXAMPLE = (
-    "Clues:\n"
-    "h1. Organ that pumps blood\n"
-    "h2. Glowing piece of coal in a dying fire\n"
-    "h3. Misuse; treat cruelly\n"
-    "h4. Sticky substance from pine trees\n"
-    "h5. General direction or fashion\n"
-    "v1. Courage; the centre of something\n"
-    "v2. A coal that still glows\n"
-    "v3. Harsh, insulting language\n"
-    "v4. Rosin, for example\n"
-    "v5. What is in fashion now\n"
-)
-IO_EXAMPLE_WORDS = (
-    ("h1", "HEART"),
-    ("h2", "EMBER"),
-    ("h3", "ABUSE"),
-    ("h4", "RESIN"),
-    ("h5", "TREND"),
-    ("v1", "HEART"),
-    ("v2", "EMBER"),
-    ("v3", "ABUSE"),
-    ("v4", "RESIN"),
-    ("v5", "TREND"),
-)
-"""A worked example written for ponder (a word square with our own clues), shown to IO and CoT
-on 5 x 5 grids without blocks; a test checks that its words cross correctly."""
-
-VALUE_SHOTS = (
-    "Incorrect; not right: w _ o _ g\n"
-    "The letters fit 'wrong', which means incorrect.\n"
-    "sure\n\n"
-    "A large natural stream of water: r i v _ r\n"
-    "'river' fits the letters and the clue.\n"
-    "sure\n\n"
-    "Cause fear: s c _ _ e\n"
-    "'scare' fits; it is one way to cause fear, though other words may fit too.\n"
-    "maybe\n\n"
-    "Choose: z q _ x _\n"
-    "No English word starts with 'zq'.\n"
-    "impossible\n\n"
-    "Upright in position: e r _ c t\n"
-    "'erect' fits the letters and means upright.\n"
-    "sure\n\n"
-    "An Eskimo hut: t e p _ _\n"
-    "An Eskimo hut is an igloo, which does not start with 'tep'; 'tepee' is a tent.\n"
-    "impossible\n\n"
-)
-
-BOT_SYSTEM = (
-    "You are an expert crossword solver who reasons step by step. Before you answer, recall "
-    "the trial-and-error experience you are given: its error reports and revision advice. "
-    "Avoid the mistakes it describes and reuse the words it judges correct."
-)
-FEEDBACK_SYSTEM = (
-    "You are an expert checker of crossword solutions. For each word, decide whether it "
-    "answers its clue and agrees with the words that cross it; give advice when it is wrong, "
-    "and say whether you recommend or reject it."
-)
-IOT_GUIDE_SYSTEM = (
-    "You are the inner guide of a solver working on a mini crossword. You do not solve it "
-    "yourself. Read the solver's last grid and find where it goes wrong or is unsure: a row "
-    "or column that is not a word, a word that does not answer its clue, letters that do not "
-    "agree where words cross. Then write the solver its next prompt, speaking to it as 'you': "
-    "name the clues to rethink and what to try, and never state a hint you are not sure is "
-    "true. Prefer another turn to stopping early."
-)
-IOT_ANSWER_SYSTEM = (
-    "You solve a mini crossword in a dialogue with your inner guide. Answer the guide's "
-    "prompt, say plainly which clues you are unsure of, and give your whole grid every time. "
-    "Check that every row and every column is a word that answers its clue."
-)
-IOT_GUIDE_FORMAT = '{"guidance": "<your prompt to the solver>", "stop": true or false}'
-IOT_ANSWER_FORMAT = (
-    '{"explanation": "<your reasoning>", "answer": "<the grid: its rows joined by /, e.g. '
-    'ABCDE/FGHIJ/...>", "uncertainty": "<clues you are unsure of, or empty>", '
-    '"final": true or false}'
-)
-
-
-def _spaced(row: str) -> str:
-    return " ".join(row)
-
-
 # ---------------------------------------------------------------------- the adapter
 
 
@@ -367,16 +275,17 @@ class CrosswordDomain:
 
     crossword: Crossword
     kind: str = field(default="crossword", init=False)
-    roles: frozenset[str] = field(default=ROLES, init=False)
+    roles: frozenset[Role] = field(default=ROLES, init=False)
     names: dict[str, Slot] = field(init=False, repr=False)
     _by_slot: dict[Slot, str] = field(init=False, repr=False)
-    _clues: dict[str, str] = field(init=False, repr=False)
+    clues: dict[str, str] = field(init=False, repr=False)
+    """Each clue's text by name, as prompts show it (a long one cut)."""
 
     def __post_init__(self) -> None:
         grid = self.crossword.grid
         self.names = slot_names(grid)
         self._by_slot = {slot: name for name, slot in self.names.items()}
-        self._clues = {self._by_slot[c.slot]: _clip(c.text) for c in self.crossword.clues}
+        self.clues = {self._by_slot[c.slot]: clip_clue(c.text) for c in self.crossword.clues}
 
     @property
     def grid(self) -> Grid:
@@ -538,61 +447,7 @@ class CrosswordDomain:
 
     # ---------------------------------------------------------------- prompts
 
-    def messages(self, user: str, system: str | None = None) -> tuple[Message, ...]:
-        if system:
-            return (Message("system", system), Message("user", user))
-        return (Message("user", user),)
-
-    def _standard(self) -> bool:
-        return self.grid.rows == Grid.full(5).rows
-
-    def _clue_lines(self) -> str:
-        lines = []
-        for name, slot in self.names.items():
-            lines.append(f"{name}. {self._clues[name]} ({slot.length})")
-        return "\n".join(lines)
-
-    def _board_lines(self, state: Fill) -> str:
-        return "\n".join(_spaced(row) for row in state.rows)
-
-    def _head(self) -> str:
-        g = self.grid
-        if all(n[0] in "hv" for n in self.names):  # every row and column one entry: ToT's names
-            rows = sum(n[0] == "h" for n in self.names)
-            naming = (
-                f"h1-h{rows} are the rows (across), v1-v{len(self.names) - rows} the columns (down)"
-            )
-        else:
-            naming = "clues are named by number and A (across) or D (down)"
-        blocks = "; # is a black square" if g.blocks else ""
-        return (
-            f"Solve a {g.height} x {g.width} mini crossword: write one letter in every open "
-            f"cell so that each across and down entry answers its clue ({naming}{blocks})."
-        )
-
-    def _status(self, state: Fill) -> str:
-        """ToT's rendering of a state: the board, then the unfilled and filled clues with
-        their letters."""
-        filled = {n for n, _ in state.words}
-        unfilled_lines: list[str] = []
-        filled_lines: list[str] = []
-        for name in self.names:
-            line = f"{name}. {self._clues[name]}: {_spaced(self.pattern(state, name))}"
-            (filled_lines if name in filled else unfilled_lines).append(line)
-        return (
-            f"Current board:\n{self._board_lines(state)}\n\n"
-            f"Unfilled:\n{chr(10).join(unfilled_lines) or '(none)'}\n\n"
-            f"Filled:\n{chr(10).join(filled_lines) or '(none)'}"
-        )
-
-    def _example(self, cot: bool) -> str:
-        if not self._standard():
-            return ""
-        rows = [w for n, w in IO_EXAMPLE_WORDS if n[0] == "h"]
-        words = "\n".join(f"{n}. {w}" for n, w in IO_EXAMPLE_WORDS) + "\n" if cot else ""
-        return f"Example\n{IO_EXAMPLE}{words}Output:\n" + "\n".join(map(_spaced, rows)) + "\n\n"
-
-    def _replayed(self, chain: Sequence[Any]) -> Fill:
+    def replayed(self, chain: Sequence[Any]) -> Fill:
         """The state a chain of step texts (``h1. WORD``) leads to; unreadable or conflicting
         steps are skipped (prompts show the board the method believes in)."""
         state = self.start()
@@ -603,127 +458,12 @@ class CrosswordDomain:
                 state = steps[0].state
         return state
 
-    def prompt(self, role: str, **args: Any) -> tuple[Message, ...]:
-        """The messages for ``role``. Arguments by role: ``io`` / ``cot`` (none),
-        ``propose`` (state), ``clue_value`` (state, part: a clue name), ``step``
-        (experience: text, chain: (step text, score) pairs), ``evaluate`` (chain, step),
-        ``analyze`` (chain: step texts), ``final`` (experience), ``guide`` (turns, turn,
-        total), ``respond`` (turns, guidance, mode)."""
-        if role not in self.roles:
+    def prompt(self, role: Role, **args: Any) -> tuple[Message, ...]:
+        """The messages for ``role`` (what each role is given: :data:`PROMPTS`)."""
+        build = PROMPTS.get(role)
+        if build is None or role not in self.roles:
             raise RolesMissing("a method", self.kind, [role])
-        head = self._head()
-        clues = f"Clues:\n{self._clue_lines()}"
-        empty = self._board_lines(self.start())
-        if role in ("io", "cot"):
-            how = (
-                "First write each answer on its own line as 'h1. WORD' (using the clue names), "
-                "then the whole grid after 'Output:', one row per line, letters separated by "
-                "spaces."
-                if role == "cot"
-                else "Write the whole grid after 'Output:', one row per line, letters "
-                "separated by spaces."
-            )
-            return self.messages(
-                f"{head}\n{how}\n\n{self._example(role == 'cot')}{clues}\nBoard:\n{empty}\n"
-                "Output:\n"
-            )
-        if role == "propose":
-            return self.messages(
-                f"{head}\n\n{self._status(args['state'])}\n\n"
-                "Give candidate answers for the unfilled clues, one per line, as "
-                "'h1. word (confidence)' with the clue's name, a word that fits the letters "
-                "already on the board, and your confidence: certain, high, medium or low. "
-                "List several candidates, the likeliest first.\n"
-            )
-        if role == "clue_value":
-            name = str(args["part"])
-            pattern = " ".join(self.pattern(args["state"], name).lower())
-            return self.messages(
-                "Crossword clue check: judge whether a word of the given length exists that "
-                "answers the clue and fits the letters given (_ is an unknown letter). Think "
-                "briefly, then answer "
-                "on the last line with one word: sure, maybe or impossible.\n\n"
-                f"{VALUE_SHOTS}{self._clues[name]}: {pattern}\n"
-            )
-        if role == "step":
-            chain = args["chain"]
-            state = self._replayed(chain)
-            scored = "\n".join(f"{t}, Evaluation score: {s:g}" for t, s in chain)
-            return self.messages(
-                f"{head}\n{clues}\n\n"
-                "First of all, recall historical reasoning experience (ignore it if empty) and "
-                f"follow its advice:\n#####\n{args['experience']}\n#####\n\n"
-                "The words filled so far, each with a score (higher: more likely right; "
-                f"ignore this if empty):\n---\n{scored}\n---\n\n{self._status(state)}\n\n"
-                "Fill exactly one more unfilled clue with a word that fits the letters "
-                "already on the board, in this format:\n"
-                "h1. WORD, Evaluation score: X\n"
-                "The evaluation score is your confidence in the word, one of 0.1, 0.3, 0.5, "
-                "0.7, 0.9, 1.0."
-            )
-        if role == "evaluate":
-            chain = args["chain"]
-            state = self._replayed(chain)
-            scored = "\n".join(f"{t}, Evaluation score: {s:g}" for t, s in chain)
-            return self.messages(
-                f"{head}\n{clues}\n\nThe words filled so far:\n---\n{scored}\n---\n"
-                f"{self._status(state)}\n\n"
-                f"The next step to evaluate:\n{args['step']}\n\n"
-                "Score this word for how well it answers its clue and agrees with the "
-                "crossing letters, using one of 0.1, 0.3, 0.5, 0.7, 0.9, 1.0 (0.1: wrong or "
-                "conflicting; 1.0: certainly right). Reply on the last line as "
-                "'Evaluation score: X'."
-            )
-        if role == "analyze":
-            chain = args["chain"]
-            steps = "\n".join(f"Step {i}: {t}" for i, t in enumerate(chain, 1))
-            return self.messages(
-                f"Task: {head}\n{clues}\nBoard:\n{empty}\n"
-                f"The reasoning chain (one word per step):\n---\n{steps}\n---\n"
-                "Please do the following:\n"
-                "1. Under 'Analysis Report:', say whether these words solve the crossword and "
-                "why not: name any crossing conflict (two words that put different letters in "
-                "one cell) and any word that does not answer its clue.\n"
-                "2. For each step write: 'Step <idx>: <analysis>. Advice: <advice>. "
-                "Recommendation or Reject: <Recommend|Reject>.' Refer to steps by index only.\n"
-                "3. Finish with 'Confidence score: X', X one of 0.1, 0.3, 0.5, 0.7, 0.9, 1.0.\n"
-                "Be brief.",
-                FEEDBACK_SYSTEM,
-            )
-        if role == "final":
-            return self.messages(
-                f"{head}\n{clues}\nBoard:\n{empty}\n\n"
-                "First of all, recall historical reasoning experience (ignore it if empty) and "
-                f"follow its advice:\n#####\n{args['experience']}\n#####\n\n"
-                f"{BOT_FINAL_REQUEST} First write each answer on its own line as 'h1. WORD' "
-                "(using the clue names), then the whole grid after 'Output:', one row per "
-                "line, letters separated by spaces.",
-                BOT_SYSTEM,
-            )
-        if role == "guide":
-            return self.messages(
-                f"Query: {head}\n{clues}\nBoard:\n{empty}\n\n"
-                f"This is turn {args['turn']} of at most {args['total']}.\n"
-                f"The dialogue so far:\n{self.transcript(args['turns'])}\n\n"
-                "Write the solver's next prompt. Set stop to true only if the solver's last "
-                "grid is complete and correct.\n"
-                f"Reply with one JSON object: {IOT_GUIDE_FORMAT}",
-                IOT_GUIDE_SYSTEM,
-            )
-        # respond
-        rule = {
-            "free": "If you are sure your grid is complete and correct, set final to true; if "
-            "you are unsure, set it to false and keep working.",
-            "discuss": "Do not give a final answer yet: set final to false.",
-            "close": "Give your definitive final grid now and set final to true.",
-        }.get(str(args.get("mode", "free")), "")
-        return self.messages(
-            f"Query: {head}\n{clues}\nBoard:\n{empty}\n\n"
-            f"The dialogue so far:\n{self.transcript(args['turns'])}\n\n"
-            f"{iot_guide_line(_clip(str(args['guidance']), 4000))}\n\n{rule}\n"
-            f"Reply with one JSON object: {IOT_ANSWER_FORMAT}",
-            IOT_ANSWER_SYSTEM,
-        )
+        return build(self, args)
 
     def transcript(self, turns: Sequence[Turn]) -> str:
         """The whole IoT dialogue so far, as each call carries it."""

@@ -6,11 +6,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = ["IOT_FIRST_PROMPT", "Turn", "iot_guide_line", "iot_transcript"]
+from solver.model.markers import IOT_FIRST_PROMPT, IOT_GUIDE_SAYS
 
-IOT_FIRST_PROMPT = "No guide has spoken yet: answer the query on your own first."
-"""What the answerer is told instead of a guide's prompt when it answers first, unguided (the
-paper's Algorithm 1, line 1)."""
+__all__ = ["IOT_FIRST_PROMPT", "Turn", "iot_guide_line", "iot_transcript"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,4 +43,4 @@ def iot_transcript(turns: Sequence[Turn]) -> str:
 def iot_guide_line(guidance: str) -> str:
     """The answerer prompt's line with this turn's guidance, or, with none (the first,
     unguided answer), the request to answer on its own."""
-    return f"Your guide now says: {guidance}" if guidance else IOT_FIRST_PROMPT
+    return f"{IOT_GUIDE_SAYS} {guidance}" if guidance else IOT_FIRST_PROMPT

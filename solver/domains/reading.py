@@ -13,6 +13,7 @@ from puzzles.text import clip_text, whole_lines
 __all__ = [
     "BULLET",
     "LIST_NUMBER",
+    "STEP_HEAD",
     "clip_text",
     "read_json_object",
     "reads_the_same",
@@ -24,6 +25,9 @@ __all__ = [
 LIST_NUMBER = r"\d{1,3}[.)](?!\d)"
 """A list number at the head of a line (``1.``, ``2)``): never the start of a decimal, so
 ``1.33 + 4 = 5.33`` keeps its ``1.33`` and ``1. 1.5 * 2 = 3`` loses only ``1.``."""
+
+STEP_HEAD = re.compile(rf"^\s*(?:reasoning\s+)?(?:step\s*\d+\s*[:.,)]?|{LIST_NUMBER})\s*", re.I)
+"""A step's label at the head of a line (``Step 2:``, ``Reasoning step 3.``, ``2)``)."""
 BULLET = r"[-•](?=\s)"
 """A bullet at the head of a line (``- 0.5 * 8 = 4``): a dash followed by a space, never the
 sign of a number (``-0.5 * 8``)."""

@@ -8,22 +8,25 @@ second). Each domain's ``ROLES`` is its entry here, and each kind's spec
 
 from __future__ import annotations
 
+from solver.roles import Role
+
 __all__ = ["CROSSWORD", "GAME24", "WORDPROBLEM"]
 
 GAME24 = frozenset(
-    {"io", "cot", "propose", "value", "judge", "step", "evaluate", "analyze", "guide", "respond"}
-    | {"condense", "similar", "examples", "final"}
+    {Role.IO, Role.COT, Role.PROPOSE, Role.VALUE, Role.JUDGE, Role.STEP, Role.EVALUATE}
+    | {Role.ANALYZE, Role.GUIDE, Role.RESPOND, Role.CONDENSE, Role.SIMILAR, Role.EXAMPLES}
+    | {Role.FINAL}
 )
 """The Game of 24 (``examples``: the step prompt can carry worked examples, BoT+CoT)."""
 
 CROSSWORD = frozenset(
-    {"io", "cot", "propose", "clue_value", "step", "evaluate", "analyze", "guide", "respond"}
-    | {"final"}
+    {Role.IO, Role.COT, Role.PROPOSE, Role.CLUE_VALUE, Role.STEP, Role.EVALUATE, Role.ANALYZE}
+    | {Role.GUIDE, Role.RESPOND, Role.FINAL}
 )
 """Mini crosswords."""
 
 WORDPROBLEM = frozenset(
-    {"io", "cot", "step", "evaluate", "analyze", "guide", "respond", "act", "formalize", "revise"}
-    | {"final"}
+    {Role.IO, Role.COT, Role.STEP, Role.EVALUATE, Role.ANALYZE, Role.GUIDE, Role.RESPOND}
+    | {Role.ACT, Role.FORMALIZE, Role.REVISE, Role.FINAL}
 )
 """Word problems."""

@@ -13,6 +13,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from solver.roles import Role
+
 if TYPE_CHECKING:
     from solver.domains.base import Domain
 
@@ -40,7 +42,7 @@ class KindSpec:
     """For people (``Game of 24``)."""
     cli: str
     """What people type on the command line (``24``)."""
-    roles: frozenset[str]
+    roles: frozenset[Role]
     """The roles its domain has prompts and parsers for: which methods can play it."""
     domain: str
     """``module:Class`` of its domain adapter, built from one puzzle."""
@@ -50,7 +52,11 @@ class KindSpec:
     order: int = 100
     """Place in lists (smaller first)."""
     player: str | None = None
-    """``module:Class`` of its offline player; None: the Game of 24 engine answers it."""
+    """``module:Class`` of its offline player (:class:`solver.model.offline.Player`); None:
+    the offline engine refuses its prompts (unless the last-asked player reads them)."""
+    player_last: bool = False
+    """Its player is asked after every other kind's: it answers what none of them
+    recognises, and refuses, saying why, what it cannot read (the Game of 24's)."""
     checks: str = "Arithmetic"
     """What the solver pane's first tab lists (arithmetic, or words against crossings)."""
     puzzles: str = "hands"
@@ -102,5 +108,5 @@ class KindSpec:
             raise KindError(f"the trace's header holds no {self.label} puzzle ({exc})") from None
 
     def make_player(self) -> Any:
-        """Its offline player, or None when the Game of 24 engine answers it."""
+        """Its offline player, or None when it has none."""
         return load(self.player)() if self.player else None

@@ -14,6 +14,7 @@ from typing import Any
 
 from solver.methods.base import Method, Outcome, RunContext, run_method, solve
 from solver.methods.spec import MethodSpec, OptionInfo
+from solver.roles import Role
 
 __all__ = [
     "METHODS",
@@ -54,7 +55,7 @@ METHODS: dict[str, MethodSpec] = _collect()
 """Method name -> spec, in the order people see them."""
 
 
-def methods_for(roles: frozenset[str]) -> list[MethodSpec]:
+def methods_for(roles: frozenset[Role]) -> list[MethodSpec]:
     """The methods, in the catalogue's order, whose every role is among ``roles`` (a domain's:
     what its puzzles can be solved with)."""
     return [spec for spec in METHODS.values() if spec.roles <= roles]

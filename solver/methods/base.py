@@ -28,6 +28,7 @@ from solver.events import (
 )
 from solver.model import Call, Generation, Model, ModelError
 from solver.model.base import counting_requests
+from solver.roles import Purpose
 
 __all__ = ["Method", "Outcome", "RunContext", "run_method", "solve"]
 
@@ -231,7 +232,7 @@ class RunContext:
             gen = dataclasses.replace(gen, texts=finished)
         return gen, call_id
 
-    def _streamer(self, call_id: int, purpose: str) -> Callable[[int, str], None]:
+    def _streamer(self, call_id: int, purpose: Purpose) -> Callable[[int, str], None]:
         """A token callback that reports the text so far, at most every 50 ms per sample."""
         texts: dict[int, str] = {}
         last: dict[int, float] = {}
@@ -252,7 +253,7 @@ class RunContext:
     def total_cost(self) -> float | None:
         return self.cost if self.cost_known else None
 
-    def parse_failed(self, purpose: str, text: str, reason: str) -> None:
+    def parse_failed(self, purpose: Purpose, text: str, reason: str) -> None:
         self.parse_failures += 1
         self.emit(ParseFailed(purpose, text[:500], reason))
 

@@ -11,6 +11,7 @@ from solver.events import IterationStarted, LeafReached, SolutionFound, ThoughtA
 from solver.methods.base import Outcome, RunContext
 from solver.methods.spec import MethodSpec, option
 from solver.model import CUT_REASONS, Call, Message, Sampling
+from solver.roles import Purpose, Role
 
 __all__ = [
     "IO",
@@ -83,12 +84,12 @@ def report_chain(
         else:
             ctx.emit(LeafReached(parent, verdict.reason))
     if answer is None:
-        ctx.parse_failed("answer", text, "no 'Answer:' line")
+        ctx.parse_failed(Purpose.ANSWER, text, "no 'Answer:' line")
     return answer
 
 
 def sample_calls(
-    purpose: str,
+    purpose: Purpose,
     messages: tuple[Message, ...],
     sampling: Sampling,
     samples: int,
@@ -110,7 +111,7 @@ BEST_OF_PAPER: dict[tuple[str, str], str] = {("io", "game24"): "33%", ("cot", "g
 """ToT's best-of-100 oracle rows (Table 2, GPT-4), by (method, kind); the means over the same
 100 samples are the specs' ``paper`` figures."""
 
-FIRST_SAMPLE_ANSWERS = frozenset({"io", "cot"})
+FIRST_SAMPLE_ANSWERS = frozenset({Role.IO, Role.COT})
 """The sampling methods whose answer is their first sample (CoT-SC's is the majority); their
 specs' ``paper`` figures are ToT's means over 100 samples."""
 
@@ -143,7 +144,7 @@ class IO:
     exactly, and the run reports how many were right."""
 
     name = "io"
-    purpose = "io"
+    purpose = Purpose.IO
 
     def __init__(self, config: IOConfig | None = None) -> None:
         self.config = config or IOConfig()
@@ -151,7 +152,7 @@ class IO:
     def config_dict(self) -> dict[str, Any]:
         return asdict(self.config)
 
-    role = "io"
+    role = Role.IO
 
     async def run(self, domain: Domain[Any, Any], ctx: RunContext) -> Outcome:
         cfg = self.config
@@ -192,12 +193,12 @@ class CoT(IO):
     """Ask for three steps then the answer."""
 
     name = "cot"
-    purpose = "cot"
+    purpose = Purpose.COT
 
     def __init__(self, config: CoTConfig | None = None) -> None:
         self.config = config or CoTConfig()
 
-    role = "cot"
+    role = Role.COT
 
 
 @dataclass(frozen=True)
@@ -232,8 +233,8 @@ class CoTSC:
         """Draw the k samples, show each, and count their answers' votes."""
         cfg = self.config
         batches = sample_calls(
-            "cot",
-            domain.prompt("cot"),
+            Purpose.COT,
+            domain.prompt(Role.COT),
             Sampling(cfg.temperature, 1.0, 1, cfg.max_tokens),
             cfg.samples,
             cfg.batch,
@@ -289,7 +290,7 @@ IO_SPEC = MethodSpec(
     description="Answers at once, from a few worked examples, with no steps.",
     build=IO,
     config=IOConfig,
-    roles=frozenset({"io"}),
+    roles=frozenset({Role.IO}),
     order=50,
     round="step",
     paper={"game24": "7.3%", "crossword": "38.7 / 14 / 0"},
@@ -302,7 +303,7 @@ COT_SPEC = MethodSpec(
     description="Writes one step-by-step solution.",
     build=CoT,
     config=CoTConfig,
-    roles=frozenset({"cot"}),
+    roles=frozenset({Role.COT}),
     order=40,
     round="step",
     paper={"game24": "4.0%", "crossword": "40.6 / 15.6 / 1"},
@@ -315,7 +316,7 @@ SPEC = MethodSpec(
     description="Writes many step-by-step solutions and answers with the most common one.",
     build=CoTSC,
     config=CoTSCConfig,
-    roles=frozenset({"cot"}),
+    roles=frozenset({Role.COT}),
     order=30,
     round="step",
     paper={"game24": "9.0%"},

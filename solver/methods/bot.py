@@ -43,6 +43,7 @@ from solver.events import (
 from solver.methods.base import Outcome, RunContext, StopRun
 from solver.methods.spec import MethodSpec, option
 from solver.model import Call, Sampling
+from solver.roles import Purpose, Role
 
 __all__ = ["BoT", "BoTConfig", "Node"]
 
@@ -414,8 +415,8 @@ class BoT:
         chain = node.chain()
         scored = [(n.text, n.edge) for n in chain]
         call = Call(
-            "bot_step",
-            domain.prompt("step", experience=exp_text, chain=scored, **self._examples()),
+            Purpose.BOT_STEP,
+            domain.prompt(Role.STEP, experience=exp_text, chain=scored, **self._examples()),
             Sampling(tree.temperature, tree.top_p, cfg.children, cfg.max_tokens),
             # A copy: the list grows after this iteration, and a call is what was asked.
             domain.context(node.state, experience=list(structured), chain=[n.line for n in chain]),
@@ -432,7 +433,7 @@ class BoT:
         for text in gen.texts:
             steps = domain.parse_steps(text, node.state, limit=8)
             if not steps:
-                ctx.parse_failed("bot_step", text, "no step found")
+                ctx.parse_failed(Purpose.BOT_STEP, text, "no step found")
                 continue
             # Models often repeat the steps so far before the new one: take the first step
             # that can be played from this state (else the first, to be shown as invalid).
@@ -443,7 +444,7 @@ class BoT:
             seen.add(key)
             score = domain.parse_score(text)
             if score is None:
-                ctx.parse_failed("bot_step", text, "no evaluation score; using 0.5")
+                ctx.parse_failed(Purpose.BOT_STEP, text, "no evaluation score; using 0.5")
                 score = 0.5
             # Paper mode: the state is what the model wrote, right or wrong.
             after = (
@@ -497,15 +498,15 @@ class BoT:
             child.edge = 0.0
         else:
             call = Call(
-                "bot_evaluate",
-                domain.prompt("evaluate", chain=scored, step=child.text),
+                Purpose.BOT_EVALUATE,
+                domain.prompt(Role.EVALUATE, chain=scored, step=child.text),
                 Sampling(cfg.eval_temperature, cfg.eval_top_p, 1, cfg.max_tokens),
                 domain.context(child.state, step=child.line),
             )
             gen, call_id = await ctx.call(call)
             edge = domain.parse_score(gen.text)
             if edge is None:
-                ctx.parse_failed("bot_evaluate", gen.text, "no evaluation score; using 0.5")
+                ctx.parse_failed(Purpose.BOT_EVALUATE, gen.text, "no evaluation score; using 0.5")
                 edge = 0.5
             child.edge = edge
         ctx.emit(ThoughtScored(child.id, child.score, child.edge, call_id=call_id))
@@ -628,15 +629,15 @@ class BoT:
         async def one(line: str) -> None:
             cfg = self.config
             call = Call(
-                "bot_similar",
-                domain.prompt("similar", a=last, b=line),
+                Purpose.BOT_SIMILAR,
+                domain.prompt(Role.SIMILAR, a=last, b=line),
                 Sampling(cfg.eval_temperature, cfg.eval_top_p, 1, cfg.max_tokens),
                 domain.context(domain.start(), a=last, b=line),
             )
             gen, _ = await ctx.call(call)
             value = judge.parse_similarity(gen.text)
             if value is None:
-                ctx.parse_failed("bot_similar", gen.text, "no similarity; taken as different")
+                ctx.parse_failed(Purpose.BOT_SIMILAR, gen.text, "no similarity; taken as different")
                 value = 0.0
             judged[(last, line)] = out[line] = value
 
@@ -650,15 +651,15 @@ class BoT:
         """The roles this run's options need beyond BoT's own, named before any call."""
         cfg = self.config
         if cfg.experience == "cumulative":
-            require_roles("bot --experience cumulative", frozenset({"condense"}), domain)
+            require_roles("bot --experience cumulative", frozenset({Role.CONDENSE}), domain)
             _condensing(domain)
         if cfg.similarity == "model" and cfg.aggregation == "greedy":
-            require_roles("bot --similarity model", frozenset({"similar"}), domain)
+            require_roles("bot --similarity model", frozenset({Role.SIMILAR}), domain)
             _judging(domain)
         if cfg.examples:
-            require_roles("bot --examples", frozenset({"examples"}), domain)
+            require_roles("bot --examples", frozenset({Role.EXAMPLES}), domain)
         if self._final_prompt():
-            require_roles("bot --final-prompt", frozenset({"final"}), domain)
+            require_roles("bot --final-prompt", frozenset({Role.FINAL}), domain)
 
     async def _condense(
         self, domain: Domain[Any, Any], ctx: RunContext, experience: str
@@ -667,15 +668,17 @@ class BoT:
         text (None when its reply is empty: the experience then stays as it was)."""
         cfg = self.config
         call = Call(
-            "bot_condense",
-            domain.prompt("condense", experience=experience),
+            Purpose.BOT_CONDENSE,
+            domain.prompt(Role.CONDENSE, experience=experience),
             Sampling(cfg.feedback_temperature, 1.0, 1, cfg.max_tokens),
             domain.context(domain.start(), experience=experience),
         )
         gen, _ = await ctx.call(call)
         text = _condensing(domain).parse_condensed(gen.text)
         if text is None:
-            ctx.parse_failed("bot_condense", gen.text, "no condensed experience; kept as it was")
+            ctx.parse_failed(
+                Purpose.BOT_CONDENSE, gen.text, "no condensed experience; kept as it was"
+            )
         return text
 
     def _check_chain(
@@ -696,8 +699,8 @@ class BoT:
         cfg = self.config
         texts = [n.text for n in chain]
         call = Call(
-            "bot_feedback",
-            domain.prompt("analyze", chain=texts, checked=self._checked_analysis()),
+            Purpose.BOT_FEEDBACK,
+            domain.prompt(Role.ANALYZE, chain=texts, checked=self._checked_analysis()),
             Sampling(cfg.feedback_temperature, 1.0, 1, cfg.max_tokens),
             domain.context(
                 chain[-1].state,  # aggregation never gives an empty chain
@@ -711,7 +714,7 @@ class BoT:
             ctx.verified(None, claim)
         feedback = domain.parse_feedback(gen.text, len(chain))
         if not feedback.parsed:
-            ctx.parse_failed("bot_feedback", gen.text, "no analysis report or confidence")
+            ctx.parse_failed(Purpose.BOT_FEEDBACK, gen.text, "no analysis report or confidence")
         return feedback
 
     async def _final(
@@ -725,8 +728,8 @@ class BoT:
         read as the domain reads any answer; None when the reply gives none."""
         cfg = self.config
         call = Call(
-            "bot_final",
-            domain.prompt("final", experience=experience, **self._examples()),
+            Purpose.BOT_FINAL,
+            domain.prompt(Role.FINAL, experience=experience, **self._examples()),
             Sampling(cfg.final_temperature, cfg.final_top_p, 1, cfg.max_tokens),
             domain.context(domain.start(), experience=list(structured)),
         )
@@ -735,7 +738,7 @@ class BoT:
             ctx.verified(None, claim)
         answer = domain.parse_answer(gen.text)
         if answer is None:
-            ctx.parse_failed("bot_final", gen.text, "no answer in the final reply")
+            ctx.parse_failed(Purpose.BOT_FINAL, gen.text, "no answer in the final reply")
             ctx.emit(FinalAnswered(None, False, "no answer", call_id))
             return None
         verdict = domain.check(answer)
@@ -785,13 +788,13 @@ class _Judging(Protocol):
 
 def _condensing(domain: Domain[Any, Any]) -> _Condensing:
     if not isinstance(domain, _Condensing):
-        raise RolesMissing("bot --experience cumulative", domain.kind, ["condense"])
+        raise RolesMissing("bot --experience cumulative", domain.kind, [Role.CONDENSE])
     return domain
 
 
 def _judging(domain: Domain[Any, Any]) -> _Judging:
     if not isinstance(domain, _Judging):
-        raise RolesMissing("bot --similarity model", domain.kind, ["similar"])
+        raise RolesMissing("bot --similarity model", domain.kind, [Role.SIMILAR])
     return domain
 
 
@@ -824,7 +827,7 @@ SPEC = MethodSpec(
     "mistakes, and repeats.",
     build=BoT,
     config=BoTConfig,
-    roles=frozenset({"step", "evaluate", "analyze"}),
+    roles=frozenset({Role.STEP, Role.EVALUATE, Role.ANALYZE}),
     order=10,
     # GSM8K: the paper gives no absolute rate, only BoT against the best earlier method (CSV).
     paper={"game24": "~84%", "wordproblem": "+0.1% vs CSV (GSM8K)"},

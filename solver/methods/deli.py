@@ -40,6 +40,7 @@ from solver.methods.base import Outcome, RunContext
 from solver.methods.react import run_tool
 from solver.methods.spec import MethodSpec, option
 from solver.model import Call, Sampling
+from solver.roles import Purpose, Role
 from solver.tools import format_trajectory, parse_action, parse_final
 
 __all__ = ["DELI", "DELIConfig"]
@@ -102,8 +103,8 @@ class DELI:
         examples = {"demonstrations": demonstrations} if demonstrations else {}
         gen, call_id = await ctx.call(
             Call(
-                "deli_init",
-                domain.prompt("cot", **examples),
+                Purpose.DELI_INIT,
+                domain.prompt(Role.COT, **examples),
                 self._sampling(),
                 domain.context(domain.start()),
             )
@@ -121,9 +122,9 @@ class DELI:
             self._stage(domain, ctx, turn, "tool", trace, tool_answer, previous_tool, None)
             gen, call_id = await ctx.call(
                 Call(
-                    "deli_revise",
+                    Purpose.DELI_REVISE,
                     domain.prompt(
-                        "revise", solution=solution, verification=trace, tool_answer=tool_answer
+                        Role.REVISE, solution=solution, verification=trace, tool_answer=tool_answer
                     ),
                     self._sampling(),
                     domain.context(domain.start(), turn=turn),
@@ -192,8 +193,8 @@ class DELI:
         number = step_base
         for k in range(1, cfg.tool_steps + 1):
             call = Call(
-                "deli_tool",
-                domain.prompt("formalize", trial=trial, steps=tuple(steps), step=k),
+                Purpose.DELI_TOOL,
+                domain.prompt(Role.FORMALIZE, trial=trial, steps=tuple(steps), step=k),
                 self._sampling((f"\nOutput {k}:", "\nOutput:")),
                 domain.context(domain.start(), step=k),
             )
@@ -208,7 +209,7 @@ class DELI:
                 break
             if not action.valid:
                 invalid += 1
-                ctx.parse_failed("deli_tool", gen.text, action.problem)
+                ctx.parse_failed(Purpose.DELI_TOOL, gen.text, action.problem)
                 ctx.emit(ToolCalled(number, "", action.text, action.thought, call_id, action.notes))
                 ctx.emit(ToolObserved(number, "", action.problem, "invalid"))
                 steps.append((action.thought, action.written() or "(none)", action.problem))
@@ -255,7 +256,8 @@ class DELI:
             for claim in domain.claims(text):
                 ctx.verified(f"deli-{stage}{turn}", claim)
         if stage == "language" and answer is None and not cut:  # a cut reply is no misreading
-            ctx.parse_failed("deli_revise" if turn else "deli_init", text, "no 'Answer:' line")
+            purpose = Purpose.DELI_REVISE if turn else Purpose.DELI_INIT
+            ctx.parse_failed(purpose, text, "no 'Answer:' line")
         verdict = domain.check(answer)
         ctx.emit(
             DeliberationStage(
@@ -290,7 +292,7 @@ SPEC = MethodSpec(
     "prose, and repeats until both agree.",
     build=DELI,
     config=DELIConfig,
-    roles=frozenset({"cot", "formalize", "revise"}),
+    roles=frozenset({Role.COT, Role.FORMALIZE, Role.REVISE}),
     order=25,
     view="transcript",
     round="turn",

@@ -36,10 +36,11 @@ from solver.events import DialogueStopped, IterationStarted, TurnAnswered, TurnG
 from solver.methods.base import Outcome, RunContext
 from solver.methods.spec import MethodSpec, option
 from solver.model import Call, Sampling
+from solver.roles import Purpose, Role
 
 __all__ = ["AIoTConfig", "GIoTConfig", "IoT", "first_speaker"]
 
-ROLES = frozenset({"guide", "respond"})
+ROLES = frozenset({Role.GUIDE, Role.RESPOND})
 
 STARTS = ("auto", "answer", "guide")
 EVERYDAY_START = "answer"
@@ -173,8 +174,8 @@ class IoT:
     ) -> str:
         """The guide's prompt for this turn (its stop flag is shown as its advice only)."""
         guide = Call(
-            "iot_guide",
-            domain.prompt("guide", turns=tuple(turns), turn=turn, total=total),
+            Purpose.IOT_GUIDE,
+            domain.prompt(Role.GUIDE, turns=tuple(turns), turn=turn, total=total),
             sampling,
             domain.context(domain.start(), turn=turn),
             json=True,
@@ -182,7 +183,7 @@ class IoT:
         gen, call_id = await ctx.call(guide, guide=True)
         guidance = domain.parse_guidance(gen.text)
         if not guidance.parsed:
-            ctx.parse_failed("iot_guide", gen.text, "no JSON object with guidance and stop")
+            ctx.parse_failed(Purpose.IOT_GUIDE, gen.text, "no JSON object with guidance and stop")
         text = guidance.text or "Try again, and check every step."
         for claim in domain.claims(guidance.text):  # the guide's own arithmetic
             ctx.verified(None, claim)
@@ -201,8 +202,8 @@ class IoT:
     ) -> Reply:
         cfg = self.config
         call = Call(
-            "iot_answer",
-            domain.prompt("respond", turns=tuple(turns), guidance=guidance, mode=mode),
+            Purpose.IOT_ANSWER,
+            domain.prompt(Role.RESPOND, turns=tuple(turns), guidance=guidance, mode=mode),
             Sampling(cfg.temperature, 1.0, 1, cfg.max_tokens),
             domain.context(domain.start(), turn=turn),
             json=True,
@@ -213,7 +214,7 @@ class IoT:
         if cut:  # an unfinished reply gives no answer and cannot end the dialogue
             reply = Reply(reply.explanation, None, reply.uncertainty, False, reply.parsed)
         elif not reply.parsed:
-            ctx.parse_failed("iot_answer", gen.text, "no JSON object with an answer")
+            ctx.parse_failed(Purpose.IOT_ANSWER, gen.text, "no JSON object with an answer")
         for claim in domain.claims(reply.explanation):
             ctx.verified(None, claim)
         verdict = domain.check(reply.answer)

@@ -28,6 +28,7 @@ from solver.events import EpisodeEnded, IterationStarted, ToolCalled, ToolObserv
 from solver.methods.base import Outcome, RunContext
 from solver.methods.spec import MethodSpec, option
 from solver.model import Call, Sampling
+from solver.roles import Purpose, Role
 from solver.tools import parse_action
 
 __all__ = ["PAPER_SHOTS", "ReAct", "ReActConfig", "run_tool"]
@@ -104,9 +105,9 @@ class ReAct:
         for i in range(1, cfg.steps + 1):
             ctx.emit(IterationStarted(i, cfg.steps, f"step {i}"))
             call = Call(
-                "react_act",
+                Purpose.REACT_ACT,
                 domain.prompt(
-                    "act",
+                    Role.ACT,
                     steps=tuple(trajectory),
                     step=i,
                     limit=cfg.steps,
@@ -131,7 +132,7 @@ class ReAct:
                 notes.append("the reply was cut off; only its finished lines were read")
             if not action.valid:
                 invalid += 1
-                ctx.parse_failed("react_act", gen.text, action.problem)
+                ctx.parse_failed(Purpose.REACT_ACT, gen.text, action.problem)
                 ctx.emit(ToolCalled(i, "", action.text, action.thought, call_id, tuple(notes)))
                 ctx.emit(ToolObserved(i, "", action.problem, "invalid"))
                 trajectory.append((action.thought, action.written() or "(none)", action.problem))
@@ -173,7 +174,7 @@ SPEC = MethodSpec(
     description="Thinks, calls a tool, reads what it returns, and repeats until it finishes.",
     build=ReAct,
     config=ReActConfig,
-    roles=frozenset({"act"}),
+    roles=frozenset({Role.ACT}),
     order=20,
     view="transcript",
     round="step",

@@ -30,6 +30,7 @@ from solver.methods.base import Outcome, RunContext
 from solver.methods.baselines import CoTSC, CoTSCConfig, Vote
 from solver.methods.react import PAPER_SHOTS, ReAct, ReActConfig
 from solver.methods.spec import MethodSpec, option
+from solver.roles import Role
 
 __all__ = ["CoTSCThenReAct", "FallbackConfig", "ReActThenCoTSC", "majority_is_weak"]
 
@@ -157,7 +158,7 @@ class CoTSCThenReAct(_Fallback):
 
 _COMMON: dict[str, Any] = {
     "config": FallbackConfig,
-    "roles": frozenset({"act", "cot"}),
+    "roles": frozenset({Role.ACT, Role.COT}),
     "view": "transcript",
     "round": "step",
 }

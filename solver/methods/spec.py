@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from solver.roles import Role
+
 __all__ = ["MethodSpec", "Option", "OptionInfo", "option"]
 
 _META_KEY = "ponder_option"
@@ -113,7 +115,7 @@ class MethodSpec:
     """The method from its config."""
     config: type
     """The config dataclass; its defaults are the paper's."""
-    roles: frozenset[str]
+    roles: frozenset[Role]
     """The domain roles (prompts and parsers) the method needs."""
     order: int = 100
     """Place in lists (smaller first)."""

@@ -25,6 +25,7 @@ from solver.events import (
 from solver.methods.base import Outcome, RunContext
 from solver.methods.spec import MethodSpec, option
 from solver.model import Call, Sampling
+from solver.roles import Purpose, Role
 
 __all__ = ["ToT", "ToTConfig"]
 
@@ -132,8 +133,8 @@ class ToT:
                     ctx.emit(LeafReached(beam.node, "one number left, not the target"))
                 return []
             call = Call(
-                "answer",
-                domain.prompt("cot", steps=beam.lines),
+                Purpose.ANSWER,
+                domain.prompt(Role.COT, steps=beam.lines),
                 sampling,
                 domain.context(beam.state),
             )
@@ -142,7 +143,7 @@ class ToT:
                 return []
             answer = domain.parse_answer(gen.text)
             if answer is None:
-                ctx.parse_failed("answer", gen.text, "no 'Answer:' line")
+                ctx.parse_failed(Purpose.ANSWER, gen.text, "no 'Answer:' line")
                 return []
             node = ctx.node_id()
             ctx.emit(
@@ -152,15 +153,15 @@ class ToT:
             )
             return [_Beam(node, beam.state, beam.lines, answer)]
         call = Call(
-            "propose",
-            domain.prompt("propose", state=beam.state),
+            Purpose.PROPOSE,
+            domain.prompt(Role.PROPOSE, state=beam.state),
             sampling,
             domain.context(beam.state),
         )
         gen, call_id = await ctx.call(call)
         steps = domain.parse_steps(gen.text, beam.state)
         if not steps:
-            ctx.parse_failed("propose", gen.text, "no step of the form 'a op b = c'")
+            ctx.parse_failed(Purpose.PROPOSE, gen.text, "no step of the form 'a op b = c'")
         trust = cfg.paper or not cfg.verify_steps
         claiming = domain if trust and isinstance(domain, Claiming) else None
         out = []
@@ -216,12 +217,12 @@ class ToT:
         cfg = self.config
         if cand.answer is not None:
             key: Any = ("answer", cand.answer)
-            messages = domain.prompt("judge", answer=cand.answer)
-            purpose = "judge"
+            messages = domain.prompt(Role.JUDGE, answer=cand.answer)
+            purpose = Purpose.JUDGE
         else:
             key = domain.state_key(cand.state)
-            messages = domain.prompt("value", state=cand.state)
-            purpose = "value"
+            messages = domain.prompt(Role.VALUE, state=cand.state)
+            purpose = Purpose.VALUE
         call_id = None
         pending = cache.get(key)
         if pending is not None:
@@ -275,7 +276,7 @@ SPEC = MethodSpec(
     description="Keeps the best few states at each step, as rated by the model, breadth first.",
     build=ToT,
     config=ToTConfig,
-    roles=frozenset({"propose", "value", "cot", "judge"}),
+    roles=frozenset({Role.PROPOSE, Role.VALUE, Role.COT, Role.JUDGE}),
     order=20,
     round="step",
     paper={"game24": "74%"},

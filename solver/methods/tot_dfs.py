@@ -34,10 +34,11 @@ from solver.events import (
 from solver.methods.base import Outcome, RunContext, StopRun
 from solver.methods.spec import MethodSpec, option
 from solver.model import Call, Sampling
+from solver.roles import Purpose, Role
 
 __all__ = ["ToTDFS", "ToTDFSConfig"]
 
-ROLES = frozenset({"propose", "clue_value"})
+ROLES = frozenset({Role.PROPOSE, Role.CLUE_VALUE})
 
 
 @dataclass(frozen=True)
@@ -178,8 +179,8 @@ class _Search:
             self.proposals[key] = []
             return []
         call = Call(
-            "propose",
-            domain.prompt("propose", state=state),
+            Purpose.PROPOSE,
+            domain.prompt(Role.PROPOSE, state=state),
             Sampling(cfg.temperature, 1.0, cfg.samples, cfg.max_tokens),
             domain.context(state),
         )
@@ -191,7 +192,9 @@ class _Search:
                 continue
             found = self.parts.proposals(text, state)
             if not found:
-                ctx.parse_failed("propose", text, "no line of the form 'h1. word (confidence)'")
+                ctx.parse_failed(
+                    Purpose.PROPOSE, text, "no line of the form 'h1. word (confidence)'"
+                )
             for step, score in found:
                 k = domain.step_key(step)
                 if k not in first:
@@ -219,7 +222,7 @@ class _Search:
 
     async def _value_one(self, state: Any, name: str) -> str:
         cfg, domain, ctx = self.cfg, self.domain, self.ctx
-        messages = domain.prompt("clue_value", state=state, part=name)
+        messages = domain.prompt(Role.CLUE_VALUE, state=state, part=name)
         key = "\n".join(m.content for m in messages)
         pending = self.values.get(key)
         if pending is not None:
@@ -228,7 +231,7 @@ class _Search:
         self.values[key] = pending
         try:
             call = Call(
-                "clue_value",
+                Purpose.CLUE_VALUE,
                 messages,
                 Sampling(cfg.temperature, 1.0, 1, cfg.max_tokens),
                 domain.context(state, clue=name),
@@ -243,7 +246,7 @@ class _Search:
             raise
         label = None if gen.cut(0) else domain.parse_value(gen.text)
         if label is None:
-            ctx.parse_failed("clue_value", gen.text, "no sure / maybe / impossible")
+            ctx.parse_failed(Purpose.CLUE_VALUE, gen.text, "no sure / maybe / impossible")
             label = "maybe"
         pending.set_result(label)
         return label

@@ -16,6 +16,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from solver.roles import Purpose
+
 __all__ = [
     "CUT_REASONS",
     "Call",
@@ -56,14 +58,15 @@ class Sampling:
 class Call:
     """A request to a model.
 
-    ``purpose`` names the role of the call (``propose``, ``value``, ``evaluate``, ``analyze``,
-    ``answer``, ...). ``context`` holds the public puzzle state for the call, for traces and
-    panes; a model (the offline engine included) reads only ``messages``.
+    ``purpose`` says what the call is for: which method's call of which role
+    (:class:`~solver.roles.Purpose`; traces write it as its plain name, ``bot_step``).
+    ``context`` holds the public puzzle state for the call, for traces and panes; a model
+    (the offline engine included) reads only ``messages``.
     ``sample_offset`` is the index of the first sample asked for: the response cache keys each
     sample by its index, so a repeated prompt that wants fresh samples asks from a new offset.
     """
 
-    purpose: str
+    purpose: Purpose
     messages: tuple[Message, ...]
     sampling: Sampling = field(default_factory=Sampling)
     context: Mapping[str, Any] = field(default_factory=dict)

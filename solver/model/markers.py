@@ -9,6 +9,15 @@ purpose). They live here, below both, so that a prompt and its reader cannot dri
 from __future__ import annotations
 
 __all__ = [
+    "CW_ANALYSIS",
+    "CW_CLUE_CHECK",
+    "CW_COT",
+    "CW_EVALUATE",
+    "CW_FINAL",
+    "CW_IOT_GUIDE",
+    "CW_OPENING",
+    "CW_PROPOSE",
+    "CW_STEP",
     "G24_ANALYSIS",
     "G24_CONDENSE",
     "G24_COT",
@@ -22,6 +31,8 @@ __all__ = [
     "G24_SIMILAR",
     "G24_STEP",
     "G24_VALUE",
+    "IOT_FIRST_PROMPT",
+    "IOT_GUIDE_SAYS",
     "WP_ACT",
     "WP_ANALYSIS",
     "WP_COT",
@@ -31,9 +42,19 @@ __all__ = [
     "WP_IO",
     "WP_IOT_ANSWER",
     "WP_IOT_GUIDE",
+    "WP_OPENING",
     "WP_REVISE",
     "WP_STEP",
 ]
+
+# ---------------------------------------------------------------------- every kind's IoT
+
+IOT_GUIDE_SAYS = "Your guide now says:"
+"""IoT's answerer: the line that carries the guide's prompt (the guidance follows it)."""
+
+IOT_FIRST_PROMPT = "No guide has spoken yet: answer the query on your own first."
+"""IoT's answerer, told instead of a guide's prompt when it answers first, unguided (the
+paper's Algorithm 1, line 1)."""
 
 # ---------------------------------------------------------------------- the Game of 24
 
@@ -84,6 +105,9 @@ G24_IOT_ANSWER = (
 
 # ---------------------------------------------------------------------- word problems
 
+WP_OPENING = "Solve this math word problem."
+"""How every word-problem prompt opens its task."""
+
 WP_IO = "Give only the answer."
 """IO's request."""
 
@@ -119,3 +143,32 @@ WP_FORMALIZE = "\nTrial: "
 
 WP_REVISE = "Check the given solution against the verification and revise it"
 """DELI's revision."""
+
+# ---------------------------------------------------------------------- mini crosswords
+
+CW_OPENING = "mini crossword: write one letter in every open cell"
+"""How every crossword prompt but the clue check opens ("Solve a 5 x 5 mini crossword: ...")."""
+
+CW_COT = "First write each answer on its own line"
+"""CoT's request (and BoT's final prompt's, after :data:`CW_FINAL`)."""
+
+CW_PROPOSE = "Give candidate answers for the unfilled clues"
+"""ToT's proposal prompt."""
+
+CW_CLUE_CHECK = "Crossword clue check:"
+"""ToT's value prompt for one clue (how it opens)."""
+
+CW_STEP = "Fill exactly one more unfilled clue"
+"""BoT's step prompt."""
+
+CW_EVALUATE = G24_EVALUATE
+"""BoT's step evaluation: the same sentence as the Game of 24's."""
+
+CW_ANALYSIS = "Under 'Analysis Report:', say whether these words solve the crossword"
+"""BoT's analysis (feedback) prompt."""
+
+CW_FINAL = G24_FINAL
+"""BoT's final prompt: the same request as the Game of 24's."""
+
+CW_IOT_GUIDE = G24_IOT_GUIDE
+"""IoT's guide: the same request as the Game of 24's."""

@@ -66,6 +66,7 @@ from solver.model.base import (
 from solver.model.cache import ResponseCache
 from solver.model.retry import backoff
 from solver.model.retry import retry_after as _retry_after
+from solver.roles import Purpose
 from solver.settings import Settings, mask_url
 
 __all__ = [
@@ -588,7 +589,9 @@ class OpenAIModel:
         if self.model in names or f"{self.model}:latest" in names:
             return f"Connected to {self.url}: model {self.model!r} is available."
         probe = Call(
-            "check", (Message("user", "Reply with OK."),), Sampling(temperature=0, max_tokens=1)
+            Purpose.CHECK,
+            (Message("user", "Reply with OK."),),
+            Sampling(temperature=0, max_tokens=1),
         )
         await self._request(probe, [0], None, _Tally())
         listed = f" ({len(names)} models listed)" if names else ""

@@ -75,6 +75,7 @@ from typing import Any
 from puzzles.arith import ArithError, format_number, parse_number
 from puzzles.game24 import Hand, HandError, State
 from solver.domains.game24 import VALUE_WEIGHTS, Game24Domain
+from solver.roles import Purpose
 
 __all__ = [
     "ENGINE",
@@ -251,7 +252,7 @@ def recording_bytes(head: Mapping[str, Any], records: Sequence[Mapping[str, Any]
     return buffer.getvalue()
 
 
-def _match(purpose: str, hand: Hand, **fields: object) -> dict[str, Any]:
+def _match(purpose: Purpose, hand: Hand, **fields: object) -> dict[str, Any]:
     return {
         "purpose": purpose,
         "kind": "game24",
@@ -262,7 +263,7 @@ def _match(purpose: str, hand: Hand, **fields: object) -> dict[str, Any]:
 
 
 def _record(
-    purpose: str,
+    purpose: Purpose,
     match: dict[str, Any],
     texts: Sequence[str],
     context: dict[str, Any],
@@ -400,7 +401,9 @@ def _hand(text: object, where: str) -> Hand:
         raise LogError(f"{where}: {text[:40]!r} is not a hand ({exc})") from None
 
 
-def import_samples(log: object, rows: Sequence[Hand], purpose: str, what: str = "log") -> Imported:
+def import_samples(
+    log: object, rows: Sequence[Hand], purpose: Purpose, what: str = "log"
+) -> Imported:
     """IO (``purpose="io"``) or CoT (``"cot"``): each hand's replies as the replies of its
     call. ``rows`` are the hands of ``24.csv`` in file order (the log gives only row numbers).
 
@@ -670,8 +673,8 @@ def _import_step(one: _Hand, step: object, number: int, where: str) -> None:
                 )
                 continue
             context = one.context(state, number, y)
-            match = _match("answer", hand, steps=context["steps"])
-            one.add(_record("answer", match, [reply], context, reconstructed=reconstructed))
+            match = _match(Purpose.ANSWER, hand, steps=context["steps"])
+            one.add(_record(Purpose.ANSWER, match, [reply], context, reconstructed=reconstructed))
             continue
         state, numbers = one.numbers(y) if y else (one.reader.domain.start(), None)
         if numbers is None:
@@ -682,8 +685,8 @@ def _import_step(one: _Hand, step: object, number: int, where: str) -> None:
                 f"row {one.idx}: {y.strip().splitlines()[-1]!r}",
             )
         context = one.context(state, number, y)
-        match = _match("propose", hand, numbers=numbers)
-        one.add(_record("propose", match, [reply], context, reconstructed=reconstructed))
+        match = _match(Purpose.PROPOSE, hand, numbers=numbers)
+        one.add(_record(Purpose.PROPOSE, match, [reply], context, reconstructed=reconstructed))
     # The values: one call per distinct child, unless ToT's cache or ponder's answers it.
     # A child of an answer call is an answer line, judged; any other is a step, valued.
     answered = [current_numbers(y) == "24" for y, lines in zip(ys, groups, strict=True)
@@ -741,8 +744,8 @@ def _value(
     context = one.context(state, number, child, answer=None)
     one.add(
         _record(
-            "value",
-            _match("value", one.hand, numbers=numbers),
+            Purpose.VALUE,
+            _match(Purpose.VALUE, one.hand, numbers=numbers),
             labels.texts(unlabelled),
             context,
             reconstructed=f"{why} (n = 3; sure 20, likely 1, impossible 0.001)",
@@ -779,8 +782,8 @@ def _judge(
     context = one.context(state, number, child, answer=answer)
     one.add(
         _record(
-            "judge",
-            _match("judge", one.hand, answer=answer),
+            Purpose.JUDGE,
+            _match(Purpose.JUDGE, one.hand, answer=answer),
             labels.texts(unlabelled),
             context,
             reconstructed=(

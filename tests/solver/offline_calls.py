@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterator, Mapping
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 from puzzles.game24 import Hand
 from puzzles.game24.rules import State
@@ -17,6 +17,7 @@ from solver.domains.game24 import Game24Domain, parse_reply
 from solver.domains.wordproblem import WordProblemDomain
 from solver.model import Call, Generation, Message, Sampling, TokenCallback
 from solver.model.offline import OfflineModel
+from solver.roles import Purpose, Role
 from tests.solver.game24_replies import answer
 
 
@@ -27,7 +28,10 @@ def reply(
     temperature: float = 0.7,
     top_p: float = 1.0,
 ) -> str:
-    call = Call(purpose, prompt, Sampling(temperature, top_p, 1, 600), {}, sample_offset=seed)
+    # The player never reads the purpose (tests name it freely, tot_propose).
+    call = Call(
+        cast(Purpose, purpose), prompt, Sampling(temperature, top_p, 1, 600), {}, sample_offset=seed
+    )
     return asyncio.run(OfflineModel(seed=seed).generate(call)).text
 
 
@@ -36,14 +40,14 @@ def domain_of(question: str) -> WordProblemDomain:
 
 
 def analysis(hand: str, chain: list[str], seed: int = 1) -> list[str]:
-    prompt = Game24Domain(Hand.parse(hand)).prompt("analyze", chain=chain)
+    prompt = Game24Domain(Hand.parse(hand)).prompt(Role.ANALYZE, chain=chain)
     return reply("bot_feedback", prompt, seed).splitlines()
 
 
 def value(numbers: str, seed: int, temp: float = 0.7) -> str:
     state = State(tuple(Fraction(n) for n in numbers.split()))
     return reply(
-        "value", Game24Domain(Hand.parse("4 7 8 8")).prompt("value", state=state), seed, temp
+        "value", Game24Domain(Hand.parse("4 7 8 8")).prompt(Role.VALUE, state=state), seed, temp
     )
 
 
@@ -64,7 +68,7 @@ HAND = Hand.parse("4 7 8 8")
 def text_of(
     purpose: str, prompt: tuple[Message, ...], offset: int, seed: int = 0, temp: float = 0.7
 ) -> str:
-    call = Call(purpose, prompt, Sampling(temp, 1.0, 1, 600), {}, sample_offset=offset)
+    call = Call(Purpose(purpose), prompt, Sampling(temp, 1.0, 1, 600), {}, sample_offset=offset)
     return asyncio.run(OfflineModel(seed=seed).generate(call)).text
 
 
@@ -79,7 +83,7 @@ def respond(
     """The answerer's reply after ``answers`` (one per turn) and the guide's ``guidance``."""
     domain = Game24Domain(hand)
     turns = tuple(domain.turn("Go on.", parse_reply(answer(a))) for a in answers)
-    prompt = domain.prompt("respond", turns=turns, guidance=guidance, mode=mode)
+    prompt = domain.prompt(Role.RESPOND, turns=turns, guidance=guidance, mode=mode)
     return parse_reply(text_of("iot_answer", prompt, offset, seed))
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from solver.domains.base import ToolResult
 from solver.events import ClaimVerified, Event
+from solver.roles import Purpose, Role
 
 
 def pinned(events: list[Event], kinds: tuple[type[Event], ...]) -> list[tuple[Any, ...]]:
@@ -51,8 +52,8 @@ async def first_bot_steps(domain: Any, experience: str, seeds: int) -> Counter[s
 
     out: Counter[str] = Counter()
     for i in range(seeds):
-        prompt = domain.prompt("step", experience=experience, chain=[])
-        call = Call("bot_step", prompt, Sampling(0.7, 1.0, 1, 500), {}, sample_offset=i)
+        prompt = domain.prompt(Role.STEP, experience=experience, chain=[])
+        call = Call(Purpose.BOT_STEP, prompt, Sampling(0.7, 1.0, 1, 500), {}, sample_offset=i)
         gen = await OfflineModel(seed=i).generate(call)
         out[gen.text.split(",")[0]] += 1
     return out

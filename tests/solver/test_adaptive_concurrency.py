@@ -14,12 +14,13 @@ from solver.model import Call, Message, Sampling
 from solver.model.adaptive import AdaptiveLimit, concurrency_of
 from solver.model.openai import OpenAIModel
 from solver.model.remembering import RememberingModel
+from solver.roles import Purpose
 
 KEY = "sk-test-abcdefghijkl9876"
 
 
 def _call(i: int) -> Call:
-    return Call("answer", (Message("user", f"question {i}"),), Sampling(max_tokens=20))
+    return Call(Purpose.ANSWER, (Message("user", f"question {i}"),), Sampling(max_tokens=20))
 
 
 # -- the limit on its own ----------------------------------------------------------------------

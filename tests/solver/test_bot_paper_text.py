@@ -29,6 +29,7 @@ from solver.methods import solve
 from solver.methods.bot import BoT, BoTConfig
 from solver.model import Call, Message, Sampling, ScriptedModel
 from solver.model.offline import OfflineModel
+from solver.roles import Purpose, Role
 
 E = TypeVar("E", bound=Event)
 
@@ -92,7 +93,7 @@ async def test_under_paper_the_answer_comes_from_the_final_prompt_with_every_ent
     prompt = finals[0].messages[-1].content
     entries = [e.entry for e in of(events, ExperienceAdded) if e.entry]
     assert entries and all(entry in prompt for entry in entries)
-    assert finals[0].messages == domain.prompt("final", experience="\n#\n".join(entries))
+    assert finals[0].messages == domain.prompt(Role.FINAL, experience="\n#\n".join(entries))
     # The answer is the final reply's, checked exactly; the chains never reached 24.
     answer = domain.parse_answer(FINAL)
     assert answer is not None and domain.check(answer).ok
@@ -127,7 +128,7 @@ async def test_the_final_prompt_is_an_option_outside_paper() -> None:
     model = ScriptedModel(wrong_chain)
     config = BoTConfig(iterations=1, trees=1, final_prompt=True)
     fin, _ = await solve(BoT(config), Game24Domain(HAND), model)
-    assert [c.purpose for c in model.calls].count("bot_final") == 1 and fin.solved
+    assert [c.purpose for c in model.calls].count(Purpose.BOT_FINAL) == 1 and fin.solved
 
 
 async def test_a_final_reply_without_an_answer_leaves_the_run_without_one() -> None:
@@ -248,8 +249,8 @@ async def test_under_paper_the_word_problem_analysis_sees_only_the_chain(
 def final_call(domain: Game24Domain, experience: str) -> Call:
     # No context: the engine reads the prompt's text only.
     return Call(
-        "bot_final",
-        domain.prompt("final", experience=experience),
+        Purpose.BOT_FINAL,
+        domain.prompt(Role.FINAL, experience=experience),
         Sampling(0.3, 0.3, 1, 500),
         {},
     )
@@ -315,7 +316,9 @@ async def test_the_offline_engine_answers_the_final_prompt_from_its_experience(
 
 
 async def test_the_offline_engine_refuses_a_final_prompt_it_cannot_read() -> None:
-    call = Call("bot_final", (Message("user", "Say something."),), Sampling(0.3, 0.3, 1, 50), {})
+    call = Call(
+        Purpose.BOT_FINAL, (Message("user", "Say something."),), Sampling(0.3, 0.3, 1, 50), {}
+    )
     with pytest.raises(Exception, match="cannot read"):
         await OfflineModel(seed=0).generate(call)
 
@@ -323,5 +326,5 @@ async def test_the_offline_engine_refuses_a_final_prompt_it_cannot_read() -> Non
 def test_the_final_prompt_asks_for_the_whole_solution_with_all_experience() -> None:
     domain = Game24Domain(Hand.parse("4 5 10 11"))
     marker = f"ENTRY-{random.Random(0).random()}"
-    text = "\n".join(m.content for m in domain.prompt("final", experience=marker))
+    text = "\n".join(m.content for m in domain.prompt(Role.FINAL, experience=marker))
     assert f"#####\n{marker}\n#####" in text and "4 5 10 11" in text and "Answer:" in text

@@ -25,6 +25,7 @@ from puzzles.game24 import Hand, check_answer
 from puzzles.game24.catalogue import catalogue
 from puzzles.wordproblem.generator import problem_by_id
 from solver.domains import game24 as g24
+from solver.domains import game24_prompts as g24p
 from solver.domains.game24 import Game24Domain
 from solver.domains.wordproblem import WordProblemDomain
 from solver.events import (
@@ -41,6 +42,7 @@ from solver.methods.bot import BoT, BoTConfig
 from solver.model import Call, Message, Sampling, ScriptedModel
 from solver.model.base import Generation, TokenCallback
 from solver.model.offline import OfflineModel
+from solver.roles import Purpose, Role
 from tests.solver.game24_replies import (
     FEEDBACK,
     GREEDY_EDGES,
@@ -189,7 +191,7 @@ async def test_none_keeps_the_experience_out_of_every_prompt_and_still_analyses(
     assert all(c.context["experience"] == [] for c in steps)
     # The analysis is still asked (and shown), so the calls compare with additive's.
     assert Counter(c.purpose for c in ablated.calls) == Counter(c.purpose for c in plain.calls)
-    assert [c.purpose for c in ablated.calls].count("bot_feedback") == 3
+    assert [c.purpose for c in ablated.calls].count(Purpose.BOT_FEEDBACK) == 3
     exp = of(events, ExperienceAdded)
     assert all(e.entry == "" and "ADVICE-ONE" in e.advice for e in exp)
     # Additive carries it (the control).
@@ -207,7 +209,7 @@ async def test_examples_appear_in_every_step_prompt_only_when_asked() -> None:
         BoT(BoTConfig(iterations=1, trees=2, children=1, examples=True)), Game24Domain(hand), on
     )
     await solve(BoT(BoTConfig(iterations=1, trees=2, children=1)), Game24Domain(hand), off)
-    first_example = g24.bot_example_chain(*g24.BOT_EXAMPLES[0])
+    first_example = g24p.bot_example_chain(*g24p.BOT_EXAMPLES[0])
     for call in (c for c in on.calls if c.purpose == "bot_step"):
         text = call.messages[-1].content
         assert "Worked examples" in text and all(line in text for line in first_example)
@@ -221,13 +223,13 @@ async def test_examples_appear_in_every_step_prompt_only_when_asked() -> None:
 
 
 def test_the_worked_examples_are_right_and_of_no_benchmark_hand() -> None:
-    assert len(g24.BOT_EXAMPLES) == 5
-    for numbers, moves in g24.BOT_EXAMPLES:
+    assert len(g24p.BOT_EXAMPLES) == 5
+    for numbers, moves in g24p.BOT_EXAMPLES:
         hand = Hand.parse(numbers)
         assert max(hand.numbers) > 13 and sorted_key(hand) not in BENCHMARK
         domain = Game24Domain(hand)
         state = domain.start()
-        for line in g24.bot_example_chain(numbers, moves):
+        for line in g24p.bot_example_chain(numbers, moves):
             (step,) = domain.parse_steps(line, state)
             assert step.valid, line
             assert step.state is not None
@@ -235,7 +237,7 @@ def test_the_worked_examples_are_right_and_of_no_benchmark_hand() -> None:
         assert domain.is_goal(state)
     # Not for another target or another size of hand.
     ten = Game24Domain(Hand.parse("1 2 3 4", target=10)).prompt(
-        "step", experience="", chain=[], examples=True
+        Role.STEP, experience="", chain=[], examples=True
     )
     assert "Worked examples" not in ten[-1].content
 
@@ -321,7 +323,7 @@ async def run_engine(call: Call, seed: int = 0) -> tuple[str, ...]:
 
 
 def engine_call(purpose: str, messages: tuple[Message, ...], n: int = 1) -> Call:
-    return Call(purpose, messages, Sampling(0.7, 1.0, n, 500), Untouchable())
+    return Call(Purpose(purpose), messages, Sampling(0.7, 1.0, n, 500), Untouchable())
 
 
 REJECTED = (
@@ -339,7 +341,7 @@ async def test_the_engine_condenses_by_reading_the_experience_and_keeps_the_advi
     domain = Game24Domain(Hand.parse("4 7 8 8"))
     experience = "\n#\n".join(REJECTED.format(i=i) for i in (1, 2))
     (reply,) = await run_engine(
-        engine_call("bot_condense", domain.prompt("condense", experience=experience))
+        engine_call("bot_condense", domain.prompt(Role.CONDENSE, experience=experience))
     )
     assert reply.count("do not use 8 + 8 = 16 from 4 7 8 8") == 1
     assert "Analysis Report" not in reply and len(reply) < len(experience)
@@ -353,7 +355,7 @@ async def test_the_engine_condenses_by_reading_the_experience_and_keeps_the_advi
         )
     )
     (again,) = await run_engine(
-        engine_call("bot_condense", domain.prompt("condense", experience=f"{reply}\n#\n{other}"))
+        engine_call("bot_condense", domain.prompt(Role.CONDENSE, experience=f"{reply}\n#\n{other}"))
     )
     assert again.count("do not use 8 + 8 = 16") == 1 and again.count("do not use 8 * 7 = 56") == 1
 
@@ -365,10 +367,10 @@ async def test_the_engine_learns_from_condensed_advice_through_the_prompt_text()
         "cannot make 24. Advice: do not use 8 - 7 = 1 from 4 7 8 8; combine a different pair."
     )
     blank = await run_engine(
-        engine_call("bot_step", domain.prompt("step", experience="", chain=[]), 200)
+        engine_call("bot_step", domain.prompt(Role.STEP, experience="", chain=[]), 200)
     )
     told = await run_engine(
-        engine_call("bot_step", domain.prompt("step", experience=condensed, chain=[]), 200)
+        engine_call("bot_step", domain.prompt(Role.STEP, experience=condensed, chain=[]), 200)
     )
     # 8 - 7 is among the engine's favourite openings; told not to, it nearly never plays it.
     assert first_steps(blank)["8 - 7"] >= 20
@@ -390,10 +392,10 @@ async def test_the_engine_reuses_a_chain_shown_without_analysis_that_reaches_the
     domain = Game24Domain(Hand.parse("4 7 8 8"))
     chain = SOLVED_CHAIN
     blank = await run_engine(
-        engine_call("bot_step", domain.prompt("step", experience="", chain=[]), 200)
+        engine_call("bot_step", domain.prompt(Role.STEP, experience="", chain=[]), 200)
     )
     shown = await run_engine(
-        engine_call("bot_step", domain.prompt("step", experience=chain, chain=[]), 200)
+        engine_call("bot_step", domain.prompt(Role.STEP, experience=chain, chain=[]), 200)
     )
     assert first_steps(shown)["8 / 8"] > 2 * max(first_steps(blank)["8 / 8"], 5)
     # A chain that does not reach 24, shown the same way, teaches nothing (the samples
@@ -402,7 +404,7 @@ async def test_the_engine_reuses_a_chain_shown_without_analysis_that_reaches_the
         "Operation: *, New number calculated: 24", "Operation: +, New number calculated: 10"
     ).replace("New set: 24", "New set: 10")
     unmoved = await run_engine(
-        engine_call("bot_step", domain.prompt("step", experience=wrong, chain=[]), 200)
+        engine_call("bot_step", domain.prompt(Role.STEP, experience=wrong, chain=[]), 200)
     )
     assert first_steps(unmoved)["8 / 8"] < 2 * max(first_steps(blank)["8 / 8"], 5)
     assert first_steps(unmoved)["8 / 8"] < first_steps(shown)["8 / 8"] // 4
@@ -415,7 +417,7 @@ async def test_the_engine_reads_many_recommended_chains_without_overflowing() ->
     experience = "1. Reasoning chains of this iteration, without analysis\n" + "\n".join(
         [block] * 100
     )
-    call = engine_call("bot_step", domain.prompt("step", experience=experience, chain=[]), 50)
+    call = engine_call("bot_step", domain.prompt(Role.STEP, experience=experience, chain=[]), 50)
     texts = await run_engine(dataclasses.replace(call, sampling=Sampling(0.2, 1.0, 50, 500)))
     assert first_steps(texts)["8 / 8"] >= 45
 
@@ -424,7 +426,9 @@ async def test_the_engine_judges_similarity_from_the_two_steps_it_reads() -> Non
     domain = Game24Domain(Hand.parse("4 7 8 8"))
 
     async def judged(a: str, b: str) -> float:
-        (text,) = await run_engine(engine_call("bot_similar", domain.prompt("similar", a=a, b=b)))
+        (text,) = await run_engine(
+            engine_call("bot_similar", domain.prompt(Role.SIMILAR, a=a, b=b))
+        )
         value = g24.parse_similarity(text)
         assert value is not None
         return value
@@ -546,8 +550,8 @@ def role_args(domain: Game24Domain, role: str) -> dict[str, Any]:
     return table[role]
 
 
-@pytest.mark.parametrize("role", sorted(g24.ROLES - {"examples"}))
-def test_no_prompt_of_any_role_shows_a_benchmark_hand_with_its_answer(role: str) -> None:
+@pytest.mark.parametrize("role", sorted(g24.ROLES - {Role.EXAMPLES}))
+def test_no_prompt_of_any_role_shows_a_benchmark_hand_with_its_answer(role: Role) -> None:
     domain = Game24Domain(Hand.parse("4 7 8 8"))
     messages = domain.prompt(role, **role_args(domain, role))
     text = "\n".join(m.content for m in messages)
@@ -652,7 +656,7 @@ async def test_the_condensation_call_sends_the_whole_experience_with_the_analysi
     # numbered 2: cumulative experience sends no "came back" line), joined as the prompts are.
     assert sent[1] == "CONDENSED-1\n#\n2" + sent[0][1:]
     for call, experience in zip(asks, sent, strict=True):
-        assert call.messages == domain.prompt("condense", experience=experience)
+        assert call.messages == domain.prompt(Role.CONDENSE, experience=experience)
         assert f"#####\n{experience}\n#####" in call.messages[-1].content
         # The analysis call's sampling: its temperature, top_p 1, one sample, the token cap.
         assert call.sampling == Sampling(0.45, 1.0, 1, 321)
@@ -685,7 +689,7 @@ async def test_an_unreadable_condensation_is_reported_and_the_experience_kept() 
 def word_problem_claiming(*roles: str) -> WordProblemDomain:
     """A word problem that claims roles it has no parser for."""
     domain = WordProblemDomain(problem_by_id("bulk_saving/691459251"))
-    domain.roles = domain.roles | set(roles)
+    domain.roles = domain.roles | {Role(r) for r in roles}
     return domain
 
 
@@ -864,7 +868,7 @@ async def test_greedy_with_the_model_stitches_all_three_steps_asking_each_pair_o
     ]
     assert ("8 / 8 = 1 (left: 4 7 1)", "8 * 3 = 24 (left: 8 24)") in pairs
     for call, (a, b) in zip(asked, pairs, strict=True):
-        assert call.messages == domain.prompt("similar", a=a, b=b)
+        assert call.messages == domain.prompt(Role.SIMILAR, a=a, b=b)
         # The evaluation calls' sampling: their temperature and top_p, one sample, the cap.
         assert call.sampling == Sampling(0.15, 0.35, 1, 321)
         # The hand's start and the two steps, for the pane.

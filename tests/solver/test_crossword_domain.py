@@ -14,13 +14,14 @@ import pytest
 from puzzles.crossword import Crossword, Grid, generate
 from solver.domains.base import Domain, Proposing, Reply, RolesMissing
 from solver.domains.crossword import (
-    IO_EXAMPLE_WORDS,
     ROLES,
     CrosswordDomain,
     WordCheck,
     parse_value,
 )
+from solver.domains.crossword_prompts import IO_EXAMPLE_WORDS
 from solver.events import WordChecked, event_from_json, event_to_json
+from solver.roles import Role
 from tests.solver.pinning import first_bot_steps
 
 SEED = 5  # ACRES / TROLL / TABOO / INEPT / CEDES
@@ -148,7 +149,7 @@ def test_prompts_never_show_the_solution(domain: CrosswordDomain) -> None:
 def test_the_step_prompt_shows_the_board_the_chain_builds(domain: CrosswordDomain) -> None:
     (msg,) = [
         m.content
-        for m in domain.prompt("step", experience="", chain=[("h1. ACRES", 0.9)])
+        for m in domain.prompt(Role.STEP, experience="", chain=[("h1. ACRES", 0.9)])
         if m.role == "user"
     ]
     assert "Current board:\nA C R E S\n_ _ _ _ _" in msg
@@ -205,7 +206,7 @@ def test_hostile_text_and_clues_never_raise_and_stay_bounded() -> None:
     clues = {f"h{i}": "x" * 1_000_000 if i == 1 else f"clue {i}" for i in range(1, 6)}
     clues |= {f"v{i}": f"down {i}" for i in range(1, 6)}
     domain = CrosswordDomain(Crossword.from_clues(solution, clues))
-    text = domain.prompt("io")[0].content
+    text = domain.prompt(Role.IO)[0].content
     assert len(text) < 5000
     junk = ("h1. " + "A" * 100_000 + "\n") * 50 + "\x00\x1b[2J" * 1000
     # Each line runs past the cap, and a word the cap cuts short is not read as written.
@@ -246,7 +247,7 @@ def test_the_offline_player_drops_a_word_its_experience_rejects(domain: Crosswor
 
 def test_the_prompt_names_the_clues_of_the_grid_it_shows() -> None:
     def head(crossword: Crossword) -> str:
-        return CrosswordDomain(crossword).prompt("io")[-1].content.split("\n", 1)[0]
+        return CrosswordDomain(crossword).prompt(Role.IO)[-1].content.split("\n", 1)[0]
 
     assert "(h1-h5 are the rows (across), v1-v5 the columns (down))." in head(generate(SEED))
     # A 4 x 4 grid has four rows and four columns, not ToT's five.
@@ -283,7 +284,7 @@ def test_a_json_reply_without_an_explanation_keeps_its_grid(domain: CrosswordDom
 
 def test_a_prompt_for_a_role_the_domain_has_not_names_it(domain: CrosswordDomain) -> None:
     with pytest.raises(RolesMissing) as info:
-        domain.prompt("condense", experience="")
+        domain.prompt(Role.CONDENSE, experience="")
     assert info.value.missing == ("condense",) and "no condense prompt" in str(info.value)
 
 
@@ -308,7 +309,7 @@ def test_a_long_clue_is_cut_to_200_characters_with_an_ellipsis() -> None:
     }
     clues["h1"] = "word " * 100
     domain = CrosswordDomain(Crossword.from_clues(solution, clues))
-    lines = domain.prompt("io")[0].content.splitlines()
+    lines = domain.prompt(Role.IO)[0].content.splitlines()
     line = [ln for ln in lines if ln.startswith("h1. ")][-1]  # after the worked example's
     clue = line.removeprefix("h1. ").removesuffix(" (5)")
     assert len(clue) == 200 and clue.endswith("word…")
@@ -405,21 +406,21 @@ def test_a_prose_line_or_a_repeated_word_does_not_end_the_reading_of_steps(
 
 def test_a_missing_roles_message_names_the_role_and_the_kind(domain: CrosswordDomain) -> None:
     with pytest.raises(RolesMissing) as info:
-        domain.prompt("condense", experience="")
+        domain.prompt(Role.CONDENSE, experience="")
     assert str(info.value) == (
         "a method cannot solve crossword puzzles yet: the crossword domain has no condense prompt"
     )
 
 
 def test_the_io_prompt_ends_where_the_grid_is_to_be_written(domain: CrosswordDomain) -> None:
-    assert domain.prompt("io")[-1].content.endswith("Board:\n" + "_ _ _ _ _\n" * 5 + "Output:\n")
+    assert domain.prompt(Role.IO)[-1].content.endswith("Board:\n" + "_ _ _ _ _\n" * 5 + "Output:\n")
 
 
 def test_iots_two_roles_each_have_their_own_system_message(domain: CrosswordDomain) -> None:
-    from solver.domains.crossword import IOT_ANSWER_SYSTEM, IOT_GUIDE_SYSTEM
+    from solver.domains.crossword_prompts import IOT_ANSWER_SYSTEM, IOT_GUIDE_SYSTEM
 
-    guide = domain.prompt("guide", turns=(), turn=1, total=5)
-    respond = domain.prompt("respond", turns=(), guidance="Start.", mode="free")
+    guide = domain.prompt(Role.GUIDE, turns=(), turn=1, total=5)
+    respond = domain.prompt(Role.RESPOND, turns=(), guidance="Start.", mode="free")
     assert [(m.role, m.content) for m in guide[:1]] == [("system", IOT_GUIDE_SYSTEM)]
     assert [(m.role, m.content) for m in respond[:1]] == [("system", IOT_ANSWER_SYSTEM)]
     assert [m.role for m in guide] == [m.role for m in respond] == ["system", "user"]
@@ -428,7 +429,7 @@ def test_iots_two_roles_each_have_their_own_system_message(domain: CrosswordDoma
 def test_a_step_prompt_passes_over_a_chain_line_it_cannot_read(domain: CrosswordDomain) -> None:
     chain = [("I am not sure yet", 0.1), ("h1. ACRES", 0.9)]
     (msg,) = [
-        m.content for m in domain.prompt("step", experience="", chain=chain) if m.role == "user"
+        m.content for m in domain.prompt(Role.STEP, experience="", chain=chain) if m.role == "user"
     ]
     assert "Current board:\nA C R E S\n_ _ _ _ _" in msg
 

@@ -32,6 +32,7 @@ from solver.methods import make_method, solve
 from solver.methods.deli import DELI, DELIConfig
 from solver.model import Call, Sampling, ScriptedModel
 from solver.model.openai import OpenAIModel
+from solver.roles import Role
 from tests.solver.pinning import pinned as pinned_as_tuples
 from tests.solver.pinning import with_recorded_calculator
 
@@ -261,7 +262,9 @@ def test_a_deli_run_event_by_event_and_call_by_call() -> None:
     ]
     prompts = [c.messages[-1].content for c in model.calls]
     # The first solution is asked with the 8 solved problems nearest this one (CARP's start).
-    assert model.calls[0].messages == DOMAIN.prompt("cot", demonstrations=DOMAIN.demonstrations(8))
+    assert model.calls[0].messages == DOMAIN.prompt(
+        Role.COT, demonstrations=DOMAIN.demonstrations(8)
+    )
     # A tool call is given the current solution as its trial and the steps so far.
     trial = "Trial: Singly: 30 * 11 = 330 Packs: 3 * 109 = 317 Saving: 330 - 317 = 13 Answer: 13"
     assert prompts[1].endswith(f"{trial}\nThought 1:")
@@ -271,7 +274,7 @@ def test_a_deli_run_event_by_event_and_call_by_call() -> None:
     assert f"Given Solution:\n{INIT}\nVerification:\n{trace1}\nVerified answer: $3\n" in prompts[4]
     assert f"Given Solution:\n{kept}\nVerification:\n{trace2}\nVerified answer: 3\n" in prompts[7]
     assert model.calls[4].messages == DOMAIN.prompt(
-        "revise", solution=INIT, verification=trace1, tool_answer="$3"
+        Role.REVISE, solution=INIT, verification=trace1, tool_answer="$3"
     )
 
 

@@ -19,14 +19,15 @@ from solver.domains.retrieval import normal_question, tokens
 from solver.domains.wordproblem import (
     POOL_SEED,
     POOL_SIZE,
-    SHOTS,
     WordProblemDomain,
     demonstration_pool,
 )
+from solver.domains.wordproblem_prompts import SHOTS
 from solver.events import DemonstrationsRetrieved, Event, ToolCalled
 from solver.methods import make_method, solve
 from solver.model import Call, ScriptedModel
 from solver.model.offline import OfflineModel
+from solver.roles import Purpose, Role
 from tests.solver.pinning import with_recorded_calculator
 
 PROBLEM = problem_by_id("bulk_saving/691459251")
@@ -112,7 +113,7 @@ def test_the_pool_is_ponders_generated_problems_built_once_and_fast() -> None:
 def test_no_demonstrations_asks_with_the_fixed_examples_and_reports_none() -> None:
     domain = WordProblemDomain(PROBLEM)
     call, events = first_call(domain, demonstrations=0)
-    assert call.messages == domain.prompt("cot") and not retrieved(events)
+    assert call.messages == domain.prompt(Role.COT) and not retrieved(events)
 
 
 def test_an_algebra_problem_finds_no_demonstrations_and_says_so() -> None:
@@ -120,15 +121,15 @@ def test_an_algebra_problem_finds_no_demonstrations_and_says_so() -> None:
     call, events = first_call(domain)
     (found,) = retrieved(events)
     assert found.ids == () and found.asked == 8
-    assert call.messages == domain.prompt("cot")
+    assert call.messages == domain.prompt(Role.COT)
 
 
 def test_the_offline_engine_answers_the_problem_not_a_demonstration() -> None:
     domain = WordProblemDomain(PROBLEM)
     demonstrations = domain.demonstrations(8)
-    prompt = domain.prompt("cot", demonstrations=demonstrations)
+    prompt = domain.prompt(Role.COT, demonstrations=demonstrations)
     for seed in range(5):
-        reply = asyncio.run(OfflineModel(seed=seed).generate(Call("deli_init", prompt))).text
+        reply = asyncio.run(OfflineModel(seed=seed).generate(Call(Purpose.DELI_INIT, prompt))).text
         # Every number it computes with is the problem's own or one it found, never one
         # only a demonstration holds.
         known = set(NUMBER.findall(PROBLEM.question))

@@ -12,12 +12,14 @@ from hypothesis import strategies as st
 from puzzles.game24 import Hand, apply, check_answer
 from puzzles.game24.rules import State, Step
 from solver.domains import game24 as g24
+from solver.domains import game24_prompts as g24p
 from solver.domains.base import Guidance, Reply, RolesMissing
+from solver.roles import Role
 
 
 def test_every_shot_in_the_prompts_is_correct() -> None:
-    assert len(g24.SHOTS) >= 4
-    for numbers, steps, answer in g24.SHOTS:
+    assert len(g24p.SHOTS) >= 4
+    for numbers, steps, answer in g24p.SHOTS:
         hand = Hand.parse(numbers)
         assert check_answer(hand, answer).ok, answer
         state = hand.start()
@@ -113,10 +115,10 @@ def test_prompts_show_only_public_state() -> None:
     hand = Hand.parse("4 7 8 8")
     domain = g24.Game24Domain(hand)
     state = apply(hand.start(), Fraction(7), "-", Fraction(4))
-    assert "Input: 8 8 3" in g24.propose_prompt(state.left())
+    assert "Input: 8 8 3" in g24p.propose_prompt(state.left())
     ctx = domain.context(state)
     assert ctx["numbers"] == ["8", "8", "3"] and ctx["steps"] == ["7 - 4 = 3"]
-    assert "4 7 8 8" in g24.bot_step_prompt(hand, "", [])
+    assert "4 7 8 8" in g24p.bot_step_prompt(hand, "", [])
 
 
 @settings(max_examples=200, deadline=500)
@@ -198,16 +200,16 @@ def test_an_empty_reply_is_read_as_nothing_said() -> None:
 
 
 def test_examples_for_24_are_shown_only_to_a_hand_of_four_for_24() -> None:
-    assert g24.io_prompt(Hand.parse("4 7 8 8")).count("Input:") == len(g24.SHOTS) + 1
+    assert g24p.io_prompt(Hand.parse("4 7 8 8")).count("Input:") == len(g24p.SHOTS) + 1
     for other in (Hand.parse("4 7 8 8", target=30), Hand.parse("2 3 4")):
-        prompt = g24.io_prompt(other)
+        prompt = g24p.io_prompt(other)
         assert prompt.count("Input:") == 1 and prompt.endswith("Answer:")
 
 
 def test_the_worked_examples_are_numbered_from_one() -> None:
-    shown = g24.bot_examples()
+    shown = g24p.bot_examples()
     numbers = [int(n) for n in re.findall(r"^Example (\d+), numbers", shown, re.MULTILINE)]
-    assert numbers == list(range(1, len(g24.BOT_EXAMPLES) + 1))
+    assert numbers == list(range(1, len(g24p.BOT_EXAMPLES) + 1))
 
 
 # ------------------------------------------------------------------ found by a larger draw
@@ -294,14 +296,14 @@ def test_a_claimed_chain_with_no_steps_says_so() -> None:
 
 def test_a_missing_roles_message_names_the_role_and_the_kind() -> None:
     with pytest.raises(RolesMissing) as info:
-        DOMAIN.prompt("act")
+        DOMAIN.prompt(Role.ACT)
     assert str(info.value) == (
         "a method cannot solve game24 puzzles yet: the game24 domain has no act prompt"
     )
 
 
 def test_the_cot_prompts_worked_examples_show_their_steps() -> None:
-    text = DOMAIN.prompt("cot")[-1].content
+    text = DOMAIN.prompt(Role.COT)[-1].content
     assert re.search(r"^Input: [\d ]+\nSteps:\n", text, re.MULTILINE)
 
 

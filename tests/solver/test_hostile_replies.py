@@ -42,6 +42,7 @@ from solver.events import Event, RunFinished
 from solver.methods import make_method, run_method
 from solver.model import Call, Message, Model, ModelError, Sampling, ScriptedModel
 from solver.model.openai import OpenAIModel, Redactor, _StreamRedactor
+from solver.roles import Purpose
 from solver.settings import Settings
 from tests.solver.hostile import leaks
 from tui.cli import main
@@ -66,7 +67,7 @@ def gzip(data: bytes) -> bytes:
 
 
 def chat() -> Call:
-    return Call("propose", (Message("user", "What is 4 * 6?"),), Sampling())
+    return Call(Purpose.PROPOSE, (Message("user", "What is 4 * 6?"),), Sampling())
 
 
 async def failure(model: OpenAIModel, asked: str = "chat") -> ModelError:

@@ -26,6 +26,7 @@ from solver.model.openai import (
     _StreamRedactor,
     base_url_problem,
 )
+from solver.roles import Purpose
 from solver.settings import Settings, mask_url
 from tests.solver.hostile import ANSWER, CANARY, ECHOING_FAULTS, leaks
 
@@ -37,7 +38,7 @@ def domain(hand: str) -> Game24Domain:
 
 
 def call(text: str = "What is 4 * 6?", **sampling: Any) -> Call:
-    return Call("propose", (Message("user", text),), Sampling(**sampling))
+    return Call(Purpose.PROPOSE, (Message("user", text),), Sampling(**sampling))
 
 
 @pytest.fixture

@@ -39,6 +39,7 @@ from solver.model import Call, Generation, Message, Model, Sampling, ScriptedMod
 from solver.model.markers import G24_IOT_ANSWER
 from solver.model.offline import OfflineModel, critics
 from solver.model.openai import OpenAIModel
+from solver.roles import Purpose, Role
 from tests.solver.game24_replies import RIGHT, WRONG, answer, dialogue, guide
 
 HAND = Hand.parse("4 7 8 8")
@@ -145,7 +146,7 @@ def test_giot_makes_n_answers_the_last_final_in_2n_minus_1_calls(start: str, n: 
     fin, events = run(IoT(GIoTConfig(turns=n, iot_start=start)), model)
     purposes = [c.purpose for c in model.calls]
     assert fin.calls == 2 * n - 1
-    assert purposes.count("iot_answer") == n and purposes.count("iot_guide") == n - 1
+    assert purposes.count(Purpose.IOT_ANSWER) == n and purposes.count(Purpose.IOT_GUIDE) == n - 1
     asked = [c.messages[-1].content for c in model.calls if c.purpose == "iot_answer"]
     assert all("Do not give a final answer yet" in p for p in asked[:-1])
     assert "definitive final answer now" in asked[-1]
@@ -269,14 +270,14 @@ def test_the_offline_guide_points_at_the_mistake_it_sees() -> None:
     model = OfflineModel(seed=0)
     domain = Game24Domain(HAND)
     turns = (domain.turn("Start.", parse_reply(answer("8 + 8 + 7 + 4"))),)
-    call = Call("iot_guide", domain.prompt("guide", turns=turns, turn=2, total=10))
+    call = Call(Purpose.IOT_GUIDE, domain.prompt(Role.GUIDE, turns=turns, turn=2, total=10))
     texts = set()
     for seed in range(20):
         model.seed = seed
         texts.add(parse_guidance(asyncio.run(model.generate(call)).text).text)
     assert any("comes to 27, not 24" in t for t in texts)
     turns = (domain.turn("Start.", parse_reply(answer("8 * 8 * 8 * 7"))),)
-    call = Call("iot_guide", domain.prompt("guide", turns=turns, turn=2, total=10))
+    call = Call(Purpose.IOT_GUIDE, domain.prompt(Role.GUIDE, turns=turns, turn=2, total=10))
     text = parse_guidance(asyncio.run(OfflineModel(seed=1).generate(call)).text).text
     assert "you leave out 4" in text and "more often" in text
 
@@ -286,7 +287,8 @@ def test_iot_over_http_asks_for_json_mode_and_falls_back_without_it() -> None:
 
     def server_reply(request: dict[str, Any], index: int) -> str:
         system = request["messages"][0]["content"]
-        role = "iot_guide" if system.startswith("You are the inner guide") else "iot_answer"
+        guiding = system.startswith("You are the inner guide")
+        role = Purpose.IOT_GUIDE if guiding else Purpose.IOT_ANSWER
         return reply(Call(role, ()))
 
     for json_mode in (True, False):
@@ -311,7 +313,7 @@ def test_iot_over_http_survives_a_misbehaving_server(faults: list[str]) -> None:
     def server_reply(request: dict[str, Any], index: int) -> str:
         system = request["messages"][0]["content"]
         if system.startswith("You are the inner guide"):
-            return reply(Call("iot_guide", ()))
+            return reply(Call(Purpose.IOT_GUIDE, ()))
         # The answerer's replies in order, counting only what the model keeps.
         return [answer(WRONG), answer(RIGHT, final=True)][min(next(turns), 1)]
 
@@ -400,7 +402,7 @@ def test_the_offline_guide_names_a_number_not_in_the_hand_and_misjudges_only_now
 
     def guidance(expr: str, seeds: int) -> list[tuple[str, bool]]:
         turns = (domain.turn("Start.", parse_reply(answer(expr))),)
-        call = Call("iot_guide", domain.prompt("guide", turns=turns, turn=2, total=10))
+        call = Call(Purpose.IOT_GUIDE, domain.prompt(Role.GUIDE, turns=turns, turn=2, total=10))
         out = []
         for seed in range(seeds):
             said = parse_guidance(asyncio.run(OfflineModel(seed=seed).generate(call)).text)
@@ -429,11 +431,15 @@ def test_the_offline_answerer_keeps_a_praised_answer_and_gives_none_without_numb
     domain = Game24Domain(HAND)
     turns = (domain.turn("Start.", parse_reply(answer(RIGHT))),)
     praise = "Your answer uses each number once and makes the target."
-    call = Call("iot_answer", domain.prompt("respond", turns=turns, guidance=praise, mode="free"))
+    call = Call(
+        Purpose.IOT_ANSWER, domain.prompt(Role.RESPOND, turns=turns, guidance=praise, mode="free")
+    )
     for seed in range(10):
         said = parse_reply(asyncio.run(OfflineModel(seed=seed).generate(call)).text)
         assert (said.answer, said.explanation) == (RIGHT, "I keep my answer."), said
-    lost = Call("iot_answer", (Message("user", f"Reply with one JSON object: {G24_IOT_ANSWER}"),))
+    lost = Call(
+        Purpose.IOT_ANSWER, (Message("user", f"Reply with one JSON object: {G24_IOT_ANSWER}"),)
+    )
     said = parse_reply(asyncio.run(OfflineModel(seed=1).generate(lost)).text)
     assert said.answer is None and said.explanation == "I cannot find the numbers.", said
 

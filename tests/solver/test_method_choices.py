@@ -18,6 +18,7 @@ import pytest
 
 from puzzles.game24 import Hand
 from solver.domains import game24 as g24
+from solver.domains import game24_prompts as g24p
 from solver.domains.game24 import Game24Domain
 from solver.events import (
     ChainAggregated,
@@ -34,6 +35,7 @@ from solver.methods.bot import BoT, BoTConfig
 from solver.methods.tot import ToT, ToTConfig
 from solver.model import Call, Generation, Sampling, ScriptedModel, TokenCallback
 from solver.model.offline import OfflineModel
+from solver.roles import Purpose
 from tests.solver.game24_replies import (
     ADVICE,
     FEEDBACK,
@@ -476,8 +478,8 @@ def bot_root_call(hand: Hand, feedback: str | None, chain: list[str], sample: in
             }
         ]
     return Call(
-        "bot_step",
-        domain.messages(g24.bot_step_prompt(hand, experience, []), g24.BOT_SYSTEM),
+        Purpose.BOT_STEP,
+        g24p.messages(g24p.bot_step_prompt(hand, experience, []), g24p.BOT_SYSTEM),
         Sampling(0.7, 1.0, 1, 500),
         domain.context(domain.start(), experience=structured, chain=[]),
         sample_offset=sample,

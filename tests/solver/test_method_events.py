@@ -16,13 +16,13 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from fractions import Fraction
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import pytest
 
 from puzzles.arith import extract_claims
 from puzzles.game24 import Hand, State, apply
-from solver.domains import game24 as g24
+from solver.domains import game24_prompts as g24p
 from solver.domains.base import Domain
 from solver.domains.game24 import Game24Domain, similarity
 from solver.events import (
@@ -67,6 +67,7 @@ from solver.model import (
     ScriptedModel,
     Usage,
 )
+from solver.roles import Purpose
 from tests.solver.game24_replies import (
     ADVICE,
     FEEDBACK,
@@ -217,7 +218,7 @@ def test_samples_are_split_into_batches_each_told_where_its_samples_start() -> N
     asked = (Message("user", "ask"),)
 
     def split(samples: int, batch: int) -> list[tuple[int, int]]:
-        calls = sample_calls("io", asked, Sampling(0.7), samples, batch, {"left": "1 2"})
+        calls = sample_calls(Purpose.IO, asked, Sampling(0.7), samples, batch, {"left": "1 2"})
         assert all(c.messages == asked and c.context == {"left": "1 2"} for c in calls)
         return [(c.sample_offset, c.sampling.n) for c in calls]
 
@@ -1046,7 +1047,11 @@ class Scripted:
 
 
 def a_call(purpose: str = "p", temperature: float = 0.6, top_p: float = 0.8) -> Call:
-    return Call(purpose, (Message("user", f"ask {purpose}"),), Sampling(temperature, top_p, 1))
+    return Call(
+        cast(Purpose, purpose),
+        (Message("user", f"ask {purpose}"),),
+        Sampling(temperature, top_p, 1),
+    )
 
 
 async def test_every_call_is_counted_billed_and_reported() -> None:
@@ -1229,7 +1234,7 @@ async def test_the_context_helpers() -> None:
     ctx = RunContext(BilledModel([]), events.append, seed=3)
     assert [ctx.node_id(), ctx.node_id("t"), ctx.node_id()] == ["n1", "t2", "n3"]
     assert ctx.rng.random() == random.Random(3).random()
-    ctx.parse_failed("value", "x" * 600, "why")
+    ctx.parse_failed(Purpose.VALUE, "x" * 600, "why")
     assert ctx.parse_failures == 1
     (failed,) = of(events, ParseFailed)
     assert (failed.purpose, failed.text, failed.reason) == ("value", "x" * 500, "why")
@@ -1305,7 +1310,7 @@ async def test_bot_analysis_is_asked_of_a_checker_and_its_arithmetic_checked() -
         BoT(BoTConfig(iterations=1, trees=1, children=1)), Game24Domain(Hand.parse("2 3 4")), model
     )
     (feedback,) = [c for c in model.calls if c.purpose == "bot_feedback"]
-    assert feedback.messages[0] == Message("system", g24.FEEDBACK_SYSTEM)
+    assert feedback.messages[0] == Message("system", g24p.FEEDBACK_SYSTEM)
     content = feedback.messages[-1].content
     assert "Remaining numbers: 4, New set: 4 6" in content
     assert "Remaining numbers: none, New set: 24" in content
@@ -1470,7 +1475,7 @@ async def test_bot_step_calls_carry_the_system_prompt_and_the_chain_score_is_rou
         model,
     )
     (step,) = [c for c in model.calls if c.purpose == "bot_step"]
-    assert step.messages[0] == Message("system", g24.BOT_SYSTEM)
+    assert step.messages[0] == Message("system", g24p.BOT_SYSTEM)
     (agg,) = of(events, ChainAggregated)
     assert agg.score == 0.623
 
@@ -1655,8 +1660,8 @@ async def test_a_cancel_while_gather_winds_its_siblings_down_still_reports_the_f
 
 def test_parse_failures_are_counted_and_a_stop_carries_its_answer() -> None:
     ctx = RunContext(ScriptedModel([]), lambda e: None)
-    ctx.parse_failed("a", "x", "y")
-    ctx.parse_failed("a", "x", "y")
+    ctx.parse_failed(Purpose.IO, "x", "y")
+    ctx.parse_failed(Purpose.IO, "x", "y")
     assert ctx.parse_failures == 2
     stop = StopRun("2 * 3 * 4")
     assert stop.answer == "2 * 3 * 4" and str(stop) == "2 * 3 * 4"

@@ -15,6 +15,7 @@ from solver.domains.game24 import Game24Domain
 from solver.events import ErrorRaised, RunFinished
 from solver.methods import METHODS, all_options, find_spec, make_method, solve
 from solver.model import ScriptedModel
+from solver.roles import Role
 
 
 class WithoutRoles:
@@ -78,7 +79,7 @@ def test_the_game_of_24_is_a_domain_with_every_role_the_methods_need() -> None:
             continue
         require_roles(spec.name, spec.roles, domain)
     with pytest.raises(RolesMissing) as info:
-        domain.prompt("act")
+        domain.prompt(Role.ACT)
     assert "act" in str(info.value)
 
 

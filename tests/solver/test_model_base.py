@@ -23,10 +23,13 @@ from solver.model import (
     Usage,
     rough_tokens,
 )
+from solver.roles import Purpose
 
 
 def call(n: int = 1, text: str = "What is 4 * 6?") -> Call:
-    return Call("propose", (Message("system", "Be terse."), Message("user", text)), Sampling(n=n))
+    return Call(
+        Purpose.PROPOSE, (Message("system", "Be terse."), Message("user", text)), Sampling(n=n)
+    )
 
 
 # -- token estimates -----------------------------------------------------------------------

@@ -20,7 +20,7 @@ from collections import Counter
 from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -31,6 +31,8 @@ from solver.domains.dialogue import Turn
 from solver.domains.game24 import Game24Domain
 from solver.model import Call, Message, Sampling
 from solver.model.offline import OfflineModel, critics
+from solver.model.offline.game24 import _Play
+from solver.roles import Purpose, Role
 from tests.solver.offline_calls import analysis, domain_of, respond, value
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -146,13 +148,13 @@ def walks(monkeypatch: pytest.MonkeyPatch, hits: bool, samples: int = 600) -> Co
     """How many attempts each first-turn reply makes when every attempt does (or does not)
     make 24: the answerer judges each itself and stops at the first it believes."""
     made: list[int] = []
-    walk = OfflineModel._walk
+    walk = _Play._walk
 
-    def counted(self: OfflineModel, nums: Any, rng: random.Random, temp: float) -> Any:
+    def counted(self: _Play, nums: Any, rng: random.Random, temp: float) -> Any:
         made[-1] += 1
         return walk(self, nums, rng, temp)[0], hits
 
-    monkeypatch.setattr(OfflineModel, "_walk", counted)
+    monkeypatch.setattr(_Play, "_walk", counted)
     for n in range(samples):
         made.append(0)
         respond([], "Begin.", "free", n)
@@ -199,24 +201,24 @@ def game24_prompts() -> list[tuple[str, tuple[Message, ...]]]:
     step += "calculated: 1, Remaining numbers: 4 7, New set: 1 4 7"
     turns = (Turn("Go on.", "8 + 8 + 7 + 4", "8 + 8 + 7 + 4", "", False),)
     out = [
-        ("io", domain.prompt("io")),
-        ("cot", domain.prompt("cot")),
-        ("answer", domain.prompt("cot", steps=tuple(RIGHT))),
-        ("propose", domain.prompt("propose", state=state)),
-        ("value", domain.prompt("value", state=state)),
-        ("judge", domain.prompt("judge", answer="(7 - 8 / 8) * 4")),
-        ("bot_step", domain.prompt("step", experience="", chain=[(step, 0.7)])),
-        ("bot_step", domain.prompt("step", experience="", chain=[], examples=True)),
-        ("bot_evaluate", domain.prompt("evaluate", chain=[], step=step)),
-        ("bot_feedback", domain.prompt("analyze", chain=[step])),
-        ("bot_final", domain.prompt("final", experience="", examples=True)),
-        ("bot_condense", domain.prompt("condense", experience="1. Reasoning chain\n---\n---")),
-        ("bot_similar", domain.prompt("similar", a=step, b=step)),
-        ("iot_guide", domain.prompt("guide", turns=turns, turn=2, total=5)),
+        ("io", domain.prompt(Role.IO)),
+        ("cot", domain.prompt(Role.COT)),
+        ("answer", domain.prompt(Role.COT, steps=tuple(RIGHT))),
+        ("propose", domain.prompt(Role.PROPOSE, state=state)),
+        ("value", domain.prompt(Role.VALUE, state=state)),
+        ("judge", domain.prompt(Role.JUDGE, answer="(7 - 8 / 8) * 4")),
+        ("bot_step", domain.prompt(Role.STEP, experience="", chain=[(step, 0.7)])),
+        ("bot_step", domain.prompt(Role.STEP, experience="", chain=[], examples=True)),
+        ("bot_evaluate", domain.prompt(Role.EVALUATE, chain=[], step=step)),
+        ("bot_feedback", domain.prompt(Role.ANALYZE, chain=[step])),
+        ("bot_final", domain.prompt(Role.FINAL, experience="", examples=True)),
+        ("bot_condense", domain.prompt(Role.CONDENSE, experience="1. Reasoning chain\n---\n---")),
+        ("bot_similar", domain.prompt(Role.SIMILAR, a=step, b=step)),
+        ("iot_guide", domain.prompt(Role.GUIDE, turns=turns, turn=2, total=5)),
     ]
     for mode in ("free", "discuss", "close"):
         out.append(
-            ("iot_answer", domain.prompt("respond", turns=turns, guidance="Go on.", mode=mode))
+            ("iot_answer", domain.prompt(Role.RESPOND, turns=turns, guidance="Go on.", mode=mode))
         )
     return out
 
@@ -226,21 +228,24 @@ def wordproblem_prompts() -> list[tuple[str, tuple[Message, ...]]]:
     turns = (Turn("Go on.", "3 + 4 = 7", "7", "", False),)
     chain = [("apples: 3 + 4 = 7", 0.9)]
     out = [
-        ("io", domain.prompt("io")),
-        ("cot", domain.prompt("cot")),
-        ("deli_init", domain.prompt("cot")),
-        ("bot_step", domain.prompt("step", experience="", chain=chain)),
-        ("bot_evaluate", domain.prompt("evaluate", chain=[], step="apples: 3 + 4 = 7")),
-        ("bot_feedback", domain.prompt("analyze", chain=["apples: 3 + 4 = 7"])),
-        ("bot_final", domain.prompt("final", experience="")),
-        ("iot_guide", domain.prompt("guide", turns=turns, turn=2, total=5)),
-        ("react_act", domain.prompt("act", steps=(), step=1, limit=8)),
-        ("deli_tool", domain.prompt("formalize", trial="3 + 4 = 7", steps=(), step=1)),
-        ("deli_revise", domain.prompt("revise", solution="7", verification="7", tool_answer="7")),
+        ("io", domain.prompt(Role.IO)),
+        ("cot", domain.prompt(Role.COT)),
+        ("deli_init", domain.prompt(Role.COT)),
+        ("bot_step", domain.prompt(Role.STEP, experience="", chain=chain)),
+        ("bot_evaluate", domain.prompt(Role.EVALUATE, chain=[], step="apples: 3 + 4 = 7")),
+        ("bot_feedback", domain.prompt(Role.ANALYZE, chain=["apples: 3 + 4 = 7"])),
+        ("bot_final", domain.prompt(Role.FINAL, experience="")),
+        ("iot_guide", domain.prompt(Role.GUIDE, turns=turns, turn=2, total=5)),
+        ("react_act", domain.prompt(Role.ACT, steps=(), step=1, limit=8)),
+        ("deli_tool", domain.prompt(Role.FORMALIZE, trial="3 + 4 = 7", steps=(), step=1)),
+        (
+            "deli_revise",
+            domain.prompt(Role.REVISE, solution="7", verification="7", tool_answer="7"),
+        ),
     ]
     for mode in ("free", "discuss", "close"):
         out.append(
-            ("iot_answer", domain.prompt("respond", turns=turns, guidance="Go on.", mode=mode))
+            ("iot_answer", domain.prompt(Role.RESPOND, turns=turns, guidance="Go on.", mode=mode))
         )
     return out
 
@@ -250,19 +255,21 @@ def crossword_prompts() -> list[tuple[str, tuple[Message, ...]]]:
     state = domain.start()
     turns = (Turn("Begin.", "I filled it.", None),)
     out = [
-        ("io", domain.prompt("io")),
-        ("cot", domain.prompt("cot")),
-        ("propose", domain.prompt("propose", state=state)),
-        ("value", domain.prompt("clue_value", part="h1", state=state)),
-        ("bot_step", domain.prompt("step", experience="", chain=[])),
-        ("bot_evaluate", domain.prompt("evaluate", chain=[], step="h1. ACRES")),
-        ("bot_feedback", domain.prompt("analyze", chain=["h1. ACRES"])),
-        ("bot_final", domain.prompt("final", experience="")),
-        ("iot_guide", domain.prompt("guide", turns=turns, turn=2, total=5)),
+        ("io", domain.prompt(Role.IO)),
+        ("cot", domain.prompt(Role.COT)),
+        ("propose", domain.prompt(Role.PROPOSE, state=state)),
+        ("value", domain.prompt(Role.CLUE_VALUE, part="h1", state=state)),
+        ("bot_step", domain.prompt(Role.STEP, experience="", chain=[])),
+        ("bot_evaluate", domain.prompt(Role.EVALUATE, chain=[], step="h1. ACRES")),
+        ("bot_feedback", domain.prompt(Role.ANALYZE, chain=["h1. ACRES"])),
+        ("bot_final", domain.prompt(Role.FINAL, experience="")),
+        ("iot_guide", domain.prompt(Role.GUIDE, turns=turns, turn=2, total=5)),
+        # The unguided first answer, told by IoT's first-answer sentence.
+        ("iot_answer", domain.prompt(Role.RESPOND, turns=(), guidance="", mode="free")),
     ]
     for mode in ("free", "discuss", "close"):
         out.append(
-            ("iot_answer", domain.prompt("respond", turns=turns, guidance="Go on.", mode=mode))
+            ("iot_answer", domain.prompt(Role.RESPOND, turns=turns, guidance="Go on.", mode=mode))
         )
     return out
 
@@ -279,11 +286,12 @@ def test_renaming_the_purpose_changes_no_reply(kind: str) -> None:
         "crossword": crossword_prompts,
     }[kind]()
     for purpose, messages in prompts:
-        call = Call(purpose, messages, Sampling(0.7, 1.0, 3, 600), {})
+        call = Call(Purpose(purpose), messages, Sampling(0.7, 1.0, 3, 600), {})
         for seed in (0, 1):
             named = texts(call, seed)
             for other in ("zzz-garbage", "", "io", "iot_guide"):
-                assert texts(replace(call, purpose=other), seed) == named, (kind, purpose, other)
+                renamed = replace(call, purpose=cast(Purpose, other))
+                assert texts(renamed, seed) == named, (kind, purpose, other)
 
 
 def test_each_game24_prompt_is_known_by_its_own_sentence() -> None:

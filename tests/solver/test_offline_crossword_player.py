@@ -26,6 +26,7 @@ from solver.model.offline.crossword import (
     _pick,
     _read_puzzle,
 )
+from solver.roles import Purpose, Role
 from tests.solver.offline_calls import reply
 
 ROWS = ["ACRES", "TROLL", "TABOO", "INEPT", "CEDES"]
@@ -80,7 +81,7 @@ def test_its_confidence_follows_the_margin_over_the_next_word(
 
 
 def test_the_better_scored_word_wins_a_shared_cell(domain: CrosswordDomain) -> None:
-    text = "\n".join(m.content for m in domain.prompt("cot"))
+    text = "\n".join(m.content for m in domain.prompt(Role.COT))
     for h1, v1, cell in ((5.0, 1.0, "A"), (1.0, 5.0, "B")):
         puzzle = _read_puzzle(text)
         assert puzzle is not None
@@ -89,7 +90,7 @@ def test_the_better_scored_word_wins_a_shared_cell(domain: CrosswordDomain) -> N
 
 
 def test_a_tight_nucleus_makes_every_step_the_same(domain: CrosswordDomain) -> None:
-    prompt = domain.prompt("step", experience="", chain=[])
+    prompt = domain.prompt(Role.STEP, experience="", chain=[])
 
     def steps(top_p: float) -> set[str]:
         return {reply("bot_step", prompt, s, 1.0, top_p).split(",")[0] for s in range(20)}
@@ -103,7 +104,7 @@ def test_every_evaluation_carries_a_score_the_method_reads(domain: CrosswordDoma
     ranked = [w for w, _ in _candidates(clue, "_____")]
     further = next(w for w in ranked[3:] if _known(w))  # a real word, not among the best
     for word in ("ACRES", further, "QXZJK"):
-        prompt = domain.prompt("evaluate", chain=[], step=f"h1. {word}")
+        prompt = domain.prompt(Role.EVALUATE, chain=[], step=f"h1. {word}")
         for seed in range(20):
             text = reply("bot_evaluate", prompt, seed)
             assert domain.parse_score(text) is not None, text
@@ -112,14 +113,14 @@ def test_every_evaluation_carries_a_score_the_method_reads(domain: CrosswordDoma
 def test_the_analysis_recommends_right_words_and_says_how_much_is_filled(
     domain: CrosswordDomain,
 ) -> None:
-    two = domain.prompt("analyze", chain=["h1. ACRES", "h2. TROLL"])
+    two = domain.prompt(Role.ANALYZE, chain=["h1. ACRES", "h2. TROLL"])
     for seed in range(20):
         text = reply("bot_feedback", two, seed)
         assert "fills 2 of 10 clues" in text and "no conflict found" in text, text
         feedback = domain.parse_feedback(text, 2)
         assert feedback.verdicts == ("recommend", "recommend"), text
     chain = [f"h{i}. {w}" for i, w in enumerate(ROWS, 1)]
-    whole = reply("bot_feedback", domain.prompt("analyze", chain=chain), 1)
+    whole = reply("bot_feedback", domain.prompt(Role.ANALYZE, chain=chain), 1)
     assert "fills the whole grid" in whole, whole
 
 
@@ -133,7 +134,7 @@ def test_the_answerer_rewrites_only_the_cells_its_guide_questioned(
     said = json.dumps({"explanation": "I filled it.", "answer": grid, "final": False})
     turns = [domain.turn("Begin.", domain.parse_reply(said))]
     guidance = "Rethink these: h2 and v1."
-    prompt = domain.prompt("respond", turns=turns, guidance=guidance, mode="free")
+    prompt = domain.prompt(Role.RESPOND, turns=turns, guidance=guidance, mode="free")
     changed = 0
     for seed in range(40):
         said = json.loads(reply("iot_answer", prompt, seed, temperature=1.0))
@@ -167,10 +168,10 @@ def test_its_stated_confidence_strays_one_level_either_way_now_and_then() -> Non
 
 
 def test_a_board_with_rows_of_different_lengths_is_not_read(domain: CrosswordDomain) -> None:
-    prompt = domain.prompt("cot")
+    prompt = domain.prompt(Role.COT)
     text = prompt[-1].content.replace("Board:\n_ _ _ _ _\n", "Board:\n_ _ _ _\n", 1)
     assert text != prompt[-1].content
-    call = Call("cot", (Message("user", text),), Sampling(0.7, 1.0, 1, 600), {})
+    call = Call(Purpose.COT, (Message("user", text),), Sampling(0.7, 1.0, 1, 600), {})
     with pytest.raises(ModelError) as info:
         asyncio.run(OfflineModel(seed=1).generate(call))
     assert info.value.kind == "bad_request"
@@ -183,7 +184,7 @@ def test_the_guide_quotes_the_clue_a_doubtful_word_does_not_answer(
     # The right grid: v3 reads ROBED, a word the player does not rank for its clue.
     said = json.dumps({"explanation": "I filled it.", "answer": "/".join(ROWS), "final": False})
     turns = [domain.turn("Begin.", domain.parse_reply(said))]
-    prompt = domain.prompt("guide", turns=turns, turn=2, total=5)
+    prompt = domain.prompt(Role.GUIDE, turns=turns, turn=2, total=5)
     texts = [domain.parse_guidance(reply("iot_guide", prompt, s)).text for s in range(10)]
     doubted = [t for t in texts if t.startswith("Rethink")]
     assert doubted, texts

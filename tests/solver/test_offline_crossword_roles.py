@@ -24,6 +24,7 @@ from solver.domains.dialogue import Turn
 from solver.model import Call, Message, ModelError, Sampling
 from solver.model.offline import OfflineModel
 from solver.model.offline.crossword import _candidates, _read_puzzle
+from solver.roles import Purpose, Role
 from tests.solver.offline_calls import reply
 
 ROWS = "ACRES/TROLL/TABOO/INEPT/CEDES"
@@ -48,7 +49,7 @@ def sound() -> CrosswordDomain:
 
 
 def clues(domain: CrosswordDomain) -> dict[str, str]:
-    puzzle = _read_puzzle("\n".join(m.content for m in domain.prompt("cot")))
+    puzzle = _read_puzzle("\n".join(m.content for m in domain.prompt(Role.COT)))
     assert puzzle is not None
     return puzzle.clues
 
@@ -64,7 +65,7 @@ def said(grid: str | None) -> Turn:
 
 
 def guide(domain: CrosswordDomain, turns: list[Turn], seed: int) -> dict[str, Any]:
-    text = reply("iot_guide", domain.prompt("guide", turns=turns, turn=2, total=5), seed)
+    text = reply("iot_guide", domain.prompt(Role.GUIDE, turns=turns, turn=2, total=5), seed)
     data = json.loads(text)
     assert isinstance(data, dict)
     return data
@@ -78,7 +79,7 @@ def answer(
     seed: int,
     temperature: float = 0.7,
 ) -> dict[str, Any]:
-    prompt = domain.prompt("respond", turns=turns, guidance=guidance, mode=mode)
+    prompt = domain.prompt(Role.RESPOND, turns=turns, guidance=guidance, mode=mode)
     data = json.loads(reply("iot_answer", prompt, seed, temperature))
     assert isinstance(data, dict)
     return data
@@ -99,7 +100,7 @@ def test_io_writes_its_across_guesses_as_the_rows(mini: CrosswordDomain) -> None
     # row is its across clue's word whatever the down clues' words say.
     named = clues(mini)
     rows = [best(named[f"h{i}"])[0] for i in range(1, 6)]
-    text = reply("io", mini.prompt("io"), 3, temperature=0.0)
+    text = reply("io", mini.prompt(Role.IO), 3, temperature=0.0)
     assert text == "\n".join(" ".join(row) for row in rows)
     assert mini.parse_answer(text) == "/".join(rows)
 
@@ -107,7 +108,7 @@ def test_io_writes_its_across_guesses_as_the_rows(mini: CrosswordDomain) -> None
 def test_cot_lists_each_guess_then_the_grid_the_better_word_wins(mini: CrosswordDomain) -> None:
     named = clues(mini)
     guesses = {name: best(clue) for name, clue in named.items()}
-    lines = reply("cot", mini.prompt("cot"), 3, temperature=0.0).split("\n")
+    lines = reply("cot", mini.prompt(Role.COT), 3, temperature=0.0).split("\n")
     assert lines[:10] == [f"{name}. {word}" for name, (word, _) in guesses.items()]
     assert lines[10] == "Output:"
     grid = lines[11:]
@@ -127,7 +128,7 @@ def test_a_grid_with_blocks_is_read_with_its_numbered_clues() -> None:
     domain = CrosswordDomain(generate(1, pattern=["...#...", "...#...", "...#..."]))
     named = clues(domain)
     assert list(named)[:2] == ["1A", "4A"]
-    rows = reply("io", domain.prompt("io"), 1, temperature=0.0).split("\n")
+    rows = reply("io", domain.prompt(Role.IO), 1, temperature=0.0).split("\n")
     assert [row.split()[3] for row in rows] == ["#", "#", "#"], rows
     assert rows[0].replace(" ", "") == f"{best(named['1A'], 3)[0]}#{best(named['4A'], 3)[0]}"
 
@@ -146,7 +147,7 @@ def board_prompt(rows: int, columns: int) -> tuple[Message, ...]:
     ("rows", "columns", "read"), [(64, 3, True), (65, 3, False), (3, 64, True), (3, 65, False)]
 )
 def test_a_board_is_read_up_to_64_rows_and_columns(rows: int, columns: int, read: bool) -> None:
-    call = Call("io", board_prompt(rows, columns), Sampling(0.0, 1.0, 1, 600), {})
+    call = Call(Purpose.IO, board_prompt(rows, columns), Sampling(0.0, 1.0, 1, 600), {})
     if read:
         text = asyncio.run(OfflineModel(seed=1).generate(call)).text
         assert len(text.split("\n")) == rows, text[:200]
@@ -158,10 +159,10 @@ def test_a_board_is_read_up_to_64_rows_and_columns(rows: int, columns: int, read
 
 def test_the_board_ends_at_the_first_line_that_is_no_row(mini: CrosswordDomain) -> None:
     # A row that starts with X, and prose straight after the board (no blank line).
-    text = mini.prompt("io")[-1].content
+    text = mini.prompt(Role.IO)[-1].content
     text = text.replace("Board:\n_ _ _ _ _", "Board:\nX _ _ _ _", 1)
     text = text.replace("\nOutput:\n", "\nWrite your grid now\n")
-    call = Call("io", (Message("user", text),), Sampling(0.0, 1.0, 1, 600), {})
+    call = Call(Purpose.IO, (Message("user", text),), Sampling(0.0, 1.0, 1, 600), {})
     rows = asyncio.run(OfflineModel(seed=1).generate(call)).text.split("\n")
     assert len(rows) == 5 and rows[0].startswith("X "), rows
 
@@ -291,7 +292,7 @@ def test_it_names_at_most_three_doubts_in_the_order_of_the_clues(mini: Crossword
 
 def test_a_crossing_conflict_names_the_word_already_there(mini: CrosswordDomain) -> None:
     # v1 ATTIC puts T in row 2, column 1; h2 DROLL wants D there.
-    prompt = mini.prompt("analyze", chain=["v1. ATTIC", "h2. DROLL"])
+    prompt = mini.prompt(Role.ANALYZE, chain=["v1. ATTIC", "h2. DROLL"])
     for seed in range(5):
         text = reply("bot_feedback", prompt, seed)
         clash = "crossing conflict: h2 puts D at row 2, column 1 where v1 has T"
@@ -300,7 +301,7 @@ def test_a_crossing_conflict_names_the_word_already_there(mini: CrosswordDomain)
 
 
 def analysis(domain: CrosswordDomain, chain: list[str], seed: int) -> str:
-    return reply("bot_feedback", domain.prompt("analyze", chain=chain), seed)
+    return reply("bot_feedback", domain.prompt(Role.ANALYZE, chain=chain), seed)
 
 
 def test_the_analysis_of_a_chain_word_for_word(mini: CrosswordDomain) -> None:
@@ -399,7 +400,7 @@ def test_a_word_it_does_not_rank_is_rejected_in_these_words(mini: CrosswordDomai
 
 
 def test_a_letter_already_on_the_board_clashes_as_the_boards(mini: CrosswordDomain) -> None:
-    prompt = mini.prompt("analyze", chain=["h1. LLANO"])
+    prompt = mini.prompt(Role.ANALYZE, chain=["h1. LLANO"])
     text = prompt[-1].content.replace("Board:\n_ _ _ _ _", "Board:\nA _ _ _ _", 1)
     assert text != prompt[-1].content
     said = reply("bot_feedback", (prompt[0], Message("user", text)), 1)
@@ -437,7 +438,7 @@ LEVELS = ["low", "medium", "high", "certain"]
 
 
 def test_proposals_list_at_most_twelve_lines_surest_first(mini: CrosswordDomain) -> None:
-    prompt = mini.prompt("propose", state=mini.start())
+    prompt = mini.prompt(Role.PROPOSE, state=mini.start())
     counts = set()
     for seed in range(40):
         lines = reply("tot_propose", prompt, seed, 5.0).split("\n")
@@ -459,7 +460,7 @@ def test_each_open_clue_gets_one_draw_or_two(mini: CrosswordDomain) -> None:
     for i in range(4):
         state = step_state(mini, state, f"h{i + 1}", rows[i])
         state = step_state(mini, state, f"v{i + 1}", "".join(row[i] for row in rows))
-    prompt = mini.prompt("propose", state=state)
+    prompt = mini.prompt(Role.PROPOSE, state=state)
     single = total = 0
     for seed in range(300):
         lines = reply("tot_propose", prompt, seed, 5.0).split("\n")
@@ -475,12 +476,12 @@ def test_proposals_go_on_past_a_clue_no_word_fits(mini: CrosswordDomain) -> None
     # Q_Z__ fits no word, so h1 to h5 have none; v2, v4 and v5 still get theirs.
     state = step_state(mini, mini.start(), "v1", "QQQQQ")
     state = step_state(mini, state, "v3", "ZZZZZ")
-    text = reply("tot_propose", mini.prompt("propose", state=state), 1)
+    text = reply("tot_propose", mini.prompt(Role.PROPOSE, state=state), 1)
     assert {line.split(".")[0] for line in text.split("\n")} == {"v2", "v4", "v5"}, text
     # With h1 and h2 QJZJJ, v2, v4 and v5 start JJ: no open clue has a word.
     state = step_state(mini, state, "h1", "QJZJJ")
     state = step_state(mini, state, "h2", "QJZJJ")
-    text = reply("tot_propose", mini.prompt("propose", state=state), 1)
+    text = reply("tot_propose", mini.prompt(Role.PROPOSE, state=state), 1)
     assert text == "No word fits the board."
 
 
@@ -492,7 +493,7 @@ def step_state(domain: CrosswordDomain, state: Any, name: str, word: str) -> Any
 
 def value_prompt(domain: CrosswordDomain, last: str) -> tuple[Message, ...]:
     """The clue check's prompt with its last line (the clue and its letters) replaced."""
-    text = domain.prompt("clue_value", state=domain.start(), part="h1")[-1].content
+    text = domain.prompt(Role.CLUE_VALUE, state=domain.start(), part="h1")[-1].content
     head, _, _ = text.rstrip("\n").rpartition("\n")
     return (Message("user", f"{head}\n{last}\n"),)
 
@@ -578,7 +579,7 @@ def test_an_evaluation_scores_a_word_by_where_it_ranks(
     mini: CrosswordDomain, word: str, score: float
 ) -> None:
     # For 'Extensive landed property' it ranks ACRES, LLANO, WIDEN, PLAIN, ...; QXZJK is no word.
-    prompt = mini.prompt("evaluate", chain=[], step=f"h1. {word}")
+    prompt = mini.prompt(Role.EVALUATE, chain=[], step=f"h1. {word}")
     said = Counter(reply("bot_evaluate", prompt, s) for s in range(300))
     head = f"{word.upper()} for 'Extensive landed property'.\nEvaluation score: "
     assert all(text.startswith(head) for text in said), said
@@ -595,7 +596,7 @@ def test_a_word_that_does_not_fit_the_letters_scores_lowest(mini: CrosswordDomai
         ("h9. ACRES", "I cannot tell which word to judge.\nEvaluation score: 0.1"),
         ("maybe ACRES", "I cannot tell which word to judge.\nEvaluation score: 0.1"),
     ):
-        prompt = mini.prompt("evaluate", chain=chain, step=step)
+        prompt = mini.prompt(Role.EVALUATE, chain=chain, step=step)
         assert {reply("bot_evaluate", prompt, s) for s in range(10)} == {want}, step
 
 
@@ -614,7 +615,7 @@ def experience(domain: CrosswordDomain, *verdicts: tuple[str, str]) -> str:
 
 
 def cold_steps(domain: CrosswordDomain, said: str, chain: list[tuple[str, float]]) -> set[str]:
-    prompt = domain.prompt("step", experience=said, chain=chain)
+    prompt = domain.prompt(Role.STEP, experience=said, chain=chain)
     return {reply("bot_step", prompt, s, temperature=0.0).split(",")[0] for s in range(20)}
 
 
@@ -651,14 +652,14 @@ def test_a_warm_step_is_one_of_the_three_best_options() -> None:
     one = CrosswordDomain(generate(1))
     rows = ["OBESE", "AORTA", "SOARS", "ISSUE", "STEMS"]
     chain = [(f"h{i}. {rows[i - 1]}", 0.9) for i in (1, 2, 3, 5)]
-    prompt = one.prompt("step", experience="", chain=chain)
+    prompt = one.prompt(Role.STEP, experience="", chain=chain)
     names = Counter(reply("bot_step", prompt, s, 5.0).split(".")[0] for s in range(150))
     assert set(names) == {"v1", "v3", "v4"}, names
 
 
 def test_a_full_board_leaves_no_step(mini: CrosswordDomain) -> None:
     chain = [(f"h{i}. {word}", 0.9) for i, word in enumerate(ROWS.split("/"), 1)]
-    prompt = mini.prompt("step", experience="", chain=chain)
+    prompt = mini.prompt(Role.STEP, experience="", chain=chain)
     assert reply("bot_step", prompt, 1) == (
         "Every clue I can read is filled; no word fits what is left."
     )

@@ -19,11 +19,12 @@ from typing import Any, Literal
 
 import pytest
 
-import solver.domains.game24 as g24
 from puzzles.arith import BinOp, Expr, combine, parse, parse_number
 from puzzles.game24 import Hand
+from solver.domains import game24_prompts as g24p
 from solver.model import Call, Message, Sampling
 from solver.model.offline import OfflineModel
+from solver.roles import Purpose
 
 HANDS = ("4 7 8 8", "2 7 8 9", "1 5 5 5", "3 3 8 8", "1 4 5 6", "2 3 5 12")
 SEEDS = range(4)
@@ -89,7 +90,9 @@ def replies(purpose: str, text: str) -> list[str]:
     async def run() -> list[str]:
         out: list[str] = []
         for seed in SEEDS:
-            call = Call(purpose, (Message("user", text),), Sampling(n=SAMPLES, temperature=0.7))
+            call = Call(
+                Purpose(purpose), (Message("user", text),), Sampling(n=SAMPLES, temperature=0.7)
+            )
             out.extend((await OfflineModel(seed).generate(call)).texts)
         return out
 
@@ -112,10 +115,10 @@ def bot_first_results(
     """What the first steps the engine gives BoT's step prompt make, on every hand, with
     ``examples`` shown as BoT+CoT shows them; ``edit`` replaces a text in the prompt."""
     if examples not in (None, "shipped"):
-        monkeypatch.setattr(g24, "BOT_EXAMPLES", examples)
+        monkeypatch.setattr(g24p, "BOT_EXAMPLES", examples)
     out = []
     for hand in HANDS:
-        text = g24.bot_step_prompt(Hand.parse(hand), "", [], examples=examples is not None)
+        text = g24p.bot_step_prompt(Hand.parse(hand), "", [], examples=examples is not None)
         if edit[0]:
             assert edit[0] in text
             text = text.replace(*edit)
@@ -129,9 +132,9 @@ def bot_first_results(
 def shown(monkeypatch: pytest.MonkeyPatch, examples: Shown) -> None:
     """IO's and CoT's shots set to ``examples``."""
     if examples is None:
-        monkeypatch.setattr(g24, "SHOTS", ())
+        monkeypatch.setattr(g24p, "SHOTS", ())
     elif examples != "shipped":
-        monkeypatch.setattr(g24, "SHOTS", shots(examples))
+        monkeypatch.setattr(g24p, "SHOTS", shots(examples))
 
 
 def cot_first_results(monkeypatch: pytest.MonkeyPatch, examples: Shown) -> list[Fraction]:
@@ -139,7 +142,7 @@ def cot_first_results(monkeypatch: pytest.MonkeyPatch, examples: Shown) -> list[
     shown(monkeypatch, examples)
     out = []
     for hand in HANDS:
-        for reply in replies("cot", g24.cot_prompt(Hand.parse(hand))):
+        for reply in replies("cot", g24p.cot_prompt(Hand.parse(hand))):
             m = FIRST_STEP.search(reply)
             assert m is not None, reply
             out.append(result(m[1], m[2], m[3]))
@@ -153,7 +156,7 @@ def io_inner_results(monkeypatch: pytest.MonkeyPatch, examples: Shown) -> list[F
     shown(monkeypatch, examples)
     out: list[Fraction] = []
     for hand in HANDS:
-        for reply in replies("io", g24.io_prompt(Hand.parse(hand))):
+        for reply in replies("io", g24p.io_prompt(Hand.parse(hand))):
             expr = parse(reply.removeprefix("Answer: ").rsplit("=", 1)[0])
             out.extend(inner_values(expr))
     return out
@@ -247,9 +250,9 @@ GARBAGE: dict[str, Any] = {
 @pytest.mark.parametrize(
     ("purpose", "prompt"),
     [
-        ("bot_step", lambda hand: g24.bot_step_prompt(hand, "", [], examples=True)),
-        ("cot", g24.cot_prompt),
-        ("io", g24.io_prompt),
+        ("bot_step", lambda hand: g24p.bot_step_prompt(hand, "", [], examples=True)),
+        ("cot", g24p.cot_prompt),
+        ("io", g24p.io_prompt),
     ],
 )
 def test_a_garbage_or_untouchable_context_changes_no_reply(purpose: str, prompt: Any) -> None:
@@ -257,7 +260,7 @@ def test_a_garbage_or_untouchable_context_changes_no_reply(purpose: str, prompt:
         out = []
         for hand in HANDS[:4]:
             call = Call(
-                purpose,
+                Purpose(purpose),
                 (Message("user", prompt(Hand.parse(hand))),),
                 Sampling(n=5, temperature=0.7),
             )

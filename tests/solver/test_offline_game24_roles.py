@@ -27,6 +27,7 @@ from solver.model import Call, Message, ModelError, Sampling
 from solver.model.markers import G24_STEP
 from solver.model.offline import OfflineModel, critics
 from solver.model.offline.game24 import _read_habits
+from solver.roles import Purpose, Role
 from tests.solver.game24_replies import first_steps as opening_steps
 from tests.solver.offline_calls import analysis, chain_entry, reply, value
 
@@ -170,7 +171,7 @@ def entry(index: int, chain: list[str], seed: int = 1) -> str:
 
 
 def condensed(experience: str) -> list[str]:
-    prompt = Game24Domain(Hand.parse("4 7 8 8")).prompt("condense", experience=experience)
+    prompt = Game24Domain(Hand.parse("4 7 8 8")).prompt(Role.CONDENSE, experience=experience)
     return reply("bot_condense", prompt, 1).splitlines()
 
 
@@ -268,7 +269,7 @@ def test_a_condense_prompt_missing_a_part_is_refused(user: str) -> None:
 
 
 def similarity(a: str, b: str, seed: int = 1, temp: float = 0.7) -> str:
-    prompt = Game24Domain(Hand.parse("4 7 8 8")).prompt("similar", a=a, b=b)
+    prompt = Game24Domain(Hand.parse("4 7 8 8")).prompt(Role.SIMILAR, a=a, b=b)
     return reply("bot_similar", prompt, seed, temp)
 
 
@@ -366,7 +367,7 @@ def test_the_value_of_a_state_is_whether_the_critic_could_make_24_not_a_few_trie
 
 
 def final(hand: str, steps: list[str]) -> str:
-    prompt = Game24Domain(Hand.parse(hand)).prompt("cot", steps=tuple(steps))
+    prompt = Game24Domain(Hand.parse(hand)).prompt(Role.COT, steps=tuple(steps))
     return reply("answer", prompt, 1)
 
 
@@ -389,7 +390,7 @@ def test_tots_answer_writes_what_the_steps_end_with_even_when_it_is_not_24() -> 
 
 
 def judged(hand: str, answer: str, seeds: int = 400) -> Counter[str]:
-    prompt = Game24Domain(Hand.parse(hand)).prompt("judge", answer=answer)
+    prompt = Game24Domain(Hand.parse(hand)).prompt(Role.JUDGE, answer=answer)
     return Counter(reply("judge", prompt, s) for s in range(seeds))
 
 
@@ -416,11 +417,11 @@ def test_the_judge_rereads_the_answer_and_misjudges_at_gpt4s_rates() -> None:
 
 def io_answers(hand: str, seeds: int = 400) -> Counter[str]:
     """IO's answers from one engine (its habits are its own), one per sample."""
-    prompt = Game24Domain(Hand.parse(hand)).prompt("io")
+    prompt = Game24Domain(Hand.parse(hand)).prompt(Role.IO)
     engine = OfflineModel(seed=3)
     out: Counter[str] = Counter()
     for s in range(seeds):
-        call = Call("io", prompt, Sampling(0.7, 1.0, 1, 600, ()), {}, sample_offset=s)
+        call = Call(Purpose.IO, prompt, Sampling(0.7, 1.0, 1, 600, ()), {}, sample_offset=s)
         out[asyncio.run(engine.generate(call)).text.splitlines()[-1]] += 1
     return out
 
@@ -438,7 +439,7 @@ def test_io_repeats_a_habitual_answer_and_otherwise_tries_twice_on_its_own() -> 
 
 def test_proposals_list_five_to_eight_steps() -> None:
     prompt = Game24Domain(Hand.parse("4 7 8 8")).prompt(
-        "propose", state=Hand.parse("4 7 8 8").start()
+        Role.PROPOSE, state=Hand.parse("4 7 8 8").start()
     )
     counts = Counter(len(reply("propose", prompt, s).splitlines()) for s in range(200))
     assert set(counts) == {5, 6, 7, 8}, counts
@@ -446,7 +447,7 @@ def test_proposals_list_five_to_eight_steps() -> None:
 
 def test_the_worked_examples_teach_each_operations_share_of_their_steps() -> None:
     # Counted independently: the operators of each example's answer, read as text.
-    text = Game24Domain(Hand.parse("4 7 8 8")).prompt("io")[-1].content
+    text = Game24Domain(Hand.parse("4 7 8 8")).prompt(Role.IO)[-1].content
     answers = re.findall(r"^Answer: (.*) = 24$", text, re.MULTILINE)
     assert len(answers) >= 3
     ops = Counter(op for answer in answers for op in re.findall(r" ([-+*/]) ", answer))
@@ -467,7 +468,7 @@ def test_an_operation_inside_a_negation_counts_among_an_examples_steps() -> None
 
 
 def first_steps(experience: str, seeds: int = 300) -> Counter[str]:
-    prompt = Game24Domain(Hand.parse("4 7 8 8")).prompt("step", experience=experience, chain=[])
+    prompt = Game24Domain(Hand.parse("4 7 8 8")).prompt(Role.STEP, experience=experience, chain=[])
     return opening_steps(reply("bot_step", prompt, seed) for seed in range(seeds))
 
 
@@ -509,7 +510,7 @@ def test_a_step_its_chains_analysis_rejected_is_all_but_never_taken_again() -> N
 
 
 def test_a_tight_nucleus_keeps_only_the_heaviest_steps() -> None:
-    prompt = Game24Domain(Hand.parse("4 7 8 8")).prompt("step", experience="", chain=[])
+    prompt = Game24Domain(Hand.parse("4 7 8 8")).prompt(Role.STEP, experience="", chain=[])
     free = first_steps("", 200)
     tight = opening_steps(reply("bot_step", prompt, s, 0.7, 0.1) for s in range(200))
     assert len(tight) <= 8 < len(free)
@@ -546,7 +547,7 @@ def test_a_chains_verdicts_count_over_where_the_chain_ends() -> None:
 
 
 def evaluation_of(hand: str, step: str, seed: int, temp: float = 0.7) -> str:
-    prompt = Game24Domain(Hand.parse(hand)).prompt("evaluate", chain=[], step=step)
+    prompt = Game24Domain(Hand.parse(hand)).prompt(Role.EVALUATE, chain=[], step=step)
     return reply("bot_evaluate", prompt, seed, temp)
 
 
@@ -563,7 +564,7 @@ def test_an_evaluation_is_judged_calmly_whatever_the_sampling_temperature(temp: 
 def test_an_evaluation_prompt_without_its_step_is_refused() -> None:
     # Without the line that asks for it, nothing in the prompt says what it asks for (the
     # role is read from the text, not from the call's purpose).
-    prompt = Game24Domain(Hand.parse("1 4 6")).prompt("evaluate", chain=[], step="x")
+    prompt = Game24Domain(Hand.parse("1 4 6")).prompt(Role.EVALUATE, chain=[], step="x")
     broken = tuple(Message(m.role, m.content.replace("The next step", "A step")) for m in prompt)
     with pytest.raises(ModelError, match="cannot read this as any Game of 24 prompt"):
         reply("bot_evaluate", broken, 1)
@@ -594,7 +595,7 @@ def test_the_last_steps_evaluation_is_whether_it_makes_24(
     step: str, scores: tuple[str, str, str]
 ) -> None:
     prompt = Game24Domain(Hand.parse("1 4 6")).prompt(
-        "evaluate", chain=[("4 * 6 = 24 (left: 1 24)", 0.9)], step=step
+        Role.EVALUATE, chain=[("4 * 6 = 24 (left: 1 24)", 0.9)], step=step
     )
     said = Counter(reply("bot_evaluate", prompt, s).split(": ")[1] for s in range(200))
     # Mostly the first score, often the second, now and then the third.
@@ -612,7 +613,7 @@ def test_two_numbers_that_cannot_make_24_are_scored_low() -> None:
 def step_after(chain_step: str, experience: str = "") -> str:
     domain = Game24Domain(Hand.parse("4 7 8 8"))
     chain = [(chain_step, 0.9)] if chain_step else []
-    return reply("bot_step", domain.prompt("step", experience=experience, chain=chain), 1)
+    return reply("bot_step", domain.prompt(Role.STEP, experience=experience, chain=chain), 1)
 
 
 def test_bots_next_step_plays_the_chain_rather_than_trusting_its_written_set() -> None:
@@ -651,7 +652,7 @@ def test_bots_step_after_a_finished_chain_has_nothing_to_combine(
         f"6 {last} 4 = {left} (left: {left})",
     ]
     domain = Game24Domain(Hand.parse("4 7 8 8"))
-    prompt = domain.prompt("step", experience="", chain=[(s, 0.9) for s in steps])
+    prompt = domain.prompt(Role.STEP, experience="", chain=[(s, 0.9) for s in steps])
     assert reply("bot_step", prompt, 1) == (
         f"Step 4: only {left} is left, so there is nothing to combine. Evaluation score: {score}"
     )
@@ -661,7 +662,7 @@ def test_bots_last_step_leaves_no_remaining_numbers() -> None:
     domain = Game24Domain(Hand.parse("4 7 8 8"))
     steps = [("8 / 8 = 1 (left: 1 4 7)", 0.9), ("7 - 1 = 6 (left: 4 6)", 0.9)]
     for seed in range(5):
-        text = reply("bot_step", domain.prompt("step", experience="", chain=steps), seed)
+        text = reply("bot_step", domain.prompt(Role.STEP, experience="", chain=steps), seed)
         assert text.startswith("Step 3, Current set: 4 6,") and ", Remaining numbers: none," in text
 
 
@@ -701,7 +702,7 @@ def test_a_result_written_in_parentheses_is_shown_without_them() -> None:
 
 
 def test_a_hand_of_six_numbers_is_played() -> None:
-    text = reply("io", Game24Domain(Hand.parse("1 2 3 4 5 6")).prompt("io"), 1)
+    text = reply("io", Game24Domain(Hand.parse("1 2 3 4 5 6")).prompt(Role.IO), 1)
     assert text.startswith("Answer: ") and text.endswith(" = 24")
 
 
@@ -711,7 +712,7 @@ def test_a_hand_of_six_numbers_is_played() -> None:
 def written_results(temp: float, seeds: int = 600) -> list[tuple[Fraction, str]]:
     """(exact result, as written) for every proposal from 1 2 over ``seeds`` samples."""
     state = State((Fraction(1), Fraction(2)))
-    prompt = Game24Domain(Hand.parse("4 7 8 8")).prompt("propose", state=state)
+    prompt = Game24Domain(Hand.parse("4 7 8 8")).prompt(Role.PROPOSE, state=state)
     out = []
     for seed in range(seeds):
         for line in reply("propose", prompt, seed, temp).splitlines():

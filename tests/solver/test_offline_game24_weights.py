@@ -28,6 +28,7 @@ from solver.model import Call, Message, Sampling
 from solver.model.markers import G24_IO
 from solver.model.offline import OfflineModel, writing
 from solver.model.offline import game24 as player
+from solver.roles import Purpose, Role
 from tests.solver.offline_calls import chain_entry, reply
 
 Weights = dict[str, float]
@@ -47,13 +48,13 @@ def picks(
 ) -> list[Weights]:
     """The weights of every choice the player made writing one reply, in order."""
     seen: list[Weights] = []
-    pick = player.OfflineModel._pick
+    pick = player._Play._pick
 
     def watched(self: Any, moves: list[Any], weights: list[float], *rest: Any) -> Any:
         seen.append({named(m): w for m, w in zip(moves, weights, strict=True)})
         return pick(self, moves, weights, *rest)
 
-    monkeypatch.setattr(player.OfflineModel, "_pick", watched)
+    monkeypatch.setattr(player._Play, "_pick", watched)
     reply(purpose, prompt, seed, 0.7, top_p)
     monkeypatch.undo()
     return seen
@@ -63,7 +64,7 @@ def opening(
     monkeypatch: pytest.MonkeyPatch, hand: str, experience: str = "", top_p: float = 1.0
 ) -> Weights:
     """The weights of BoT's first step from ``hand`` under ``experience``."""
-    prompt = Game24Domain(Hand.parse(hand)).prompt("step", experience=experience, chain=[])
+    prompt = Game24Domain(Hand.parse(hand)).prompt(Role.STEP, experience=experience, chain=[])
     (weights,) = picks(monkeypatch, "bot_step", prompt, top_p=top_p)
     return weights
 
@@ -410,7 +411,7 @@ class Scripted(random.Random):
 
 
 def test_tots_proposals_rank_by_weight_times_a_jitter_of_half_to_one_and_a_half() -> None:
-    engine = player.OfflineModel(seed=0)
+    engine = player._Play(seed=0)
     nums = (Fraction(1), Fraction(4), Fraction(6))
     moves = list(player._moves(nums))
     weights = [engine._step_weight(m, random.Random(0)) for m in moves]
@@ -430,7 +431,7 @@ def test_tots_proposals_rank_by_weight_times_a_jitter_of_half_to_one_and_a_half(
 def test_a_try_that_finds_nothing_to_do_is_only_one_try() -> None:
     # Every step from 2/5 3/20 1/9 makes a fraction, which comes to mind one time in seven
     # (a draw below 0.15); 3/20 * 1/9 = 1/60 leaves 2/5 1/60, and (2/5) / (1/60) = 24.
-    engine = player.OfflineModel(seed=0)
+    engine = player._Play(seed=0)
     nums = (Fraction(2, 5), Fraction(3, 20), Fraction(1, 9))
     moves = list(player._moves(nums))
     assert all(m[3].denominator != 1 for m in moves)
@@ -446,7 +447,7 @@ def test_weights_too_large_to_raise_are_rescaled_to_the_same_choice() -> None:
     # At temperature 0.5 a choice goes by the square of each weight: 1e300 and 5e299 have
     # no square a float holds, so they are divided by the largest first. The lighter is
     # picked when the draw passes 1 / (1 + 0.25), a fifth of the time.
-    engine = player.OfflineModel(seed=0)
+    engine = player._Play(seed=0)
     draws = [(i + 0.5) / 1000 for i in range(1000)]
     chosen = [engine._pick(["heavy", "light"], [1e300, 5e299], Scripted([d]), 0.5) for d in draws]
     assert chosen.count("light") == 200
@@ -469,7 +470,7 @@ def test_a_state_that_no_try_finishes_is_scored_by_a_feel_for_its_numbers(
     numbers: tuple[int, ...], promise: float
 ) -> None:
     nums = tuple(Fraction(n) for n in numbers)
-    engine = player.OfflineModel(seed=0)
+    engine = player._Play(seed=0)
     assert engine._tries(nums, random.Random(0), 200) is None  # nothing makes 24
     assert engine._promise(nums, random.Random(0)) == pytest.approx(promise)
 
@@ -478,14 +479,14 @@ def test_a_state_that_no_try_finishes_is_scored_by_a_feel_for_its_numbers(
 
 
 def test_the_engine_names_itself_in_every_generation() -> None:
-    prompt = Game24Domain(Hand.parse("4 7 8 8")).prompt("io")
-    call = Call("io", prompt, Sampling(0.7, 1.0, 2, 600), {})
+    prompt = Game24Domain(Hand.parse("4 7 8 8")).prompt(Role.IO)
+    call = Call(Purpose.IO, prompt, Sampling(0.7, 1.0, 2, 600), {})
     assert asyncio.run(OfflineModel(seed=0).generate(call)).model == "offline"
 
 
 def test_an_engine_made_without_a_seed_plays_as_seed_zero() -> None:
-    prompt = Game24Domain(Hand.parse("4 7 8 8")).prompt("cot")
-    call = Call("cot", prompt, Sampling(1.0, 1.0, 8, 600), {})
+    prompt = Game24Domain(Hand.parse("4 7 8 8")).prompt(Role.COT)
+    call = Call(Purpose.COT, prompt, Sampling(1.0, 1.0, 8, 600), {})
 
     def texts(engine: OfflineModel) -> tuple[str, ...]:
         return asyncio.run(engine.generate(call)).texts

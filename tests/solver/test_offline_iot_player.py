@@ -22,7 +22,9 @@ from solver.domains.base import Guidance, Reply
 from solver.domains.game24 import Game24Domain, parse_guidance, parse_reply
 from solver.model import Message
 from solver.model.markers import G24_IOT_ANSWER, G24_IOT_GUIDE
-from solver.model.offline import OfflineModel, critics
+from solver.model.offline import critics
+from solver.model.offline.game24 import _Play
+from solver.roles import Role
 from tests.solver.game24_replies import answer
 from tests.solver.offline_calls import HAND, respond, text_of
 
@@ -36,7 +38,7 @@ def guide(answers: list[str | None], offset: int, hand: Hand = HAND) -> Guidance
     """The guide's reply after the answerer gave ``answers``, one per turn."""
     domain = Game24Domain(hand)
     turns = tuple(domain.turn("Go on.", parse_reply(answer(a))) for a in answers)
-    prompt = domain.prompt("guide", turns=turns, turn=len(turns) + 1, total=10)
+    prompt = domain.prompt(Role.GUIDE, turns=turns, turn=len(turns) + 1, total=10)
     return parse_guidance(text_of("iot_guide", prompt, offset))
 
 
@@ -129,13 +131,13 @@ def test_each_time_it_is_told_it_is_wrong_it_makes_two_more_attempts(
     # early. The first turn is the habitual attempt (a cool, fixed walk)
     # and one more at the call's temperature; each wrong answer since adds two.
     temps: list[float] = []
-    walk = OfflineModel._walk
+    walk = _Play._walk
 
-    def failing(self: OfflineModel, nums: Any, rng: random.Random, temp: float) -> Any:
+    def failing(self: _Play, nums: Any, rng: random.Random, temp: float) -> Any:
         temps.append(temp)
         return walk(self, nums, rng, temp)[0], False
 
-    monkeypatch.setattr(OfflineModel, "_walk", failing)
+    monkeypatch.setattr(_Play, "_walk", failing)
     for wrong_so_far, expected in ((0, [0.3, 0.7]), (1, [0.7] * 3), (2, [0.7] * 5)):
         temps.clear()
         reply = respond([WRONG] * wrong_so_far, "Try again.", "free", 1)
@@ -218,14 +220,14 @@ def test_every_reply_is_one_json_object_with_the_fields_the_prompt_asks_for() ->
     for offset in range(30):
         for answers in ([], [WRONG], [RIGHT], [None]):
             turns = tuple(domain.turn("Go on.", parse_reply(answer(a))) for a in answers)
-            prompt = domain.prompt("guide", turns=turns, turn=len(turns) + 1, total=10)
+            prompt = domain.prompt(Role.GUIDE, turns=turns, turn=len(turns) + 1, total=10)
             for text in (
                 text_of("iot_guide", prompt, offset),
                 text_of("iot_guide", lost_guide, offset),
             ):
                 assert set(json.loads(text)) == {"guidance", "stop"}, text
             for mode in ("free", "discuss", "close"):
-                prompt = domain.prompt("respond", turns=turns, guidance="Go on.", mode=mode)
+                prompt = domain.prompt(Role.RESPOND, turns=turns, guidance="Go on.", mode=mode)
                 for text in (
                     text_of("iot_answer", prompt, offset),
                     text_of("iot_answer", lost, offset),

@@ -12,11 +12,12 @@ from solver.domains.wordproblem import WordProblemDomain
 from solver.model import Call, Sampling
 from solver.model.base import rough_tokens
 from solver.model.offline import OfflineModel
+from solver.roles import Purpose, Role
 
 
 async def test_each_sample_streams_word_by_word_under_its_own_index() -> None:
     domain = Game24Domain(Hand.parse("4 7 8 8"))
-    call = Call("cot", domain.prompt("cot"), Sampling(0.7, 1.0, 2))
+    call = Call(Purpose.COT, domain.prompt(Role.COT), Sampling(0.7, 1.0, 2))
     pieces: dict[int, list[str]] = defaultdict(list)
     gen = await OfflineModel(seed=2).generate(call, lambda i, delta: pieces[i].append(delta))
     assert len(gen.texts) == 2 and all("\n" in text for text in gen.texts)
@@ -32,7 +33,7 @@ async def test_every_player_streams_counts_its_tokens_and_time_names_itself_and_
     None
 ):
     domain = WordProblemDomain(problem_by_id("bulk_saving/691459251"))
-    call = Call("cot", domain.prompt("cot"), Sampling(0.7, 1.0, 3))
+    call = Call(Purpose.COT, domain.prompt(Role.COT), Sampling(0.7, 1.0, 3))
     pieces: dict[int, list[str]] = defaultdict(list)
     model = OfflineModel(seed=2, delay=0.02)
     gen = await model.generate(call, lambda i, delta: pieces[i].append(delta))

@@ -25,24 +25,29 @@ from solver.methods import make_method, solve
 from solver.model import Call, Message, Sampling
 from solver.model.offline import OfflineModel
 from solver.model.offline.wordproblem import quantities
+from solver.roles import Purpose, Role
 from tests.solver.offline_calls import domain_of
 from tests.solver.pinning import first_bot_steps
 
 
 def reply(purpose: str, prompt: tuple[Message, ...], seed: int, temperature: float = 0.0) -> str:
     sampling = Sampling(temperature, 1.0, 1, 600)
-    call = Call(purpose, prompt, sampling, {}, sample_offset=seed)
+    call = Call(Purpose(purpose), prompt, sampling, {}, sample_offset=seed)
     return asyncio.run(OfflineModel(seed=seed).generate(call)).text
 
 
 def cot_answers(question: str, seeds: int = 30) -> Counter[str | None]:
     domain = domain_of(question)
-    return Counter(domain.parse_answer(reply("cot", domain.prompt("cot"), s)) for s in range(seeds))
+    return Counter(
+        domain.parse_answer(reply("cot", domain.prompt(Role.COT), s)) for s in range(seeds)
+    )
 
 
 def cot_lines(question: str, seeds: int = 30) -> list[str]:
     domain = domain_of(question)
-    return [ln for s in range(seeds) for ln in reply("cot", domain.prompt("cot"), s).splitlines()]
+    return [
+        ln for s in range(seeds) for ln in reply("cot", domain.prompt(Role.COT), s).splitlines()
+    ]
 
 
 # ---------------------------------------------------------------- how it reads a question
@@ -201,7 +206,7 @@ def test_its_step_scores_are_ones_the_prompt_allows() -> None:
     allowed = {"0.1", "0.3", "0.5", "0.7", "0.9", "1"}
     for temperature in (0.2, 1.0):
         for seed in range(40):
-            prompt = domain.prompt("step", experience="", chain=[])
+            prompt = domain.prompt(Role.STEP, experience="", chain=[])
             text = reply("bot_step", prompt, seed, temperature)
             assert text.rsplit("Evaluation score: ", 1)[1] in allowed, text
 
@@ -210,7 +215,7 @@ def test_its_evaluation_follows_the_step() -> None:
     domain = domain_of(QUESTION)
 
     def evaluations(step: str) -> Counter[str]:
-        prompt = domain.prompt("evaluate", chain=[], step=step)
+        prompt = domain.prompt(Role.EVALUATE, chain=[], step=step)
         return Counter(reply("bot_evaluate", prompt, s) for s in range(30))
 
     answer = evaluations("Step 2: Answer: 30")
@@ -234,7 +239,7 @@ def test_the_guide_asks_to_reread_the_question_when_it_does_not_stop() -> None:
     )
     turns = [domain.turn("Begin.", domain.parse_reply(reply_text))]
     said = [
-        json.loads(reply("iot_guide", domain.prompt("guide", turns=turns, turn=2, total=5), s))
+        json.loads(reply("iot_guide", domain.prompt(Role.GUIDE, turns=turns, turn=2, total=5), s))
         for s in range(30)
     ]
     going_on = [g["guidance"] for g in said if not g["stop"]]
@@ -244,7 +249,7 @@ def test_the_guide_asks_to_reread_the_question_when_it_does_not_stop() -> None:
 
 def test_the_answerer_says_so_when_it_finds_no_quantities() -> None:
     domain = domain_of("What is the name of the shop where Maya buys her stickers?")
-    prompt = domain.prompt("respond", turns=[], guidance="Begin.", mode="free")
+    prompt = domain.prompt(Role.RESPOND, turns=[], guidance="Begin.", mode="free")
     got = domain.parse_reply(reply("iot_answer", prompt, 1))
     assert got.explanation == "I see no quantities." and got.answer == "0"
 
@@ -272,7 +277,9 @@ def test_delis_revision_takes_the_verified_answer() -> None:
     domain = domain_of(QUESTION)
     solution = "Then: 40 - 10 = 20\nAnswer: 20"
     verification = "Action 1: calculate[40 - 10]\nOutput 1: 30\nFinal Answer: 30"
-    prompt = domain.prompt("revise", solution=solution, verification=verification, tool_answer="30")
+    prompt = domain.prompt(
+        Role.REVISE, solution=solution, verification=verification, tool_answer="30"
+    )
     revised = [reply("deli_revise", prompt, s) for s in range(20)]
     assert all("The verification recomputed every step." in t for t in revised), revised
     answers = Counter(domain.parse_answer(t) for t in revised)

@@ -23,6 +23,7 @@ from solver.domains.base import Reply
 from solver.model import Call, Message, Sampling
 from solver.model.offline import OfflineModel
 from solver.model.offline.wordproblem import Quantity, quantities
+from solver.roles import Purpose, Role
 from tests.solver.offline_calls import domain_of
 
 BOOKS = "Ann buys 7 books at $3 each. How many dollars does she pay?"
@@ -38,11 +39,11 @@ def reply(
     temp: float = 0.7,
 ) -> str:
     sampling = Sampling(temp, 1.0, 1, 600, stop)
-    call = Call(purpose, prompt, sampling, {}, sample_offset=seed)
+    call = Call(Purpose(purpose), prompt, sampling, {}, sample_offset=seed)
     return asyncio.run(OfflineModel(seed=seed).generate(call)).text
 
 
-def answers(role: str, purpose: str, question: str, seeds: int) -> Counter[str | None]:
+def answers(role: Role, purpose: str, question: str, seeds: int) -> Counter[str | None]:
     domain = domain_of(question)
     prompt = domain.prompt(role)
     return Counter(domain.parse_answer(reply(purpose, prompt, s)) for s in range(seeds))
@@ -50,7 +51,7 @@ def answers(role: str, purpose: str, question: str, seeds: int) -> Counter[str |
 
 def act(question: str, steps: list[tuple[str, str, str]], seed: int) -> str:
     """ReAct's next thought and action after ``steps`` (thought, action, observation)."""
-    prompt = domain_of(question).prompt("act", steps=tuple(steps), step=len(steps) + 1, limit=8)
+    prompt = domain_of(question).prompt(Role.ACT, steps=tuple(steps), step=len(steps) + 1, limit=8)
     return reply("react_act", prompt, seed)
 
 
@@ -67,18 +68,18 @@ def test_io_slips_in_its_head_about_twice_as_often_as_cot() -> None:
     # 7 * 3 is the one computation; a slip writes 21 off by 1, 2 or 10.
     slips = {"11", "19", "20", "22", "23", "31"}
 
-    def slipped(role: str, purpose: str) -> float:
+    def slipped(role: Role, purpose: str) -> float:
         got = answers(role, purpose, BOOKS, 600)
         shown = sum(got[a] for a in slips)
         return shown / (shown + got["21"])
 
-    io, cot = slipped("io", "io"), slipped("cot", "cot")
+    io, cot = slipped(Role.IO, "io"), slipped(Role.COT, "cot")
     assert 0.11 <= io <= 0.2, io
     assert 0.04 <= cot <= 0.12, cot
 
 
-@pytest.mark.parametrize(("role", "purpose"), [("io", "io"), ("cot", "cot")])
-def test_a_question_without_quantities_is_answered_zero(role: str, purpose: str) -> None:
+@pytest.mark.parametrize(("role", "purpose"), [(Role.IO, "io"), (Role.COT, "cot")])
+def test_a_question_without_quantities_is_answered_zero(role: Role, purpose: str) -> None:
     assert answers(role, purpose, NOTHING, 5) == Counter({"0": 5})
     assert reply(purpose, domain_of(NOTHING).prompt(role), 1).splitlines()[-1] == "Answer: 0"
 
@@ -89,20 +90,20 @@ def test_a_question_without_quantities_is_answered_zero(role: str, purpose: str)
 )
 def test_without_a_tool_it_gives_an_expression_to_rewrite_back_unchanged(question: str) -> None:
     body = question.split(": ", 1)[1]
-    for purpose in ("io", "cot"):
+    for role in (Role.IO, Role.COT):
         domain = domain_of(question)
-        texts = [reply(purpose, domain.prompt(purpose), s) for s in range(5)]
+        texts = [reply(role, domain.prompt(role), s) for s in range(5)]
         assert all(t.endswith(f"Answer: {body}") for t in texts), texts
 
 
 def test_an_algebra_task_ends_at_its_first_colon_and_an_evaluation_at_its_first_when() -> None:
     # A ratio keeps its colon: the rewrite given back, ReAct's finish and its solve call.
     ratio = "Simplify: 4x:6x"
-    for purpose in ("io", "cot"):
-        assert reply(purpose, domain_of(ratio).prompt(purpose), 1).endswith("Answer: 4x:6x")
+    for role in (Role.IO, Role.COT):
+        assert reply(role, domain_of(ratio).prompt(role), 1).endswith("Answer: 4x:6x")
     assert finish_of(act(ratio, [], 1)) == "4x:6x"
     assert act("Solve for x: x:4 = 3:2", [], 1).endswith("Action 1: solve[x:4 = 3:2; x]")
-    guess = reply("io", domain_of("Solve for y: y:2 = 3").prompt("io"), 1)
+    guess = reply("io", domain_of("Solve for y: y:2 = 3").prompt(Role.IO), 1)
     assert re.fullmatch(r"Answer: y = -?\d", guess), guess
     # An evaluation's expression ends at the first " when ".
     late = "Evaluate 2t when t = 3, the time when it lands"
@@ -113,7 +114,7 @@ def test_an_algebra_task_ends_at_its_first_colon_and_an_evaluation_at_its_first_
 
 def test_without_a_tool_it_guesses_a_whole_number_for_each_unknown() -> None:
     domain = domain_of(SYSTEM)
-    guesses = [reply("io", domain.prompt("io"), s) for s in range(200)]
+    guesses = [reply("io", domain.prompt(Role.IO), s) for s in range(200)]
     values: Counter[int] = Counter()
     for text in guesses:
         found = re.fullmatch(r"Answer: x = (-?\d+), y = (-?\d+)", text)
@@ -122,7 +123,7 @@ def test_without_a_tool_it_guesses_a_whole_number_for_each_unknown() -> None:
     assert set(values) == set(range(-5, 10)), sorted(values)
     # No letter after the colon: the unknown is x.
     lone = domain_of("Solve for x: 12 = 12")
-    assert re.fullmatch(r"Answer: x = -?\d", reply("io", lone.prompt("io"), 1))
+    assert re.fullmatch(r"Answer: x = -?\d", reply("io", lone.prompt(Role.IO), 1))
 
 
 # ---------------------------------------------------------------- ReAct
@@ -162,7 +163,7 @@ def test_react_now_and_then_runs_on_past_its_action_with_an_observation_of_its_o
     own = [t for t in runs if "Observation" in t]
     assert 5 <= len(own) <= 40, len(own)
     assert all(t.endswith("Action 1: calculate[7 * 3]\nObservation 1: 22") for t in own), own
-    prompt = domain_of(BOOKS).prompt("act", steps=(), step=1, limit=8)
+    prompt = domain_of(BOOKS).prompt(Role.ACT, steps=(), step=1, limit=8)
     cut = [reply("react_act", prompt, s, stop=("\nObservation",)) for s in range(400)]
     assert not [t for t in cut if "Observation" in t]
 
@@ -189,7 +190,7 @@ def test_react_gives_a_rewrite_back_from_after_the_colon() -> None:
 
 def respond(question: str, guidance: str, mode: str, seed: int) -> dict[str, object]:
     domain = domain_of(question)
-    prompt = domain.prompt("respond", turns=(), guidance=guidance, mode=mode)
+    prompt = domain.prompt(Role.RESPOND, turns=(), guidance=guidance, mode=mode)
     data = json.loads(reply("iot_answer", prompt, seed))
     assert isinstance(data, dict)
     return data
@@ -252,7 +253,7 @@ def test_iot_answerer_without_quantities_answers_zero_in_its_own_words() -> None
 
 def formalize(question: str, trial: str, steps: list[tuple[str, str, str]], seed: int = 1) -> str:
     domain = domain_of(question)
-    prompt = domain.prompt("formalize", trial=trial, steps=tuple(steps), step=len(steps) + 1)
+    prompt = domain.prompt(Role.FORMALIZE, trial=trial, steps=tuple(steps), step=len(steps) + 1)
     return reply("deli_tool", prompt, seed)
 
 
@@ -309,7 +310,7 @@ def revise(solution: str, tool_answer: str | None, seed: int) -> str:
     domain = domain_of(BOOKS)
     verification = "Action 1: solve[a = 7 * 3; a]\nOutput 1: a = 21\nFinal Answer: 21"
     prompt = domain.prompt(
-        "revise", solution=solution, verification=verification, tool_answer=tool_answer
+        Role.REVISE, solution=solution, verification=verification, tool_answer=tool_answer
     )
     return reply("deli_revise", prompt, seed)
 
@@ -333,7 +334,7 @@ def test_deli_revision_without_a_verified_answer_keeps_its_own() -> None:
 
 def test_cot_without_quantities_says_so_and_answers_zero() -> None:
     domain = domain_of(NOTHING)
-    assert reply("cot", domain.prompt("cot"), 1) == "I cannot find the quantities.\nAnswer: 0"
+    assert reply("cot", domain.prompt(Role.COT), 1) == "I cannot find the quantities.\nAnswer: 0"
 
 
 # ---------------------------------------------------------------- BoT
@@ -343,7 +344,7 @@ def test_bots_answer_step_takes_the_last_computation_of_the_chain() -> None:
     # The chain already holds the one computation BOOKS needs (written wrong): the next step
     # answers with what the chain reached, not with its own plan.
     domain = domain_of(BOOKS)
-    prompt = domain.prompt("step", experience="", chain=(("Product: 7 * 3 = 20", 0.9),))
+    prompt = domain.prompt(Role.STEP, experience="", chain=(("Product: 7 * 3 = 20", 0.9),))
     for seed in range(10):
         assert re.fullmatch(
             r"Step 2: Answer: 20, Evaluation score: [\d.]+", reply("bot_step", prompt, seed)
@@ -351,7 +352,9 @@ def test_bots_answer_step_takes_the_last_computation_of_the_chain() -> None:
 
 
 def analysis(chain: list[str], seed: int) -> list[str]:
-    return reply("bot_feedback", domain_of(BOOKS).prompt("analyze", chain=chain), seed).split("\n")
+    return reply("bot_feedback", domain_of(BOOKS).prompt(Role.ANALYZE, chain=chain), seed).split(
+        "\n"
+    )
 
 
 SOUND = "Sound. Error report: none. Advice: keep it. Recommendation or Reject: Recommend."
@@ -406,7 +409,7 @@ def guide(answer: str | None, explanation: str, seed: int) -> object:
     turns = (
         () if explanation == "" else (domain.turn("Go on.", Reply(explanation, answer, "", False)),)
     )
-    prompt = domain.prompt("guide", turns=turns, turn=len(turns) + 1, total=5)
+    prompt = domain.prompt(Role.GUIDE, turns=turns, turn=len(turns) + 1, total=5)
     return json.loads(reply("iot_guide", prompt, seed))
 
 
@@ -443,18 +446,18 @@ def test_iot_guide_mostly_accepts_sound_work_and_otherwise_asks_to_reread() -> N
 
 def test_bots_answer_step_without_a_computation_in_the_chain_answers_its_own() -> None:
     domain = domain_of(BOOKS)
-    prompt = domain.prompt("step", experience="", chain=(("She pays for the books.", 0.9),))
+    prompt = domain.prompt(Role.STEP, experience="", chain=(("She pays for the books.", 0.9),))
     assert (
         Counter(reply("bot_step", prompt, s).split(",")[0] for s in range(40)).most_common(1)[0][0]
         == "Step 2: Answer: 21"
     )
-    nothing = domain_of(NOTHING).prompt("step", experience="", chain=())
+    nothing = domain_of(NOTHING).prompt(Role.STEP, experience="", chain=())
     assert reply("bot_step", nothing, 1).startswith("Step 1: Answer: 0, Evaluation score: ")
 
 
 def test_bots_step_is_less_sure_of_itself_when_hot() -> None:
     domain = domain_of(BOOKS)
-    prompt = domain.prompt("step", experience="", chain=())
+    prompt = domain.prompt(Role.STEP, experience="", chain=())
 
     def scores(temp: float) -> set[str]:
         texts = [reply("bot_step", prompt, s, temp=temp) for s in range(60)]
@@ -477,7 +480,7 @@ def cot_claims(question: str, seeds: int) -> list[list[tuple[str, Fraction | Non
     domain = domain_of(question)
     out = []
     for seed in range(seeds):
-        text = reply("cot", domain.prompt("cot"), seed)
+        text = reply("cot", domain.prompt(Role.COT), seed)
         out.append([(c.lhs, c.exact, c.rhs.strip()) for c in extract_claims(text)])
     return out
 
@@ -508,7 +511,7 @@ def test_a_slipped_result_is_carried_into_the_next_step() -> None:
 def first_steps(experience: str, seeds: int = 200) -> list[tuple[str, bool]]:
     """BoT's first step on APPLES beside ``experience``: its computation and whether it holds."""
     domain = domain_of(APPLES)
-    prompt = domain.prompt("step", experience=experience, chain=())
+    prompt = domain.prompt(Role.STEP, experience=experience, chain=())
     out = []
     for seed in range(seeds):
         text = reply("bot_step", prompt, seed).split(", Evaluation score")[0]
@@ -570,7 +573,7 @@ def test_bots_evaluation_scores_wrong_arithmetic_low_and_an_answer_as_an_answer(
     domain = domain_of(BOOKS)
 
     def said(step: str) -> Counter[str]:
-        prompt = domain.prompt("evaluate", chain=(), step=step)
+        prompt = domain.prompt(Role.EVALUATE, chain=(), step=step)
         return Counter(reply("bot_evaluate", prompt, s) for s in range(200))
 
     wrong = said("Step 1: Product: 7 * 3 = 20")
@@ -590,7 +593,9 @@ def test_bots_evaluation_scores_wrong_arithmetic_low_and_an_answer_as_an_answer(
 
 def cot_lines(question: str, seeds: int = 30) -> list[str]:
     domain = domain_of(question)
-    return [ln for s in range(seeds) for ln in reply("cot", domain.prompt("cot"), s).splitlines()]
+    return [
+        ln for s in range(seeds) for ln in reply("cot", domain.prompt(Role.COT), s).splitlines()
+    ]
 
 
 @pytest.mark.parametrize(
@@ -685,7 +690,7 @@ def test_a_share_or_a_product_is_carried_on_as_its_words_say(
 
 def test_a_share_put_aside_is_the_answer_itself() -> None:
     got = answers(
-        "cot",
+        Role.COT,
         "cot",
         "Ann has $40. She puts 1/4 of it in a jar. How many dollars are in the jar?",
         40,
@@ -722,7 +727,7 @@ def test_a_number_it_cannot_read_is_skipped_and_the_rest_still_read() -> None:
 
 
 def test_a_call_for_a_purpose_it_has_no_role_for_is_answered_as_cot() -> None:
-    prompt = domain_of(BOOKS).prompt("cot")
+    prompt = domain_of(BOOKS).prompt(Role.COT)
     assert reply("answer", prompt, 1) == reply("cot", prompt, 1)
 
 

@@ -16,6 +16,7 @@ import pytest
 from bench.fakeserver import FakeServer, character_usage
 from solver.model import Call, Message, Model, ModelError, Sampling, Usage, rough_tokens
 from solver.model.openai import OpenAIModel
+from solver.roles import Purpose
 from solver.settings import Settings
 
 KEY = "sk-test-abcdefghijkl9876"
@@ -23,7 +24,7 @@ KEY = "sk-test-abcdefghijkl9876"
 
 def call(text: str = "What is 4 * 6?", *, sample_offset: int = 0, **sampling: Any) -> Call:
     return Call(
-        "propose",
+        Purpose.PROPOSE,
         (Message("system", "You are terse."), Message("user", text)),
         Sampling(**sampling),
         sample_offset=sample_offset,
@@ -407,7 +408,7 @@ async def test_the_cache_key_format_is_kept_so_existing_caches_still_answer(
     )
     assert model.cache is not None
     sampling = Sampling(temperature=0.7, top_p=0.9, max_tokens=50, stop=("\n\n",))
-    plain = Call("propose", (Message("user", "Café: 4 × 6?"),), sampling, sample_offset=2)
+    plain = Call(Purpose.PROPOSE, (Message("user", "Café: 4 × 6?"),), sampling, sample_offset=2)
     identity = '["http://127.0.0.1:1/v1","m",[["user","Café: 4 × 6?"]],0.7,0.9,50,["\\n\\n"],null,2'
     try:
         for the_call, tail in ((plain, "]"), (dataclasses.replace(plain, json=True), ',"json"]')):

@@ -45,6 +45,7 @@ from solver.model.openai import (
     base_url_problem,
 )
 from solver.model.retry import retry_after as _retry_after
+from solver.roles import Purpose
 from solver.settings import Settings
 
 KEY = "sk-mutant-7Hq2vX9pLm4RtY8wZb3NcK6d"
@@ -53,7 +54,7 @@ MASKED = Settings(api_key=KEY).masked_key()
 
 def call(text: str = "What is 4 * 6?", *, sample_offset: int = 0, **sampling: Any) -> Call:
     return Call(
-        "propose", (Message("user", text),), Sampling(**sampling), sample_offset=sample_offset
+        Purpose.PROPOSE, (Message("user", text),), Sampling(**sampling), sample_offset=sample_offset
     )
 
 
@@ -996,7 +997,7 @@ async def test_a_request_says_exactly_what_the_call_asks(
     fake_server: FakeServer, make: Callable[..., OpenAIModel]
 ) -> None:
     the_call = Call(
-        "propose",
+        Purpose.PROPOSE,
         (Message("system", "Be terse."), Message("user", "What is 4 * 6?")),
         Sampling(temperature=0.3, top_p=0.8, max_tokens=50, stop=("END", "STOP")),
         sample_offset=3,

@@ -14,6 +14,7 @@ import pytest
 from bench.fakeserver import FakeServer
 from solver.model import Call, Message, ModelError, Sampling
 from solver.model.openai import OpenAIModel
+from solver.roles import Purpose
 from solver.settings import Settings
 
 KEY = "sk-test-abcdefghijkl9876"
@@ -30,7 +31,7 @@ _PER_REQUEST = {
 
 
 def _call() -> Call:
-    return Call("answer", (Message("user", "What is 4 * 6?"),), Sampling(max_tokens=20))
+    return Call(Purpose.ANSWER, (Message("user", "What is 4 * 6?"),), Sampling(max_tokens=20))
 
 
 @pytest.mark.parametrize("env_credentials", [True, False])
@@ -147,7 +148,7 @@ def test_an_openai_client_without_the_internals_the_quick_path_reads_uses_its_ow
     async def ask() -> str:
         try:
             reply = await model.generate(
-                Call("step", (Message("user", "hello"),), Sampling(max_tokens=50))
+                Call(Purpose.BOT_STEP, (Message("user", "hello"),), Sampling(max_tokens=50))
             )
         finally:
             await model.aclose()

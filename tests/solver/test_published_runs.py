@@ -40,6 +40,7 @@ from solver.published.tot_game24 import (
     iter_lines,
     recording_bytes,
 )
+from solver.roles import Purpose
 
 # ------------------------------------------------------------------ value sums
 
@@ -291,7 +292,7 @@ ROWS = [Hand.parse("2 3 4 15"), Hand.parse("1 5 5 20"), Hand.parse("10 14")]
 
 
 def test_io_replies_are_the_replies_of_the_hands_call() -> None:
-    imported = import_samples(io_log(), ROWS, "io")
+    imported = import_samples(io_log(), ROWS, Purpose.IO)
     first, second, third = imported.records
     assert first["match"] == {"purpose": "io", "kind": "game24", "hand": [2, 3, 4, 15],
                               "target": 24}  # fmt: skip
@@ -304,7 +305,7 @@ def test_io_replies_are_the_replies_of_the_hands_call() -> None:
 
 
 async def test_ponder_io_replays_each_hands_samples(tmp_path: Path) -> None:
-    records = import_samples(io_log(), ROWS, "io").records
+    records = import_samples(io_log(), ROWS, Purpose.IO).records
     events = await replay(records, tmp_path, IO(IOConfig(samples=3, batch=2)), ROWS[0])
     (done,) = [e for e in events if isinstance(e, RunFinished)]
     assert (done.samples, done.samples_solved) == (3, 2)
@@ -331,7 +332,7 @@ async def test_ponder_io_replays_each_hands_samples(tmp_path: Path) -> None:
 )
 def test_a_bad_samples_log_is_refused_with_where_and_why(log: Any, says: str) -> None:
     with pytest.raises(LogError, match=says):
-        import_samples(log, ROWS, "io", "io.json")
+        import_samples(log, ROWS, Purpose.IO, "io.json")
 
 
 def bad_search(change: str) -> Any:

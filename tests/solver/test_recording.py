@@ -39,6 +39,7 @@ from solver.model.recording import (
     read_recording,
 )
 from solver.model.replay import ReplayModel, replay_model
+from solver.roles import Purpose
 from solver.settings import Settings, SettingsError, load_settings
 
 KEY = "sk-test-recording-0123456789abcdef"
@@ -53,7 +54,7 @@ def call(
     context: Mapping[str, Any] | None = None,
 ) -> Call:
     return Call(
-        purpose,
+        Purpose(purpose),
         (Message("user", f"Input: {text}"),),
         Sampling(n=n),
         context=context if context is not None else {},
@@ -361,7 +362,7 @@ async def test_the_key_never_reaches_the_recording(
     model = make_model(settings)
     assert isinstance(model, RecordingModel)
     context = {"note": KEY, KEY: "as a key"}
-    await model.generate(Call("propose", (Message("user", leaky),), context=context))
+    await model.generate(Call(Purpose.PROPOSE, (Message("user", leaky),), context=context))
     await model.aclose()
     data = (tmp_path / "r.jsonl").read_bytes()
     assert b"my key is" in data and b"[redacted]" in data

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from solver.model import Call, Message, Sampling, ScriptedModel
 from solver.model.remembering import RememberingModel
+from solver.roles import Purpose
 
 
 def call(text: str, offset: int = 0) -> Call:
-    return Call("cot", (Message("user", text),), Sampling(0.7, 1.0, 1, 100), sample_offset=offset)
+    return Call(
+        Purpose.COT, (Message("user", text),), Sampling(0.7, 1.0, 1, 100), sample_offset=offset
+    )
 
 
 async def test_the_same_call_again_comes_from_memory_with_no_request_tokens_or_cost() -> None:

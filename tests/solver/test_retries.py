@@ -14,6 +14,7 @@ import pytest
 from bench.fakeserver import FakeServer, RecordedRequest
 from solver.model import Call, Message, Sampling
 from solver.model.openai import OpenAIModel
+from solver.roles import Purpose
 
 Retry = tuple[str, int, float]
 
@@ -40,7 +41,7 @@ async def make(fake_server: FakeServer) -> AsyncIterator[Callable[..., OpenAIMod
 
 
 async def generate_through(model: OpenAIModel) -> None:
-    call = Call("propose", (Message("user", "What is 4 * 6?"),), Sampling())
+    call = Call(Purpose.PROPOSE, (Message("user", "What is 4 * 6?"),), Sampling())
     generation = await model.generate(call)
     assert generation.text == "echo 0: What is 4 * 6?"
 

@@ -16,7 +16,7 @@ import asyncio
 import dataclasses
 import random
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -53,6 +53,7 @@ from solver.model import (
 from solver.model.offline import OfflineModel
 from solver.model.offline.crossword import CrosswordPlayer
 from solver.model.openai import OpenAIModel
+from solver.roles import Purpose, Role
 
 SEED = 5  # ACRES / TROLL / TABOO / INEPT / CEDES
 SMALL: dict[str, dict[str, Any]] = {
@@ -193,18 +194,18 @@ def test_the_player_never_reads_a_solution() -> None:
     # A call whose prompt is a crossword prompt but whose context holds a different
     # "solution" gets the same reply: the player answers from the messages alone.
     domain = CrosswordDomain(generate(SEED))
-    call = Call("cot", domain.prompt("cot"), context={"solution": "ZZZZZ/" * 5})
+    call = Call(Purpose.COT, domain.prompt(Role.COT), context={"solution": "ZZZZZ/" * 5})
     player = CrosswordPlayer()
     assert player.recognises(call)
     plain = dataclasses.replace(call, context={})
     assert player.reply(call, random.Random(1), 0) == player.reply(plain, random.Random(1), 0)
-    assert not player.recognises(Call("io", (Message("user", "Input: 4 7 8 8"),)))
+    assert not player.recognises(Call(Purpose.IO, (Message("user", "Input: 4 7 8 8"),)))
 
 
 def server_reply(request: dict[str, Any], index: int) -> str:
     """The fake server answers as the offline player would, from the messages alone."""
     messages = tuple(Message(m["role"], m["content"]) for m in request["messages"])
-    call = Call("", messages)
+    call = Call(cast(Purpose, ""), messages)  # a server is told no purpose
     return CrosswordPlayer().reply(call, random.Random(f"{index}|{messages[-1].content}"), 0)
 
 
@@ -406,11 +407,11 @@ def test_a_search_event_by_event_and_call_by_call() -> None:
     for call, (purpose, state, clue) in zip(model.calls, expected, strict=True):
         assert call.purpose == purpose
         if clue is None:
-            assert call.messages == d.prompt("propose", state=state)
+            assert call.messages == d.prompt(Role.PROPOSE, state=state)
             assert call.sampling == Sampling(0.3, 1.0, 2, 200)
             assert call.context == d.context(state)
         else:
-            assert call.messages == d.prompt("clue_value", state=state, part=clue)
+            assert call.messages == d.prompt(Role.CLUE_VALUE, state=state, part=clue)
             assert call.sampling == Sampling(0.3, 1.0, 1, 200)
             assert call.context == d.context(state, clue=clue)
 
@@ -572,7 +573,7 @@ def test_a_full_board_is_a_leaf_and_the_solution_is_reported() -> None:
          "visited)"),
     ]  # fmt: skip
     assert fin.answer == answer and fin.solved and fin.reason == "done"
-    assert [c.purpose for c in model.calls].count("propose") == 5  # none from the full board
+    assert [c.purpose for c in model.calls].count(Purpose.PROPOSE) == 5  # none from the full board
 
 
 def test_stopping_early_ends_the_run_at_the_solution_before_valuing_it() -> None:

@@ -18,6 +18,7 @@ import solver.factory
 from puzzles.game24 import Hand, catalogue, check_answer
 from solver.bench import BenchResult, PuzzleResult
 from solver.domains import game24 as g24
+from solver.domains import game24_prompts as g24p
 from solver.domains.game24 import Game24Domain
 from solver.events import (
     Event,
@@ -32,6 +33,7 @@ from solver.methods.baselines import IO, CoT, CoTConfig, CoTSC, CoTSCConfig, IOC
 from solver.methods.tot import ToT, ToTConfig
 from solver.model import Call, Message, Model, ModelError, Sampling, ScriptedModel
 from solver.model.offline import OfflineModel
+from solver.roles import Purpose, Role
 from tests.solver.game24_replies import numbers_of
 from tui.cli import main
 
@@ -48,9 +50,9 @@ def of(events: Sequence[Event], cls: type[E]) -> list[E]:
 
 
 def test_five_worked_examples_none_a_benchmark_hand() -> None:
-    assert len(g24.SHOTS) == 5  # ToT's baselines are 5-shot
+    assert len(g24p.SHOTS) == 5  # ToT's baselines are 5-shot
     benchmark = {e.hand.key for e in catalogue()}  # every hand of cards 1-13, ToT's included
-    for numbers, steps, answer in g24.SHOTS:
+    for numbers, steps, answer in g24p.SHOTS:
         hand = Hand.parse(numbers)
         assert max(hand.numbers) > 13 and hand.key not in benchmark, numbers
         assert check_answer(hand, answer).ok, answer
@@ -60,19 +62,19 @@ def test_five_worked_examples_none_a_benchmark_hand() -> None:
             assert step.valid and step.state is not None, line
             state = step.state
         assert state.is_goal()
-    io, cot = g24.io_prompt(HAND), g24.cot_prompt(HAND)
+    io, cot = g24p.io_prompt(HAND), g24p.cot_prompt(HAND)
     for prompt in (io, cot):
         assert prompt.count("Input:") == 6 and prompt.rstrip().endswith(("Answer:", "Steps:"))
-        assert all(numbers in prompt for numbers, _, _ in g24.SHOTS)
+        assert all(numbers in prompt for numbers, _, _ in g24p.SHOTS)
     assert cot.count("(left: 24)") == 5
 
 
-@pytest.mark.parametrize("role", ["io", "cot"])
+@pytest.mark.parametrize("role", [Role.IO, Role.COT])
 async def test_the_offline_engine_reads_the_example_prompts_and_its_replies_parse(
-    role: str,
+    role: Role,
 ) -> None:
     domain = Game24Domain(HAND)
-    call = Call(role, domain.prompt(role), Sampling(0.7, 1.0, 8))
+    call = Call(Purpose(role), domain.prompt(role), Sampling(0.7, 1.0, 8))
     gen = await OfflineModel(seed=5).generate(call)
     for text in gen.texts:
         answer = g24.parse_answer(text)
@@ -278,13 +280,15 @@ TEN = Hand.parse("1 2 3 4 5", target=10)
 def test_the_proposal_prompt_states_the_target() -> None:
     for hand in (TEN, HAND):
         domain = Game24Domain(hand)
-        (message,) = domain.prompt("propose", state=domain.start())
+        (message,) = domain.prompt(Role.PROPOSE, state=domain.start())
         assert f"reach {hand.target} " in message.content
         assert message.content.rstrip().endswith("Possible next steps:")
 
 
 def propose_call(numbers: str, target: int) -> Call:
-    return Call("propose", (Message("user", g24.propose_prompt(numbers, target)),), Sampling())
+    return Call(
+        Purpose.PROPOSE, (Message("user", g24p.propose_prompt(numbers, target)),), Sampling()
+    )
 
 
 @pytest.mark.parametrize("seed", range(8))
@@ -303,7 +307,7 @@ async def test_the_offline_engine_proposes_towards_the_target_the_prompt_states(
 async def test_the_offline_engine_refuses_a_proposal_prompt_without_a_target() -> None:
     text = "Input: 4 6\nPossible next steps:\n"
     with pytest.raises(ModelError) as info:
-        await OfflineModel().generate(Call("propose", (Message("user", text),), Sampling()))
+        await OfflineModel().generate(Call(Purpose.PROPOSE, (Message("user", text),), Sampling()))
     assert info.value.kind == "bad_request"
 
 

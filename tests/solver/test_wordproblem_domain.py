@@ -22,11 +22,13 @@ from puzzles.wordproblem import (
 )
 from solver.domains.base import Domain, Reply, RolesMissing
 from solver.domains.game24 import Game24Domain
-from solver.domains.wordproblem import SHOTS, WordProblemDomain, Work, parse_answer, parse_reply
+from solver.domains.wordproblem import WordProblemDomain, Work, parse_answer, parse_reply
+from solver.domains.wordproblem_prompts import SHOTS
 from solver.events import ClaimVerified, ErrorRaised, ParseFailed, RunFinished
 from solver.methods import METHODS, make_method, solve
 from solver.model import Call, Generation, ScriptedModel, TokenCallback
 from solver.model.offline import OfflineModel
+from solver.roles import Role
 from tests.solver.pinning import first_bot_steps
 
 PROBLEM = problem_by_id("bulk_saving/691459251")  # answer 3
@@ -51,7 +53,7 @@ def test_it_is_a_domain_for_io_cot_bot_iot_react_and_deli_but_not_tot() -> None:
     assert {"io", "cot", "cot-sc", "bot", "aiot", "giot", "react", "deli"} <= set(WORD_METHODS)
     assert "tot" not in WORD_METHODS
     with pytest.raises(RolesMissing):
-        DOMAIN.prompt("value")
+        DOMAIN.prompt(Role.VALUE)
 
 
 def test_steps_are_read_tolerantly_and_checked_exactly() -> None:
@@ -114,16 +116,16 @@ def test_no_prompt_carries_the_answer_or_the_worked_solution() -> None:
     domain = WordProblemDomain(problem)
     assert problem.solution is not None
     prompts = [
-        domain.prompt("io"),
-        domain.prompt("cot"),
-        domain.prompt("step", experience="", chain=[]),
-        domain.prompt("evaluate", chain=[], step="Step 1: 2 + 2 = 4"),
-        domain.prompt("analyze", chain=["Step 1: 2 + 2 = 5"]),
-        domain.prompt("guide", turns=(), turn=1, total=3),
-        domain.prompt("respond", turns=(), guidance="Go.", mode="free"),
-        domain.prompt("act", steps=(), step=1, limit=7),
-        domain.prompt("formalize", trial="2 + 2 = 4", steps=(), step=1),
-        domain.prompt("revise", solution="2 + 2 = 4", verification="", tool_answer="4"),
+        domain.prompt(Role.IO),
+        domain.prompt(Role.COT),
+        domain.prompt(Role.STEP, experience="", chain=[]),
+        domain.prompt(Role.EVALUATE, chain=[], step="Step 1: 2 + 2 = 4"),
+        domain.prompt(Role.ANALYZE, chain=["Step 1: 2 + 2 = 5"]),
+        domain.prompt(Role.GUIDE, turns=(), turn=1, total=3),
+        domain.prompt(Role.RESPOND, turns=(), guidance="Go.", mode="free"),
+        domain.prompt(Role.ACT, steps=(), step=1, limit=7),
+        domain.prompt(Role.FORMALIZE, trial="2 + 2 = 4", steps=(), step=1),
+        domain.prompt(Role.REVISE, solution="2 + 2 = 4", verification="", tool_answer="4"),
     ]
     text = "\n".join(m.content for p in prompts for m in p)
     for step in problem.solution.steps:
@@ -299,13 +301,13 @@ def test_a_system_asks_for_the_value_of_each_unknown_by_name() -> None:
         p for p in generate_algebra(1, 80) if p.form.value == "values" and len(p.variables) > 1
     )
     assert system.variables == ("x", "y")
-    text = WordProblemDomain(system).prompt("io")[-1].content
+    text = WordProblemDomain(system).prompt(Role.IO)[-1].content
     assert "The answer gives the value of each unknown, as x = ..., y = ...." in text
 
 
 def test_the_step_prompt_lists_each_step_so_far_with_its_score_on_its_own_line() -> None:
     domain = WordProblemDomain(WordProblem("Ann has 3 pens and buys 4. How many?", Fraction(7)))
-    text = domain.prompt("step", experience="", chain=[("3 + 4 = 7", 0.9), ("Answer: 7", 0.7)])
+    text = domain.prompt(Role.STEP, experience="", chain=[("3 + 4 = 7", 0.9), ("Answer: 7", 0.7)])
     assert "---\n3 + 4 = 7, Evaluation score: 0.9\nAnswer: 7, Evaluation score: 0.7\n---" in (
         text[-1].content
     )
@@ -396,7 +398,7 @@ def test_the_public_context_names_the_question_topic_and_level_never_the_answer(
 
 def test_reacts_system_message_lists_its_tools() -> None:
     domain = WordProblemDomain(WordProblem("Ann has 3 pens and buys 4. How many?", Fraction(7)))
-    system = domain.prompt("act", steps=(), step=1, limit=8)[0]
+    system = domain.prompt(Role.ACT, steps=(), step=1, limit=8)[0]
     assert system.role == "system" and "{tools}" not in system.content
     assert "calculate[" in system.content and "solve[" in system.content
 
@@ -419,7 +421,7 @@ def test_an_iot_turn_keeps_the_answerers_final_flag() -> None:
 
 def test_the_io_prompt_ends_where_the_answer_is_to_be_written() -> None:
     domain = WordProblemDomain(WordProblem("Ann has 3 pens and buys 4. How many?", Fraction(7)))
-    assert domain.prompt("io")[-1].content.endswith(
+    assert domain.prompt(Role.IO)[-1].content.endswith(
         "Question: Ann has 3 pens and buys 4. How many?\nAnswer:"
     )
 

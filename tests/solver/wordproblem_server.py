@@ -9,6 +9,7 @@ from typing import Any
 
 from solver.model import Call, Message, Sampling
 from solver.model.offline.wordproblem import WordProblemPlayer
+from solver.roles import Purpose
 
 METHODS = ["io", "cot", "cot-sc", "bot", "aiot", "giot", "react", "deli"]
 
@@ -43,7 +44,7 @@ def offline_reply(request: dict[str, Any], index: int) -> str:
     the request's messages and sampling only."""
     messages = request["messages"]
     call = Call(
-        role_of(messages),
+        Purpose(role_of(messages)),
         tuple(Message(m["role"], str(m["content"])) for m in messages),
         Sampling(float(request.get("temperature", 1.0)), stop=tuple(request.get("stop") or ())),
     )

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 import pytest
 
@@ -17,6 +18,7 @@ from bench import llm_replies
 from bench.fakeserver import FakeServer
 from solver.methods import Method, MethodSpec, make_method
 from solver.methods.spec import option
+from solver.roles import Role
 from tui.cli import main
 from tui.kinds import find_kind
 
@@ -319,7 +321,7 @@ def fake_spec(
         description="Plays as IO does.",
         build=build,
         config=FakeConfig,
-        roles=roles,
+        roles=cast("frozenset[Role]", roles),  # a role may be one no domain has
         paper={"game24": "42%"},
         paper_note="the fake paper",
     )

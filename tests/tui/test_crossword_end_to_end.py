@@ -18,7 +18,7 @@ import random
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from textual.pilot import Pilot
@@ -30,6 +30,7 @@ from solver.domains.crossword import CrosswordDomain
 from solver.methods import METHODS
 from solver.model import Call, Message
 from solver.model.offline.crossword import CrosswordPlayer
+from solver.roles import Purpose
 from tests.tui.harness import wait_for
 from tui.app import PonderApp
 from tui.cli.main import main
@@ -219,7 +220,7 @@ def server_reply(request: dict[str, Any], index: int) -> str:
     """The test server answers as the offline player would, from the messages alone."""
     messages = tuple(Message(m["role"], m["content"]) for m in request["messages"])
     rng = random.Random(f"{index}|{messages[-1].content}")
-    return CrosswordPlayer().reply(Call("", messages), rng, 0)
+    return CrosswordPlayer().reply(Call(cast(Purpose, ""), messages), rng, 0)
 
 
 @pytest.mark.parametrize("name", PLAYABLE)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from textual.pilot import Pilot
@@ -18,6 +18,7 @@ from textual.widgets import Button, Input, Select, Static
 from solver.model import Call, Generation, Message, Sampling
 from solver.model.recording import load_recording
 from solver.published import BUNDLED, SEARCH, row_of
+from solver.roles import Purpose
 from solver.settings import Settings, config_path, load_settings
 from tests.tui.harness import wait_for
 from tui.app import PUBLISHED_SECONDS_PER_CALL, OneAtATime, PonderApp, make_app
@@ -233,7 +234,8 @@ class Instant:
 
 async def test_one_at_a_time_answers_calls_a_pace_apart_in_order() -> None:
     model = OneAtATime(Instant(), 0.05)
-    calls = [Call(p, (Message("user", p),), Sampling()) for p in ("a", "b", "c")]
+    # The stand-in model answers with the call's purpose: any name does.
+    calls = [Call(cast(Purpose, p), (Message("user", p),), Sampling()) for p in ("a", "b", "c")]
     started = time.monotonic()
     done: list[str] = []
 

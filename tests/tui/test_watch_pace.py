@@ -13,6 +13,7 @@ from textual.widgets import Input, Static
 
 from solver.model import Call, Generation, Message, Sampling
 from solver.model.paced import OneAtATime, Pace
+from solver.roles import Purpose
 from solver.settings import Settings, SettingsError, load_settings
 from tests.tui.harness import open_hand, wait_for
 from tui.app import WATCH_PACE, make_app
@@ -52,7 +53,7 @@ class Slow:
 
 
 def calls(n: int) -> list[Call]:
-    return [Call(f"c{i}", (Message("user", "x"),), Sampling()) for i in range(n)]
+    return [Call(Purpose.ANSWER, (Message("user", f"x{i}"),), Sampling()) for i in range(n)]
 
 
 async def test_at_full_speed_calls_run_together_and_a_change_applies_to_the_next() -> None:

@@ -28,7 +28,21 @@ from dataclasses import dataclass
 
 from puzzles.crossword import Grid, Slot, clue_index
 from solver.model.base import Call, ModelError
+from solver.model.markers import (
+    CW_ANALYSIS,
+    CW_CLUE_CHECK,
+    CW_COT,
+    CW_EVALUATE,
+    CW_FINAL,
+    CW_IOT_GUIDE,
+    CW_OPENING,
+    CW_PROPOSE,
+    CW_STEP,
+    IOT_FIRST_PROMPT,
+    IOT_GUIDE_SAYS,
+)
 from solver.model.offline.experience import BLOCK, verdicts
+from solver.roles import Role
 
 __all__ = ["CrosswordPlayer"]
 
@@ -47,26 +61,31 @@ def _user_text(call: Call) -> str:
     return "\n".join(m.content for m in call.messages if m.role == "user")
 
 
-_OURS = re.compile(r"Solve an? \d{1,2} x \d{1,2} mini crossword|^Crossword clue check:", re.M)
+_OURS = re.compile(
+    rf"Solve an? \d{{1,2}} x \d{{1,2}} {re.escape(CW_OPENING)}|^{re.escape(CW_CLUE_CHECK)}", re.M
+)
 """The opening of every crossword prompt this player reads; others go to the next player."""
 _ROLES = (
-    ("final", "solve the task in full"),  # BoT's final prompt (I^{T+1})
-    ("clue_value", "Crossword clue check:"),
-    ("propose", "Give candidate answers for the unfilled clues"),
-    ("evaluate", "The next step to evaluate:"),
-    ("analyze", "Under 'Analysis Report:'"),
-    ("step", "Fill exactly one more unfilled clue"),
-    ("guide", "Write the solver's next prompt."),
-    ("respond", "Your guide now says:"),
-    ("respond", "No guide has spoken yet"),  # IoT's unguided first answer
-    ("cot", "First write each answer on its own line"),
+    (Role.FINAL, CW_FINAL),  # BoT's final prompt (I^{T+1})
+    (Role.CLUE_VALUE, CW_CLUE_CHECK),
+    (Role.PROPOSE, CW_PROPOSE),
+    (Role.EVALUATE, CW_EVALUATE),
+    (Role.ANALYZE, CW_ANALYSIS),
+    (Role.STEP, CW_STEP),
+    (Role.GUIDE, CW_IOT_GUIDE),
+    (Role.RESPOND, IOT_GUIDE_SAYS),
+    (Role.RESPOND, IOT_FIRST_PROMPT),  # IoT's unguided first answer
+    (Role.COT, CW_COT),
 )
+"""Each role and the sentence its prompt is known by (:mod:`solver.model.markers`, which the
+crossword prompts are written with), the prompts that quote others' text (BoT's experience,
+IoT's dialogue) first; a prompt with none of them is answered as IO."""
 
 
-def _role(text: str) -> str:
+def _role(text: str) -> Role:
     """What the prompt asks for, read from its wording (the call's purpose is not needed:
     over HTTP a model sees only the messages)."""
-    return next((role for role, marker in _ROLES if marker in text), "io")
+    return next((role for role, marker in _ROLES if marker in text), Role.IO)
 
 
 def _names(grid: Grid) -> dict[str, Slot]:
@@ -208,28 +227,28 @@ class CrosswordPlayer:
         text = _user_text(call)
         t = call.sampling.temperature
         role = _role(text)
-        if role == "clue_value":
+        if role == Role.CLUE_VALUE:
             return self._value(text, rng)
         puzzle = _read_puzzle(text)
         if puzzle is None:
             raise ModelError(
                 "bad_request", "the offline engine cannot read this crossword prompt's board"
             )
-        if role == "propose":
+        if role == Role.PROPOSE:
             return self._propose(puzzle, rng, t)
-        if role == "step":
+        if role == Role.STEP:
             return self._step(puzzle, text, rng, t, call.sampling.top_p)
-        if role == "final":
+        if role == Role.FINAL:
             return self._final(puzzle, text, rng, t, call.sampling.top_p)
-        if role == "evaluate":
+        if role == Role.EVALUATE:
             return self._evaluate(puzzle, text, rng)
-        if role == "analyze":
+        if role == Role.ANALYZE:
             return self._analyse(puzzle, text, rng)
-        if role == "guide":
+        if role == Role.GUIDE:
             return self._guide(puzzle, text, rng)
-        if role == "respond":
+        if role == Role.RESPOND:
             return self._answer(puzzle, text, rng, t)
-        return self._attempt(puzzle, rng, t, steps=role == "cot")
+        return self._attempt(puzzle, rng, t, steps=role == Role.COT)
 
     # ------------------------------------------------------------------ ToT
 
@@ -349,7 +368,7 @@ class CrosswordPlayer:
         return "\n".join([*lines, "Output:", *grid])
 
     def _evaluate(self, p: _Puzzle, text: str, rng: random.Random) -> str:
-        m = re.search(rf"^The next step to evaluate:\s*\n\s*({_NAME})\.\s*([A-Za-z]+)", text, re.M)
+        m = re.search(rf"^{re.escape(CW_EVALUATE)}\s*\n\s*({_NAME})\.\s*([A-Za-z]+)", text, re.M)
         if not m or m.group(1) not in p.slots:
             return "I cannot tell which word to judge.\nEvaluation score: 0.1"
         name, word = m.group(1), m.group(2).upper()
@@ -487,7 +506,7 @@ class CrosswordPlayer:
         return json.dumps({"guidance": guidance, "stop": False})
 
     def _answer(self, p: _Puzzle, text: str, rng: random.Random, t: float) -> str:
-        says = re.search(r"^Your guide now says:\s*(.*)$", text, re.MULTILINE)
+        says = re.search(rf"^{re.escape(IOT_GUIDE_SAYS)}\s*(.*)$", text, re.MULTILINE)
         named = list(dict.fromkeys(_MENTION.findall(says.group(1)) if says else []))
         named = [n for n in named if n in p.slots]
         close = "definitive final grid now" in text

@@ -51,7 +51,7 @@ from puzzles.arith import (
     parse,
     parse_number,
 )
-from solver.model.base import Call, Generation, ModelError, TokenCallback
+from solver.model.base import Call, ModelError
 from solver.model.markers import (
     G24_ANALYSIS,
     G24_CONDENSE,
@@ -69,11 +69,11 @@ from solver.model.markers import (
 )
 from solver.model.offline import critics, iot24
 from solver.model.offline.experience import BLOCK, ENTRY, EXPERIENCE, STEP_LINE, VERDICT
-from solver.model.offline.sampling import sample_replies
 from solver.model.offline.writing import expression as _expression
 from solver.model.offline.writing import nice as _nice
+from solver.roles import Purpose
 
-__all__ = ["OfflineModel"]
+__all__ = ["Game24Player"]
 
 _Nums = tuple[Fraction, ...]
 _Move = tuple[Fraction, str, Fraction, Fraction, _Nums]
@@ -136,36 +136,36 @@ def _user_text(call: Call) -> str:
 
 
 _ROLES = (
-    ("bot_final", G24_FINAL),
-    ("bot_step", G24_STEP),
-    ("bot_evaluate", G24_EVALUATE),
-    ("bot_feedback", G24_ANALYSIS),
-    ("bot_condense", G24_CONDENSE),
-    ("bot_similar", G24_SIMILAR),
-    (iot24.GUIDE, G24_IOT_GUIDE),
-    (iot24.RESPOND, G24_IOT_ANSWER),
-    ("judge", G24_JUDGE),
-    ("value", G24_VALUE),
-    ("propose", G24_PROPOSE),
-    ("cot", G24_COT),
-    ("io", G24_IO),
+    (Purpose.BOT_FINAL, G24_FINAL),
+    (Purpose.BOT_STEP, G24_STEP),
+    (Purpose.BOT_EVALUATE, G24_EVALUATE),
+    (Purpose.BOT_FEEDBACK, G24_ANALYSIS),
+    (Purpose.BOT_CONDENSE, G24_CONDENSE),
+    (Purpose.BOT_SIMILAR, G24_SIMILAR),
+    (Purpose.IOT_GUIDE, G24_IOT_GUIDE),
+    (Purpose.IOT_ANSWER, G24_IOT_ANSWER),
+    (Purpose.JUDGE, G24_JUDGE),
+    (Purpose.VALUE, G24_VALUE),
+    (Purpose.PROPOSE, G24_PROPOSE),
+    (Purpose.COT, G24_COT),
+    (Purpose.IO, G24_IO),
 )
 """Each role and the sentence its prompt is known by (:mod:`solver.model.markers`, which the
 prompt builders write), the prompts that quote others' text (BoT's experience, IoT's dialogue)
 first."""
 
 
-def _role(text: str) -> str | None:
+def _role(text: str) -> Purpose | None:
     """What a Game of 24 prompt asks for, read from its words as a model would (the call's
     purpose is never read: over HTTP a model sees only the messages). The CoT prompt with
     steps already written after its ``Steps:`` is ToT's call for the answer."""
     role = next((role for role, marker in _ROLES if marker in text), None)
-    if role == "cot":
+    if role == Purpose.COT:
         inputs = list(_INPUT.finditer(text))
         tail = text[inputs[-1].end() :] if inputs else ""
         head = _STEPS_HEAD.search(tail)
         if head is not None and tail[head.end() :].strip():
-            return "answer"
+            return Purpose.ANSWER
     return role
 
 
@@ -597,91 +597,76 @@ def _read_cot(text: str, what: str) -> tuple[_Nums, Fraction, list[str]]:
     return hand, target, [line for line in lines if line.strip()]
 
 
-class OfflineModel:
-    """The embedded heuristic engine for the Game of 24."""
+class Game24Player:
+    """The offline answers for the Game of 24 (see the module notes). The engine asks it last:
+    it answers what no other kind's player recognises, and refuses, saying why, what it cannot
+    read as a Game of 24 prompt. It keeps no state between calls: each reply is played by a
+    fresh :class:`_Play` aimed at the target its prompt names."""
 
-    def __init__(
-        self, seed: int = 0, *, lookahead: int = 10, slip: float = 0.02, delay: float = 0.0
-    ) -> None:
-        self.name = "offline"
-        self.seed = seed
+    def __init__(self, *, lookahead: int = 10, slip: float = 0.02) -> None:
         self.lookahead = lookahead
         self.slip = slip
-        self.delay = delay
-        self.target = Fraction(24)
-        self.nice = _nice(self.target)
 
-    # ------------------------------------------------------------------ the seam
+    def recognises(self, call: Call) -> bool:
+        return True  # the last player asked: what it cannot read, it refuses
 
-    async def generate(self, call: Call, on_token: TokenCallback | None = None) -> Generation:
+    def reply(self, call: Call, rng: random.Random, seed: int) -> str:
         temperature, top_p = call.sampling.temperature, call.sampling.top_p
         text = _user_text(call)
         role = _role(text)  # from the prompt's words: the call's purpose is not read
-        if role in (iot24.GUIDE, iot24.RESPOND):
+        play = _Play(seed, self.lookahead, self.slip)
+        if role in (Purpose.IOT_GUIDE, Purpose.IOT_ANSWER):
+            return iot24.iot_reply(play, role, call.messages, rng, temperature)
+        return play.reader(role, text)(rng, temperature, top_p)
 
-            def reply(rng: random.Random) -> str:
-                return iot24.iot_reply(self, role, call.messages, rng, temperature)
 
-        else:
-            # The prompt is read once per call (a bad one fails before any sample).
-            read = self._reader(role, text)
+class _Play:
+    """One reply's play: the player's settings and the target (with the numbers that feel
+    "nice" for it) its prompt names, read before the reply is written."""
 
-            def reply(rng: random.Random) -> str:
-                return read(rng, temperature, top_p)
+    def __init__(self, seed: int = 0, lookahead: int = 10, slip: float = 0.02) -> None:
+        self.seed = seed
+        self.lookahead = lookahead
+        self.slip = slip
+        self.target = Fraction(24)
+        self.nice = _nice(self.target)
 
-        return await sample_replies(
-            call, reply, seed=self.seed, name=self.name, delay=self.delay, on_token=on_token
-        )
-
-    async def aclose(self) -> None:
-        return None
-
-    def _reader(self, role: str | None, text: str) -> _Reply:
+    def reader(self, role: Purpose | None, text: str) -> _Reply:
         """Read the prompt for the role ``role`` (as :func:`_role` reads it from the text):
         a function from (rng, temperature, top_p) to one sample's reply. :class:`ModelError`
         when the prompt is not one the engine can read."""
-        read = {
-            "io": self._read_attempt,
-            "cot": self._read_attempt,
-            "answer": self._read_answer,
-            "propose": self._read_propose,
-            "value": self._read_value,
-            "judge": self._read_judge,
-            "bot_step": self._read_bot_step,
-            "bot_evaluate": self._read_bot_evaluate,
-            "bot_feedback": self._read_bot_feedback,
-            "bot_final": self._read_bot_final,
-            "bot_condense": self._read_bot_condense,
-            "bot_similar": self._read_bot_similar,
-        }.get(role or "")
+        readers = {
+            Purpose.IO: self._read_attempt,
+            Purpose.COT: self._read_attempt,
+            Purpose.ANSWER: self._read_answer,
+            Purpose.PROPOSE: self._read_propose,
+            Purpose.VALUE: self._read_value,
+            Purpose.JUDGE: self._read_judge,
+            Purpose.BOT_STEP: self._read_bot_step,
+            Purpose.BOT_EVALUATE: self._read_bot_evaluate,
+            Purpose.BOT_FEEDBACK: self._read_bot_feedback,
+            Purpose.BOT_FINAL: self._read_bot_final,
+            Purpose.BOT_CONDENSE: self._read_bot_condense,
+            Purpose.BOT_SIMILAR: self._read_bot_similar,
+        }
+        read = readers.get(role) if role is not None else None
         if role is None or read is None:
             raise ModelError(
                 "bad_request",
                 "the offline engine only plays the Game of 24 so far, and cannot read this "
                 "as any Game of 24 prompt it knows (no sentence says what it asks for)",
             )
-        replies = read(role, text)
-        target, nice = self.target, self.nice
-
-        def aimed(rng: random.Random, temperature: float, top_p: float) -> str:
-            # The engine waits (its delay) between reading a prompt and writing the replies;
-            # another call read meanwhile may have aimed it elsewhere: aim again first.
-            self.target, self.nice = target, nice
-            return replies(rng, temperature, top_p)
-
-        return aimed
+        return read(role, text)
 
     def _aim(self, target: Fraction) -> None:
-        # The target and the numbers that feel "nice" for it, read from the prompt. Set per
-        # call and used by the helpers below, while a prompt is read and again (by _reader)
-        # right before each reply is written; neither step awaits, so calls cannot interleave.
+        # The target and the numbers that feel "nice" for it, read from the prompt.
         self.target = target
         self.nice = _nice(target)
 
     def _read_attempt(self, role: str, text: str) -> _Reply:
         hand, target, _ = _read_cot(text, role)
         self._aim(target)
-        steps = role == "cot"
+        steps = role == Purpose.COT
         habits = _read_habits(text, target)
         return lambda rng, temp, top_p: self._attempt(hand, rng, temp, steps, habits)
 

@@ -27,22 +27,24 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from puzzles.arith import ArithError, format_number, format_operand, parse
+from solver.model.markers import IOT_GUIDE_SAYS
 from solver.model.offline import critics
 from solver.model.offline.writing import expression as _expression
+from solver.roles import Purpose
 
 if TYPE_CHECKING:
-    from solver.model.offline.game24 import OfflineModel
+    from solver.model.offline.game24 import _Play
 
 __all__ = ["GUIDE", "RESPOND", "iot_reply"]
 
-GUIDE = "iot_guide"
-RESPOND = "iot_answer"
+GUIDE = Purpose.IOT_GUIDE
+RESPOND = Purpose.IOT_ANSWER
 
 _NUMBERS = re.compile(r"The numbers are:\s*([-\d/ ]+?)\s*\.?\s*$", re.MULTILINE)
 _TARGET = re.compile(r"to make\s+(-?\d+)")
 _TURN = re.compile(r"This is turn (\d+) of at most (\d+)")
 _ANSWER = re.compile(r"^Solver's answer:\s*(.*)$", re.MULTILINE)
-_GUIDE_SAYS = re.compile(r"^Your guide now says:\s*(.*)$", re.MULTILINE)
+_GUIDE_SAYS = re.compile(rf"^{re.escape(IOT_GUIDE_SAYS)}\s*(.*)$", re.MULTILINE)
 
 
 def _prompt_text(messages: Any) -> str:
@@ -107,7 +109,7 @@ def _opening(nums: tuple[Fraction, ...], target: Fraction, rng: random.Random) -
     return f"You have {numbers} and need {t}, each number exactly once. {hint}"
 
 
-def _guide(engine: OfflineModel, text: str, rng: random.Random) -> dict[str, Any]:
+def _guide(engine: _Play, text: str, rng: random.Random) -> dict[str, Any]:
     read = _read_numbers(text)
     if read is None:
         return {"guidance": "Restate the numbers and the goal, then try again.", "stop": False}
@@ -152,7 +154,7 @@ def _believes(
     return _trusts(_judge(answer, nums, target) is None, rng)
 
 
-def _respond(engine: OfflineModel, text: str, rng: random.Random, temp: float) -> dict[str, Any]:
+def _respond(engine: _Play, text: str, rng: random.Random, temp: float) -> dict[str, Any]:
     read = _read_numbers(text)
     if read is None:
         return {
@@ -212,9 +214,7 @@ def _nice_for(target: Fraction) -> frozenset[Fraction]:
     return _nice(target)
 
 
-def iot_reply(
-    engine: OfflineModel, role: str, messages: Any, rng: random.Random, temp: float
-) -> str:
+def iot_reply(engine: _Play, role: Purpose, messages: Any, rng: random.Random, temp: float) -> str:
     """The engine's JSON reply to an IoT call, from the prompt text alone."""
     text = _prompt_text(messages)
     if role == GUIDE:

@@ -29,6 +29,7 @@ from fractions import Fraction
 from puzzles.arith import ArithError, combine, extract_claims, format_number, parse_number
 from solver.model.base import Call
 from solver.model.markers import (
+    IOT_GUIDE_SAYS,
     WP_ACT,
     WP_ANALYSIS,
     WP_COT,
@@ -38,15 +39,14 @@ from solver.model.markers import (
     WP_IO,
     WP_IOT_ANSWER,
     WP_IOT_GUIDE,
+    WP_OPENING,
     WP_REVISE,
     WP_STEP,
 )
 from solver.model.offline.experience import EXPERIENCE, verdicts
+from solver.roles import Purpose
 
-__all__ = ["MARKER", "WordProblemPlayer"]
-
-MARKER = "Solve this math word problem."
-"""The sentence every word-problem prompt opens its task with."""
+__all__ = ["WordProblemPlayer"]
 
 _QUESTION = re.compile(r"^Question:[ \t]*(.+?)[ \t]*$", re.MULTILINE)
 _QUANTITY = re.compile(
@@ -348,23 +348,23 @@ def _solve_call(question: str) -> str:
 
 
 _ROLES = (
-    ("bot_final", WP_FINAL),
-    ("bot_step", WP_STEP),
-    ("bot_evaluate", WP_EVALUATE),
-    ("bot_feedback", WP_ANALYSIS),
-    ("deli_revise", WP_REVISE),
-    ("iot_guide", WP_IOT_GUIDE),
-    ("iot_answer", WP_IOT_ANSWER),
-    ("deli_tool", WP_FORMALIZE),
-    ("react_act", WP_ACT),
-    ("cot", WP_COT),
-    ("io", WP_IO),
+    (Purpose.BOT_FINAL, WP_FINAL),
+    (Purpose.BOT_STEP, WP_STEP),
+    (Purpose.BOT_EVALUATE, WP_EVALUATE),
+    (Purpose.BOT_FEEDBACK, WP_ANALYSIS),
+    (Purpose.DELI_REVISE, WP_REVISE),
+    (Purpose.IOT_GUIDE, WP_IOT_GUIDE),
+    (Purpose.IOT_ANSWER, WP_IOT_ANSWER),
+    (Purpose.DELI_TOOL, WP_FORMALIZE),
+    (Purpose.REACT_ACT, WP_ACT),
+    (Purpose.COT, WP_COT),
+    (Purpose.IO, WP_IO),
 )
 """Each role and the sentence its prompt is known by (:mod:`solver.model.markers`, which the
 word-problem prompts are written with); a prompt with none of them is answered as CoT."""
 
 
-def _role(text: str) -> str | None:
+def _role(text: str) -> Purpose | None:
     """What a word-problem prompt asks for, read from its words (never the call's purpose:
     over HTTP a model sees only the messages)."""
     return next((role for role, marker in _ROLES if marker in text), None)
@@ -377,25 +377,25 @@ class WordProblemPlayer:
         self.slip = slip
 
     def recognises(self, call: Call) -> bool:
-        return MARKER in _user(call)
+        return WP_OPENING in _user(call)
 
     def reply(self, call: Call, rng: random.Random, seed: int) -> str:
         text = _user(call)
         temp = call.sampling.temperature
         question = _question(text)
         role = {
-            "io": self._io,
-            "cot": self._cot,
-            "bot_step": self._bot_step,
-            "bot_evaluate": self._evaluate,
-            "bot_feedback": self._feedback,
-            "bot_final": self._bot_final,
-            "iot_guide": self._guide,
-            "iot_answer": self._respond,
-            "react_act": self._act,
-            "deli_tool": self._tool,
-            "deli_revise": self._revise,
-        }.get(_role(text) or "cot", self._cot)
+            Purpose.IO: self._io,
+            Purpose.COT: self._cot,
+            Purpose.BOT_STEP: self._bot_step,
+            Purpose.BOT_EVALUATE: self._evaluate,
+            Purpose.BOT_FEEDBACK: self._feedback,
+            Purpose.BOT_FINAL: self._bot_final,
+            Purpose.IOT_GUIDE: self._guide,
+            Purpose.IOT_ANSWER: self._respond,
+            Purpose.REACT_ACT: self._act,
+            Purpose.DELI_TOOL: self._tool,
+            Purpose.DELI_REVISE: self._revise,
+        }.get(_role(text) or Purpose.COT, self._cot)
         out = role(question, text, rng, temp)
         for stop in call.sampling.stop:  # what a server does with stop sequences
             cut = out.find(stop)
@@ -468,7 +468,7 @@ class WordProblemPlayer:
         return "\n".join([*lines, f"The answer is: {_fmt(steps[-1].written)}"])
 
     def _evaluate(self, question: str, text: str, rng: random.Random, temp: float) -> str:
-        step = _block(text, "The next step to evaluate:\n", "\n\n")
+        step = _block(text, f"{WP_EVALUATE}\n", "\n\n")
         claims = extract_claims(step)
         if claims and not claims[0].ok and rng.random() > 0.1:
             return "The arithmetic of this step is wrong.\nEvaluation score: 0.1"
@@ -550,7 +550,7 @@ class WordProblemPlayer:
         return json.dumps({"guidance": guidance, "stop": False})
 
     def _respond(self, question: str, text: str, rng: random.Random, temp: float) -> str:
-        guide = re.findall(r"^Your guide now says:\s*(.*)$", text, re.MULTILINE)
+        guide = re.findall(rf"^{re.escape(IOT_GUIDE_SAYS)}\s*(.*)$", text, re.MULTILINE)
         said = guide[-1] if guide else ""
         careful = "arithmetic" in said
         if _algebra(question):
