@@ -254,3 +254,21 @@ async def test_settings_say_nothing_saved_and_enter_saves(app: PonderApp) -> Non
         assert message.startswith("Saved model")
         every = " ".join(str(s.render()) for s in screen.query(Static))
         assert every.count("config.toml") == 1  # the path once, not twice
+
+
+async def test_details_name_a_thoughts_state_as_its_kind_does(app: PonderApp) -> None:
+    """A crossword thought's state is its board, not 'numbers left' (the Game of 24's)."""
+    from puzzles.crossword import generate
+    from tui.screens.crossword import CrosswordScreen
+
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = CrosswordScreen(generate(3), "open")
+        await app.push_screen(screen)
+        await pilot.pause()
+        pane = screen.query_one(SolverPane)
+        pane.reset("tot", "offline")
+        pane.apply([ev.ThoughtAdded("tot", "a", None, "1A. AGENT", 1, "AGENT/_____")])
+        pane.show_details("a")
+        await pilot.pause()
+        shown = "".join(strip.text for strip in pane.query_one("#details", RichLog).lines)
+        assert "board: AGENT/_____" in shown and "numbers left" not in shown

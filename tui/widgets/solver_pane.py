@@ -230,6 +230,13 @@ class SolverPane(Vertical):
         checks = getattr(kind, "checks", None)
         return checks if isinstance(checks, str) and checks else "Arithmetic"
 
+    def _state_label(self) -> str:
+        """What a thought's state is called in Details: a Game of 24's numbers left, a
+        crossword's board, another kind's state."""
+        kind = getattr(self.screen, "kind", None) if self.is_attached else None
+        name = getattr(kind, "name", "game24")
+        return {"game24": "numbers left", "crossword": "board"}.get(name, "state")
+
     # ---------------------------------------------------------------- the method
 
     def _use_method(self, method: str) -> None:
@@ -824,7 +831,7 @@ class SolverPane(Vertical):
         log.clear()
         log.write(Text(info.text, style="bold"))
         if info.state:
-            log.write(Text(f"numbers left: {info.state}"))
+            log.write(Text(f"{self._state_label()}: {info.state}"))
         if info.score is not None:
             edge = f", edge score {info.edge:g}" if info.edge is not None else ""
             log.write(Text(f"score {info.score:g}{edge}"))
