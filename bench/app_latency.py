@@ -551,7 +551,7 @@ def _startup_rows(start: dict[str, Any]) -> list[tuple[str, str]]:
         (f"startup, median of {start['runs']}", ""),
         ("  process start -> home screen's first frame", f"{start['to_frame_median_ms']:.0f} ms"),
         (
-            "  CPU time by then (the machine's load does not add to it)",
+            "  CPU time by then",
             f"{start['cpu_median_ms']:.0f} ms",
         ),
         ("  of which import tui.app", f"{start['import_median_ms']:.0f} ms"),
