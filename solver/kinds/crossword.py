@@ -70,6 +70,7 @@ KIND = KindSpec(
     generate=_generate,
     refuse=refusal,
     levels=("open", "blocks"),
+    state="board",
     files="a ToT JSON list (mini0505.json), an ipuz file or an Across Lite .puz file",
     bench_setting="GPT-4 on ToT's 20 minis, mini0505.json 0:100:5; letters / words / games %",
 )

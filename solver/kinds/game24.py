@@ -53,4 +53,5 @@ KIND = KindSpec(
     bench_setting="GPT-4 on ToT's 100 hard games, ranks 901-1000",
     levels=("easy", "medium", "hard", "expert"),
     own="4 7 8 8, or 1 2 3 4 5 -> 10",
+    state="numbers left",
 )

@@ -79,6 +79,8 @@ class KindSpec:
     own: str = ""
     """An example of a puzzle a person types in (home's 'your own' box shows it); empty when
     the app takes no typed puzzles of the kind."""
+    state: str = "state"
+    """What a thought's state is called in the solver pane's Details (``numbers left``)."""
     files: str = ""
     """What a file of its puzzles may hold (home offers to open one); empty when none opens."""
 

@@ -231,11 +231,12 @@ class SolverPane(Vertical):
         return checks if isinstance(checks, str) and checks else "Arithmetic"
 
     def _state_label(self) -> str:
-        """What a thought's state is called in Details: a Game of 24's numbers left, a
-        crossword's board, another kind's state."""
+        """What a thought's state is called in Details, as its kind's spec says (a Game of
+        24's numbers left, a crossword's board); beside no kind, numbers left."""
         kind = getattr(self.screen, "kind", None) if self.is_attached else None
-        name = getattr(kind, "name", "game24")
-        return {"game24": "numbers left", "crossword": "board"}.get(name, "state")
+        spec = getattr(kind, "spec", None)
+        state = getattr(spec, "state", None)
+        return state if isinstance(state, str) and state else "numbers left"
 
     # ---------------------------------------------------------------- the method
 
