@@ -5,6 +5,7 @@ colours, and the thought tree's marks are redrawn in them."""
 from __future__ import annotations
 
 from rich.style import Style
+from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.color import Color
 from textual.widgets import RichLog, Tree
@@ -47,6 +48,8 @@ def tree_mark(tree: Tree[str]) -> str:
         node = nodes.pop()
         nodes.extend(node.children)
         label = node.label
+        if not isinstance(label, Text):
+            continue
         for span in label.spans:
             if label.plain[span.start : span.end].strip() == "✗":
                 return style_colour(Style.parse(str(span.style)))
