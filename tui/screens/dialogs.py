@@ -257,9 +257,7 @@ class MethodDialog(ModalScreen[dict[str, Any] | None]):
     def _say_error(self, message: str, field: str | None = None) -> None:
         """Say what is wrong with ``field`` (an empty message clears it)."""
         self._error_field = field if message else None
-        self.query_one("#method-error", Static).update(
-            Text(message, style=tone(self.app, Tone.WRONG))
-        )
+        self.query_one("#method-error", Static).update(Text(message, style=tone(self, Tone.WRONG)))
 
     def _fields_note(self) -> str:
         """The note under the fields: how to learn about them, where there are any."""

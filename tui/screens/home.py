@@ -170,7 +170,7 @@ class HomeScreen(PonderScreen):
                 if kind.playable and hasattr(kind.screen_class(), "deal_published"):
                     line.append(
                         f"\n{kind.label} deals GPT-4's 100 hands.",
-                        style=tone(self.app, Tone.WARNING),
+                        style=tone(self, Tone.WARNING),
                     )
         self.query_one("#model-line", Static).update(line)
         self._show_streaks()
@@ -190,7 +190,7 @@ class HomeScreen(PonderScreen):
             if stats.races:
                 text.append(f"\nRaces won against the solver: {stats.races_won} of {stats.races}")
         if app.store_message:
-            text.append(f"\n{app.store_message}", style=tone(self.app, Tone.WARNING))
+            text.append(f"\n{app.store_message}", style=tone(self, Tone.WARNING))
         self.query_one("#stats", Static).update(text)
         self._fill_history(app.recent(8))
         self._show_times(app.recent(30) if self.size.height >= 30 else [])

@@ -183,9 +183,9 @@ class LibraryScreen(ModalScreen[None]):
         table.clear()
         for e in self.shown:
             mark = (
-                Text("✓", style=tone(self.app, Tone.RIGHT))
+                Text("✓", style=tone(self, Tone.RIGHT))
                 if e.chain_ok
-                else Text("✗", style=tone(self.app, Tone.WRONG))
+                else Text("✗", style=tone(self, Tone.WRONG))
             )
             first = e.entry.splitlines()[0] if e.entry else e.report
             table.add_row(

@@ -132,9 +132,7 @@ class OpenFileDialog(ModalScreen[tuple[Path, list[Any]] | None]):
         self.dismiss((path, found))
 
     def error(self, message: str) -> None:
-        self.query_one("#file-error", Static).update(
-            Text(message, style=tone(self.app, Tone.WRONG))
-        )
+        self.query_one("#file-error", Static).update(Text(message, style=tone(self, Tone.WRONG)))
 
     @on(Input.Submitted, "#file-path")
     def path_submitted(self, event: Input.Submitted) -> None:
@@ -219,7 +217,7 @@ class ChooseDialog(ModalScreen[int | None]):
             preview.update(
                 Text(
                     f"There is no {self.noun} {text}: 1 to {count}.",
-                    style=tone(self.app, Tone.WRONG),
+                    style=tone(self, Tone.WRONG),
                 )
             )
             return None

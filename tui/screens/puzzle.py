@@ -290,7 +290,7 @@ class PuzzleScreen(PonderScreen):
     def won_text(self, answer: str) -> Text:
         """The message for a win outside a race."""
         return Text.assemble(
-            ("★ Solved! ", tone(self.app, Tone.RIGHT, "bold")),
+            ("★ Solved! ", tone(self, Tone.RIGHT, "bold")),
             f"{visible(self.answer_text(answer))}\nin {clock(self.elapsed())}. "
             f"Press n for a new {self.noun}.",
         )
@@ -426,7 +426,7 @@ class PuzzleScreen(PonderScreen):
         if not self.over:
             return False
         if self.gave_up:
-            self.say(self.gave_up_text(), tone(self.app, Tone.WARNING))
+            self.say(self.gave_up_text(), tone(self, Tone.WARNING))
         else:
             self.notify(f"This {self.noun} is over. Press n for a new {self.noun}.")
         return True
@@ -493,7 +493,7 @@ class PuzzleScreen(PonderScreen):
             self.race_won = False if solver is not None and solver.solved else None
         self.end_race()
         self.record(False, None)
-        message = Text(self.gave_up_text(), style=tone(self.app, Tone.WARNING))
+        message = Text(self.gave_up_text(), style=tone(self, Tone.WARNING))
         if self.race:
             message.append(f"\n{self.solver_answer_line()}", style="")
         self.say(message)
@@ -599,13 +599,13 @@ class PuzzleScreen(PonderScreen):
             )
         elif result.solved:
             line = Text.assemble(
-                ("Race: ", tone(self.app, Tone.WARNING, "bold")),
+                ("Race: ", tone(self, Tone.WARNING, "bold")),
                 f"{who} found an answer in {seconds(self.solver_time(result))}. Keep going: "
                 "you can still finish.",
             )
         else:
             line = Text.assemble(
-                ("Race: ", tone(self.app, Tone.RIGHT, "bold")),
+                ("Race: ", tone(self, Tone.RIGHT, "bold")),
                 f"{who} stopped without an answer. Finish it to win.",
             )
         self.query_one("#race-status", Static).update(line)
@@ -620,12 +620,12 @@ class PuzzleScreen(PonderScreen):
         theirs = self.solver_time(result) if result is not None else 0.0
         if decided and result is not None:
             later = f"{who} finished {seconds(max(0.0, theirs - mine))} later."
-            head = (f"★ You won the race! {later} ", tone(self.app, Tone.RIGHT, "bold"))
+            head = (f"★ You won the race! {later} ", tone(self, Tone.RIGHT, "bold"))
         elif result is not None and result.solved and theirs <= mine:
             self.race_won = False
             head = (
                 f"{who} won the race by {seconds(mine - theirs)}. ",
-                tone(self.app, Tone.WARNING, "bold"),
+                tone(self, Tone.WARNING, "bold"),
             )
         else:
             self.race_won = True
@@ -635,7 +635,7 @@ class PuzzleScreen(PonderScreen):
                 margin = f"by {seconds(theirs - mine)}."
             else:
                 margin = f"{who} {self.solver_shortfall(result)}."
-            head = (f"★ You won the race! {margin} ", tone(self.app, Tone.RIGHT, "bold"))
+            head = (f"★ You won the race! {margin} ", tone(self, Tone.RIGHT, "bold"))
         return Text.assemble(head, "\n", yours, "\n", self.solver_answer_line())
 
     def solver_shortfall(self, result: ev.RunFinished) -> str:
@@ -668,7 +668,7 @@ class PuzzleScreen(PonderScreen):
             return False
         self.say(
             "In a race the solver's pane stays hidden until you finish or give up.",
-            tone(self.app, Tone.WARNING),
+            tone(self, Tone.WARNING),
         )
         return True
 
@@ -761,7 +761,7 @@ class PuzzleScreen(PonderScreen):
         if self.race and not self.over:
             self.say(
                 "In a race the solver runs until you finish or give up.",
-                tone(self.app, Tone.WARNING),
+                tone(self, Tone.WARNING),
             )
             return True
         return False
@@ -824,7 +824,7 @@ class PuzzleScreen(PonderScreen):
         app = self.ponder
         problem = self.solver_problem()
         if problem is not None:
-            self.say(problem, tone(self.app, Tone.WARNING))
+            self.say(problem, tone(self, Tone.WARNING))
             return False
         method = app.make_method()
         pane = self.query_one(SolverPane)
@@ -898,7 +898,7 @@ class PuzzleScreen(PonderScreen):
         if self.race and not self.over:
             self.say(
                 f"The method is set for this race; change it on the next {self.noun}.",
-                tone(self.app, Tone.WARNING),
+                tone(self, Tone.WARNING),
             )
             return
 

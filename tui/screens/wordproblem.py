@@ -324,7 +324,7 @@ class WordProblemScreen(PuzzleScreen):
         doubt = getattr(self.problem, "answer_doubt", lambda: None)()
         if doubt:  # the file's answer, not its worked solution's, is what answers meet
             warning = f"The file's answer is in doubt: {doubt}. Yours is judged against it.\n"
-            self.say(Text.assemble((warning, tone(self.app, Tone.WARNING)), keys))
+            self.say(Text.assemble((warning, tone(self, Tone.WARNING)), keys))
         else:
             self.say(keys)
 
@@ -380,7 +380,7 @@ class WordProblemScreen(PuzzleScreen):
         )
         shown = " (the solution was shown: no streak or best time)" * self.solution_shown
         return Text.assemble(
-            ("★ Solved! ", tone(self.app, Tone.RIGHT, "bold")),
+            ("★ Solved! ", tone(self, Tone.RIGHT, "bold")),
             f"{visible(self.answer_text(answer))} is right,\n",
             f"in {clock(self.elapsed())}{hints_used}{shown}. {self.next_hint}",
         )
@@ -456,10 +456,10 @@ class WordProblemScreen(PuzzleScreen):
             self.finish(True, verdict.given or text)
             return
         if not verdict.readable:
-            self.say(f"Cannot read that: {verdict.reason}.", tone(self.app, Tone.WARNING))
+            self.say(f"Cannot read that: {verdict.reason}.", tone(self, Tone.WARNING))
             return
         self.tries += 1
-        self.say(f"Not yet: {visible(verdict.reason)}.", tone(self.app, Tone.WRONG))
+        self.say(f"Not yet: {visible(verdict.reason)}.", tone(self, Tone.WRONG))
 
     def action_answer(self) -> None:
         if not self.refuse_when_over():
@@ -500,7 +500,7 @@ class WordProblemScreen(PuzzleScreen):
         if not steps:
             self.say(
                 "This problem has no worked solution to give hints from.",
-                tone(self.app, Tone.WARNING),
+                tone(self, Tone.WARNING),
             )
             return
         if self.hints_used < len(steps):

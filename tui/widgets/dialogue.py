@@ -110,23 +110,23 @@ class TurnCard(Static):
             text.append(f" · {answered.prompt_tokens:,} prompt tokens", style="dim")
         text.append("\n")
         if t.phase == "first":
-            text.append("no guide ", style=tone(self.app, Tone.PART, "bold"))
+            text.append("no guide ", style=tone(self, Tone.PART, "bold"))
             text.append("the answerer answers on its own", style="dim")
         else:
-            text.append("guide ", style=tone(self.app, Tone.PART, "bold"))
+            text.append("guide ", style=tone(self, Tone.PART, "bold"))
             text.append(shortened(t.guidance, GUIDANCE_SHOWN) or "…")
         if t.phase == "discuss":
             text.append("  ")
             if t.stop:
-                text.append("■ stop", style=tone(self.app, Tone.WARNING, "bold"))
+                text.append("■ stop", style=tone(self, Tone.WARNING, "bold"))
             else:
                 text.append("go on", style="dim")
         text.append("\n")
         if answered is None:
-            text.append("answer ", style=tone(self.app, Tone.SECOND, "bold"))
+            text.append("answer ", style=tone(self, Tone.SECOND, "bold"))
             text.append("thinking…", style="italic dim")
             return text
-        text.append("answer ", style=tone(self.app, Tone.SECOND, "bold"))
+        text.append("answer ", style=tone(self, Tone.SECOND, "bold"))
         text.append(shortened(answered.reply, REPLY_SHOWN))
         text.append("\n  ")
         uncertainty = answered.uncertainty.strip() or "not stated"
@@ -137,9 +137,9 @@ class TurnCard(Static):
             text.append("candidate ", style="dim")
             text.append(self.answer_text(answered.answer))
             if answered.ok:
-                text.append(" ✓", style=tone(self.app, Tone.RIGHT, "bold"))
+                text.append(" ✓", style=tone(self, Tone.RIGHT, "bold"))
             else:
-                text.append(f" ✗ {answered.verdict}", style=tone(self.app, Tone.WRONG, "bold"))
+                text.append(f" ✗ {answered.verdict}", style=tone(self, Tone.WRONG, "bold"))
         else:
             text.append("no candidate answer", style="dim")
         text.append(" · ", style="dim")

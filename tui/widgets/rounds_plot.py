@@ -71,7 +71,7 @@ class RoundsPlot(PlotextPlot):
             if entry.ok is not None:
                 lines.append(
                     "  ✓ right" if entry.ok else "  ✗ wrong",
-                    style=tone(self.app, Tone.RIGHT) if entry.ok else tone(self.app, Tone.WRONG),
+                    style=tone(self, Tone.RIGHT) if entry.ok else tone(self, Tone.WRONG),
                 )
         return lines
 

@@ -502,18 +502,18 @@ class SolverPane(Vertical):
     def _label(self, info: NodeInfo) -> Text:
         text = Text()
         if info.chain:
-            text.append("◆ ", style=tone(self.app, Tone.PART, "bold"))
+            text.append("◆ ", style=tone(self, Tone.PART, "bold"))
         # A thought that leaves only the target reached it, scored or not (stop-early may
         # cancel its scoring); one with wrong arithmetic gets ✗ instead.
         star = info.status == "solution" or (self._reaches(info) and not info.wrong)
         if star:
-            text.append("★ ", style=tone(self.app, Tone.RIGHT, "bold"))
+            text.append("★ ", style=tone(self, Tone.RIGHT, "bold"))
         if info.wrong or info.reason.startswith("invalid step"):
-            text.append("✗ ", style=tone(self.app, Tone.WRONG, "bold"))
+            text.append("✗ ", style=tone(self, Tone.WRONG, "bold"))
         style = {
             "pruned": "dim strike",
             "leaf": "italic",
-            "solution": tone(self.app, Tone.RIGHT, "bold"),
+            "solution": tone(self, Tone.RIGHT, "bold"),
         }.get(info.status, "")
         text.append(written(info.text), style=style)
         scores = []
@@ -526,7 +526,7 @@ class SolverPane(Vertical):
         if scores:
             text.append(f"  [{' · '.join(scores)}]", style="dim")
         if info.status == "pruned":
-            text.append("  pruned", style=tone(self.app, Tone.WRONG, "dim"))
+            text.append("  pruned", style=tone(self, Tone.WRONG, "dim"))
         return text
 
     def _reaches(self, info: NodeInfo) -> bool:
@@ -561,10 +561,10 @@ class SolverPane(Vertical):
             return  # "9600 = 9600" (an answer line said again) computes nothing
         self.counts[e.status] = self.counts.get(e.status, 0) + 1
         colour = {
-            "exact": tone(self.app, Tone.RIGHT),
-            "approx": tone(self.app, Tone.WARNING),
-            "invalid": tone(self.app, Tone.SECOND),
-        }.get(e.status, tone(self.app, Tone.WRONG))
+            "exact": tone(self, Tone.RIGHT),
+            "approx": tone(self, Tone.WARNING),
+            "invalid": tone(self, Tone.SECOND),
+        }.get(e.status, tone(self, Tone.WRONG))
         line = Text.assemble((f"{e.mark} ", f"bold {colour}"), written(e.said))
         if e.note:
             line.append(f"  {e.note}", style=colour)
@@ -580,14 +580,12 @@ class SolverPane(Vertical):
         """A crossword word checked against its slot and crossings: ✓ fits, ✗ conflicts."""
         self.words["fits" if e.ok else "conflicts"] += 1
         line = Text.assemble(
-            (f"{e.mark} ", tone(self.app, Tone.RIGHT if e.ok else Tone.WRONG, "bold")),
+            (f"{e.mark} ", tone(self, Tone.RIGHT if e.ok else Tone.WRONG, "bold")),
             (f"{e.clue}. {e.word}", "bold"),
         )
         # The reason says the pattern it fits, or the crossing letter it conflicts with.
         why = e.reason or f"{'fits' if e.ok else 'does not fit'} {e.pattern}".strip()
-        line.append(
-            f"  {why}", style=tone(self.app, Tone.RIGHT) if e.ok else tone(self.app, Tone.WRONG)
-        )
+        line.append(f"  {why}", style=tone(self, Tone.RIGHT) if e.ok else tone(self, Tone.WRONG))
         self.query_one("#arith", RichLog).write(line)
         info = self.nodes.get(e.node_id or "")
         if info is not None:
@@ -608,7 +606,7 @@ class SolverPane(Vertical):
             Text.assemble(
                 (
                     f"From the library: {n} {'entry' if n == 1 else 'entries'} of earlier runs",
-                    tone(self.app, Tone.PART, "bold"),
+                    tone(self, Tone.PART, "bold"),
                 ),
                 (f" ({where})", "dim"),
             )
@@ -617,7 +615,7 @@ class SolverPane(Vertical):
             for i, line in enumerate(entry.splitlines()):
                 log.write(
                     Text.assemble(
-                        ("  library │ " if i == 0 else "          │ ", tone(self.app, Tone.PART)),
+                        ("  library │ " if i == 0 else "          │ ", tone(self, Tone.PART)),
                         line,
                     )
                 )
@@ -632,9 +630,9 @@ class SolverPane(Vertical):
         log = self.query_one("#experience", RichLog)
         conf = f"{e.confidence:g}" if e.confidence is not None else "?"
         mark = (
-            ("✓", tone(self.app, Tone.RIGHT, "bold"))
+            ("✓", tone(self, Tone.RIGHT, "bold"))
             if e.chain_ok
-            else ("✗", tone(self.app, Tone.WRONG, "bold"))
+            else ("✗", tone(self, Tone.WRONG, "bold"))
         )
         log.write(
             Text.assemble(
@@ -666,8 +664,8 @@ class SolverPane(Vertical):
             verdict = e.verdicts[i - 1] if i - 1 < len(e.verdicts) else ""
             if advice or verdict:
                 tag = {
-                    "reject": ("reject", tone(self.app, Tone.WRONG)),
-                    "recommend": ("keep", tone(self.app, Tone.RIGHT)),
+                    "reject": ("reject", tone(self, Tone.WRONG)),
+                    "recommend": ("keep", tone(self, Tone.RIGHT)),
                 }.get(verdict, ("", ""))
                 log.write(Text.assemble(f"  step {i} ", (tag[0], tag[1]), f" {advice}"))
 
@@ -675,9 +673,7 @@ class SolverPane(Vertical):
         """BoT's final prompt (I^{T+1}, every entry above in it) and the answer it gave."""
         log = self.query_one("#experience", RichLog)
         mark = (
-            ("✓", tone(self.app, Tone.RIGHT, "bold"))
-            if e.ok
-            else ("✗", tone(self.app, Tone.WRONG, "bold"))
+            ("✓", tone(self, Tone.RIGHT, "bold")) if e.ok else ("✗", tone(self, Tone.WRONG, "bold"))
         )
         said = self.answer_text(e.answer) if e.answer else "(no answer)"
         if self.answer_hidden and e.answer:
@@ -705,18 +701,18 @@ class SolverPane(Vertical):
                 log.write(_hanging(Text(f"Action {step}: ", "bold"), written(action)))
             case ev.ToolObserved(step=step, observation=seen, status=status):
                 style = {
-                    "ok": tone(self.app, Tone.RIGHT),
-                    "timeout": tone(self.app, Tone.WARNING),
-                }.get(status, tone(self.app, Tone.WRONG))
+                    "ok": tone(self, Tone.RIGHT),
+                    "timeout": tone(self, Tone.WARNING),
+                }.get(status, tone(self, Tone.WRONG))
                 note = "" if status == "ok" else f" ({status})"
                 log.write(_hanging(Text(f"Observation {step}{note}: ", style), written(seen)))
             case ev.EpisodeEnded(reason=reason):
                 log.write(Text(f"Stopped: {reason}", style="bold"))
             case ev.DeliberationStage() as e:
                 check = (
-                    ("✓", tone(self.app, Tone.RIGHT, "bold"))
+                    ("✓", tone(self, Tone.RIGHT, "bold"))
                     if e.ok
-                    else ("✗", tone(self.app, Tone.WRONG, "bold"))
+                    else ("✗", tone(self, Tone.WRONG, "bold"))
                 )
                 moved = "changed" if e.changed else "unchanged"
                 log.write(
@@ -746,8 +742,8 @@ class SolverPane(Vertical):
                 if taken:
                     log.write(
                         Text.assemble(
-                            (f"Fallback to {other}: ", tone(self.app, Tone.WARNING, "bold")),
-                            (reason, tone(self.app, Tone.WARNING)),
+                            (f"Fallback to {other}: ", tone(self, Tone.WARNING, "bold")),
+                            (reason, tone(self, Tone.WARNING)),
                         )
                     )
                 else:
@@ -775,9 +771,9 @@ class SolverPane(Vertical):
             self._kept_states(self.iteration[0])
         log = self.query_one("#experience", RichLog)
         mark = (
-            ("✓ solved", tone(self.app, Tone.RIGHT, "bold"))
+            ("✓ solved", tone(self, Tone.RIGHT, "bold"))
             if e.solved
-            else ("✗ not solved", tone(self.app, Tone.WRONG, "bold"))
+            else ("✗ not solved", tone(self, Tone.WRONG, "bold"))
         )
         log.write(Text.assemble(mark, "  ", self.answer_line()))
 
@@ -795,14 +791,14 @@ class SolverPane(Vertical):
         if not e.answer:
             return Text.assemble(
                 ("answer: ", "bold"),
-                ("none", tone(self.app, Tone.WRONG, "bold")),
+                ("none", tone(self, Tone.WRONG, "bold")),
                 f" · {e.verdict}",
             )
         line = Text.assemble(("answer: ", "bold"), f"{self.answer_text(e.answer)} ")
         if e.solved:
-            line.append("✓", style=tone(self.app, Tone.RIGHT, "bold"))
+            line.append("✓", style=tone(self, Tone.RIGHT, "bold"))
         else:
-            line.append(f"✗ {e.verdict}", style=tone(self.app, Tone.WRONG, "bold"))
+            line.append(f"✗ {e.verdict}", style=tone(self, Tone.WRONG, "bold"))
         if e.votes:
             samples = self.config.get("samples")
             of = f" of {samples}" if isinstance(samples, int) else ""
@@ -840,9 +836,9 @@ class SolverPane(Vertical):
         line = Text(" · ".join(parts))
         if self.finished is not None:
             done = (
-                ("  ✓ solved", tone(self.app, Tone.RIGHT, "bold"))
+                ("  ✓ solved", tone(self, Tone.RIGHT, "bold"))
                 if self.finished.solved
-                else ("  ✗ not solved", tone(self.app, Tone.WRONG, "bold"))
+                else ("  ✗ not solved", tone(self, Tone.WRONG, "bold"))
             )
             line.append(*done)
             if self.finished.reason not in ("done",):
@@ -859,16 +855,16 @@ class SolverPane(Vertical):
                 if tail:
                     line.append(f"\n{purpose}: {tail}", style="dim italic")
         elif self.notice == "stopped":
-            line.append("  stopped", style=tone(self.app, Tone.WARNING))
+            line.append("  stopped", style=tone(self, Tone.WARNING))
         if self.running and self.pace:
             line.append(f"\n{self.pace}", style="dim italic")
         if self.notice.startswith("replay"):
             line.append(f"\n{self.notice}", style="italic")
         if self.warnings:
             more = f" (and {len(self.warnings) - 1} more)" if len(self.warnings) > 1 else ""
-            line.append(f"\n⚠ {self.warnings[-1]}{more}", style=tone(self.app, Tone.WARNING))
+            line.append(f"\n⚠ {self.warnings[-1]}{more}", style=tone(self, Tone.WARNING))
         if self.error:
-            line.append(f"\n{self.error}", style=tone(self.app, Tone.WRONG, "bold"))
+            line.append(f"\n{self.error}", style=tone(self, Tone.WRONG, "bold"))
         self.query_one("#solver-status", Static).update(line)
 
     def show_details(self, node_id: str) -> None:

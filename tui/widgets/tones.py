@@ -16,6 +16,8 @@ from enum import StrEnum
 from typing import Any
 
 from textual.app import App
+from textual.dom import DOMNode
+from textual.types import NoActiveAppError
 
 
 class Tone(StrEnum):
@@ -43,9 +45,19 @@ _FALLBACK = {
 }
 
 
-def colour(app: App[Any] | None, meaning: Tone) -> str:
-    """The running theme's colour for ``meaning`` (``#RRGGBB``), or the old named colour when no
-    app or theme is at hand."""
+def _app_of(owner: DOMNode | None) -> App[Any] | None:
+    if owner is None or isinstance(owner, App):
+        return owner
+    try:
+        return owner.app
+    except NoActiveAppError:  # a widget drawn before (or without) an app
+        return None
+
+
+def colour(owner: DOMNode | None, meaning: Tone) -> str:
+    """The colour (``#RRGGBB``) that the theme of ``owner``'s app (or ``owner``, an app) gives
+    ``meaning``; the old named colour when no app or theme is at hand."""
+    app = _app_of(owner)
     if app is not None:
         variables = app.theme_variables or app.get_css_variables()
         value = variables.get(meaning.value, "")
@@ -54,7 +66,7 @@ def colour(app: App[Any] | None, meaning: Tone) -> str:
     return _FALLBACK[meaning]
 
 
-def tone(app: App[Any] | None, meaning: Tone, extra: str = "") -> str:
-    """A Rich style string: ``extra`` (``"bold"``, ``"dim"``) in the theme's colour for
-    ``meaning``."""
-    return f"{extra} {colour(app, meaning)}".strip()
+def tone(owner: DOMNode | None, meaning: Tone, extra: str = "") -> str:
+    """A Rich style string: ``extra`` (``"bold"``, ``"dim"``) in the colour the running
+    theme gives ``meaning``. ``owner`` is the widget or screen that draws it, or the app."""
+    return f"{extra} {colour(owner, meaning)}".strip()
