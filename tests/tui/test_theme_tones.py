@@ -11,6 +11,7 @@ from textual.color import Color
 from textual.widgets import RichLog, Tree
 
 from solver import events as ev
+from tui.widgets.dialogue import Turn, TurnCard
 from tui.widgets.solver_pane import SolverPane
 from tui.widgets.tones import Tone, colour
 
@@ -95,3 +96,32 @@ def test_without_an_app_a_tone_is_its_old_named_colour() -> None:
     assert colour(None, Tone.RIGHT) == "green"
     assert colour(None, Tone.WRONG) == "red"
     assert colour(None, Tone.WARNING) == "yellow"
+
+
+class CardApp(App[None]):
+    def compose(self) -> ComposeResult:
+        answered = ev.TurnAnswered(1, "4 * 6", "24", True, "", True, "", True, 100, 1)
+        yield TurnCard(Turn(1, 3, "Multiply.", answered=answered), str)
+
+
+def card_tick_colour(card: TurnCard) -> str:
+    shown = card.content
+    assert isinstance(shown, Text)
+    for span in shown.spans:
+        if shown.plain[span.start : span.end].strip() == "✓":
+            return style_colour(Style.parse(str(span.style)))
+    raise AssertionError(f"no ✓ in {shown.plain!r}")
+
+
+async def test_a_turn_card_shown_is_redrawn_in_a_new_themes_colours() -> None:
+    app = CardApp()
+    async with app.run_test() as pilot:
+        app.theme = "textual-dark"
+        await pilot.pause()
+        card = app.query_one(TurnCard)
+        dark = theme_colour(app, "text-success")
+        assert card_tick_colour(card) == dark
+        app.theme = "gruvbox"
+        await pilot.pause()
+        assert theme_colour(app, "text-success") != dark
+        assert card_tick_colour(card) == theme_colour(app, "text-success")

@@ -81,6 +81,7 @@ class TurnCard(Static):
 
     def on_mount(self) -> None:
         self.redraw()
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self.redraw())
 
     def on_click(self) -> None:
         self.post_message(self.Selected(self))
