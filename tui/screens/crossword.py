@@ -41,6 +41,7 @@ from solver.text import visible
 from tui.screens.puzzle import Command, PuzzleScreen, ScreenCommands, clock
 from tui.widgets.crossword_grid import CrosswordGrid, GridView
 from tui.widgets.solver_pane import SolverPane
+from tui.widgets.tones import Tone, tone
 
 if TYPE_CHECKING:
     pass
@@ -286,7 +287,7 @@ class CrosswordScreen(PuzzleScreen):
     def won_text(self, answer: str) -> Text:
         if self.solution_shown:
             text = Text.assemble(
-                ("Solution shown", "bold yellow"),
+                ("Solution shown", tone(self, Tone.WARNING, "bold")),
                 f" (every square revealed): no streak or best time. ctrl+n: {self.next_mini}.\n",
             )
             if self.verdict is not None:
@@ -298,7 +299,7 @@ class CrosswordScreen(PuzzleScreen):
             else " without help"
         )
         text = Text.assemble(
-            ("★ Solved! ", "bold green"),
+            ("★ Solved! ", tone(self, Tone.RIGHT, "bold")),
             f"in {clock(self.elapsed())}{help_used}. Press ctrl+n for {self.next_mini}.\n",
         )
         if self.verdict is not None:
@@ -317,7 +318,7 @@ class CrosswordScreen(PuzzleScreen):
         if not self.over:
             return False
         if self.gave_up:
-            self.say(self.gave_up_text(), "yellow")
+            self.say(self.gave_up_text(), tone(self, Tone.WARNING))
         else:
             self.notify("This mini is over. Press ctrl+n for a new mini.")
         return True
@@ -489,7 +490,7 @@ class CrosswordScreen(PuzzleScreen):
                 self.say(
                     "Every square is filled, but not every letter is right. "
                     "ctrl+a marks the wrong ones.",
-                    "yellow",
+                    tone(self, Tone.WARNING),
                 )
 
     def win(self, verdict: Verdict) -> None:
@@ -559,7 +560,7 @@ class CrosswordScreen(PuzzleScreen):
             return
         cells = [c for c in self.cells_of(scope) if self.board.letter(c)]
         if not cells:
-            self.say("Nothing written there to check yet.", "yellow")
+            self.say("Nothing written there to check yet.", tone(self, Tone.WARNING))
             return
         self.hints_used += 1
         wrong = [c for c in cells if not self.crossword.check_letter(self.board, c)]
@@ -567,9 +568,9 @@ class CrosswordScreen(PuzzleScreen):
         self.right.update(c for c in cells if c not in wrong)
         what = {"letter": "That letter", "word": "This word", "puzzle": "The grid"}[scope]
         if wrong:
-            self.say(f"{what}: {len(wrong)} wrong, marked in red.", "red")
+            self.say(f"{what}: {len(wrong)} wrong, marked in red.", tone(self, Tone.WRONG))
         else:
-            self.say(f"{what}: every letter written so far is right.", "green")
+            self.say(f"{what}: every letter written so far is right.", tone(self, Tone.RIGHT))
         self.refresh_grid()
         self.refresh_title()
 
@@ -582,7 +583,7 @@ class CrosswordScreen(PuzzleScreen):
             if self.board.letter(c) != self.crossword.letter(c) or c in self.board.pencilled
         ]
         if not cells:
-            self.say("Those letters are already right.", "green")
+            self.say("Those letters are already right.", tone(self, Tone.RIGHT))
             return
         self.hints_used += 1
         for cell in cells:
@@ -674,7 +675,7 @@ class CrosswordScreen(PuzzleScreen):
         self.wrong.clear()
         self.give_up()
         verdict = self.verdict
-        message = Text(self.gave_up_text() + "\nYour board: ", style="yellow")
+        message = Text(self.gave_up_text() + "\nYour board: ", style=tone(self, Tone.WARNING))
         message.append_text(measures_text(verdict))
         if self.corrected:
             count = len(self.corrected)
@@ -709,7 +710,10 @@ class CrosswordScreen(PuzzleScreen):
 
         reason = refusal(self.crossword)
         if reason:
-            self.say(f"{reason[0].upper()}{reason[1:]}. The grid is yours to play.", "yellow")
+            self.say(
+                f"{reason[0].upper()}{reason[1:]}. The grid is yours to play.",
+                tone(self, Tone.WARNING),
+            )
             return False
         return super().start_solver(fresh)
 

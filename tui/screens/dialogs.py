@@ -20,6 +20,7 @@ from solver.methods.spec import OptionInfo
 
 __all__ = ["HelpScreen", "LegendScreen", "MethodDialog", "SolutionsDialog"]
 from tui.notation import written
+from tui.widgets.tones import Tone, tone
 
 
 class HelpScreen(ModalScreen[None]):
@@ -256,7 +257,7 @@ class MethodDialog(ModalScreen[dict[str, Any] | None]):
     def _say_error(self, message: str, field: str | None = None) -> None:
         """Say what is wrong with ``field`` (an empty message clears it)."""
         self._error_field = field if message else None
-        self.query_one("#method-error", Static).update(Text(message, style="red"))
+        self.query_one("#method-error", Static).update(Text(message, style=tone(self, Tone.WRONG)))
 
     def _fields_note(self) -> str:
         """The note under the fields: how to learn about them, where there are any."""

@@ -34,6 +34,7 @@ from tui.screens.puzzle import (
 )
 from tui.widgets.number_card import NumberCard
 from tui.widgets.number_card import shown as _shown
+from tui.widgets.tones import Tone, tone
 
 if TYPE_CHECKING:
     pass
@@ -167,7 +168,7 @@ class Game24Screen(PuzzleScreen):
 
         problem = self.solver_problem()
         if problem is not None:
-            return Text(problem, style="yellow")
+            return Text(problem, style=tone(self, Tone.WARNING))
         return Text(f"s: watch GPT-4's search (row {row_of(self.hand)})", style="bold")
 
     unsolvable: bool = False
@@ -190,7 +191,7 @@ class Game24Screen(PuzzleScreen):
             Text(
                 f"No solution: these cards cannot make {self.hand.target}. g ends the hand; "
                 "it does not count against your streak.",
-                style="yellow",
+                style=tone(self, Tone.WARNING),
             )
         )
 
@@ -243,7 +244,7 @@ class Game24Screen(PuzzleScreen):
         )
         shown = " (the solution was shown: no streak or best time)" * self.solution_shown
         return Text.assemble(
-            ("★ Solved! ", "bold green"),
+            ("★ Solved! ", tone(self, Tone.RIGHT, "bold")),
             f"{_typed(answer)} = {self.hand.target}\n",
             f"in {clock(self.elapsed())}{hints}{shown}. Press n for a new puzzle.",
         )
@@ -294,7 +295,10 @@ class Game24Screen(PuzzleScreen):
             # Each step is re-checked through puzzles.arith, as every claim in ponder is.
             claim = verify_claim(step)
             steps.append(f"{i}. {_shown(step)}  ")
-            steps.append("✓\n" if claim.ok else "✗\n", style="green" if claim.ok else "red")
+            steps.append(
+                "✓\n" if claim.ok else "✗\n",
+                style=tone(self, Tone.RIGHT) if claim.ok else tone(self, Tone.WRONG),
+            )
         self.query_one("#steps", Static).update(steps)
 
     def on_number_card_picked(self, message: NumberCard.Picked) -> None:
@@ -308,14 +312,14 @@ class Game24Screen(PuzzleScreen):
             self.refresh_board()
             return
         if index == self.first:
-            self.say("Pick a different card.", "yellow")
+            self.say("Pick a different card.", tone(self, Tone.WARNING))
             return
         op, first = self.op, self.first
         self.first, self.op = None, None
         try:
             self.board.combine(first, op, index)
         except StepError as exc:
-            self.say(f"That step does not work: {exc}.", "red")
+            self.say(f"That step does not work: {exc}.", tone(self, Tone.WRONG))
             self.refresh_board()
             return
         self.refresh_board()
@@ -330,7 +334,7 @@ class Game24Screen(PuzzleScreen):
         if self.refuse_when_over():
             return
         if self.first is None:
-            self.say(f"Pick a card first ({self.card_keys}).", "yellow")
+            self.say(f"Pick a card first ({self.card_keys}).", tone(self, Tone.WARNING))
             return
         self.op = op
         self.refresh_board()
@@ -382,7 +386,7 @@ class Game24Screen(PuzzleScreen):
         if verdict.ok:
             self.finish(True, verdict.expression)
             return
-        message = Text(f"Not yet: {verdict.reason}.", style="red")
+        message = Text(f"Not yet: {verdict.reason}.", style=tone(self, Tone.WRONG))
         for claim in extract_claims(text):
             message.append(f"\n{claim.describe()}")
         self.say(message)
@@ -412,7 +416,7 @@ class Game24Screen(PuzzleScreen):
             value = format_number(self.board.cards[0].value)
             self.say(
                 f"That makes {value}, not {self.hand.target}. Press u to undo or r to reset.",
-                "yellow",
+                tone(self, Tone.WARNING),
             )
 
     def action_hint(self) -> None:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from rich.cells import cell_len
 from rich.text import Text
 from textual import on
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import (
@@ -29,6 +29,7 @@ from tui.kinds import KINDS, PuzzleKind
 from tui.screens.base import PonderScreen
 from tui.widgets.footer import KeyHints
 from tui.widgets.home_lists import KindList, SeedInput
+from tui.widgets.tones import Tone, tone
 
 if TYPE_CHECKING:
     from tui.store import Result, Stats
@@ -167,7 +168,10 @@ class HomeScreen(PonderScreen):
             # The engine answers the 100 hands GPT-4 played: the kind that deals them says so.
             for kind in KINDS.values():
                 if kind.playable and hasattr(kind.screen_class(), "deal_published"):
-                    line.append(f"\n{kind.label} deals GPT-4's 100 hands.", style="yellow")
+                    line.append(
+                        f"\n{kind.label} deals GPT-4's 100 hands.",
+                        style=tone(self, Tone.WARNING),
+                    )
         self.query_one("#model-line", Static).update(line)
         self._show_streaks()
         stats = app.stats()
@@ -186,7 +190,7 @@ class HomeScreen(PonderScreen):
             if stats.races:
                 text.append(f"\nRaces won against the solver: {stats.races_won} of {stats.races}")
         if app.store_message:
-            text.append(f"\n{app.store_message}", style="yellow")
+            text.append(f"\n{app.store_message}", style=tone(self, Tone.WARNING))
         self.query_one("#stats", Static).update(text)
         self._fill_history(app.recent(8))
         self._show_times(app.recent(30) if self.size.height >= 30 else [])
@@ -259,7 +263,7 @@ class HomeScreen(PonderScreen):
         for at, kind in enumerate(KINDS.values()):
             if kind.playable:
                 kinds.replace_option_prompt_at_index(
-                    at, _kind_prompt(kind, self.kind_stats(kind.name), wide)
+                    at, _kind_prompt(kind, self.kind_stats(kind.name), wide, self.app)
                 )
 
     def on_resize(self) -> None:
@@ -431,7 +435,9 @@ def _kind_options() -> list[Option]:
     ]
 
 
-def _kind_prompt(kind: PuzzleKind, stats: Stats | None, wide: bool = True) -> Text:
+def _kind_prompt(
+    kind: PuzzleKind, stats: Stats | None, wide: bool = True, app: App[Any] | None = None
+) -> Text:
     """A playable kind in the list, with its current streak (and, when there is room, its
     best) once played."""
     prompt = Text(f"▶ {kind.label}")
@@ -439,7 +445,7 @@ def _kind_prompt(kind: PuzzleKind, stats: Stats | None, wide: bool = True) -> Te
         best = f" (best {stats.best_streak})" if wide else ""
         prompt.append(
             f"  streak {stats.current_streak}{best}",
-            style="bold green" if stats.current_streak else "dim",
+            style=tone(app, Tone.RIGHT, "bold") if stats.current_streak else "dim",
         )
     return prompt
 

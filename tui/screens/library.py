@@ -22,6 +22,7 @@ from textual.widgets import Button, DataTable, Input, Label, Select, Static
 
 from solver.library import Entry, ExperienceLibrary, LibraryError
 from solver.text import visible
+from tui.widgets.tones import Tone, tone
 
 __all__ = ["ClearLibraryDialog", "LibraryScreen"]
 
@@ -181,7 +182,11 @@ class LibraryScreen(ModalScreen[None]):
         table = self.query_one("#library-table", DataTable)
         table.clear()
         for e in self.shown:
-            mark = Text("✓", style="green") if e.chain_ok else Text("✗", style="red")
+            mark = (
+                Text("✓", style=tone(self, Tone.RIGHT))
+                if e.chain_ok
+                else Text("✗", style=tone(self, Tone.WRONG))
+            )
             first = e.entry.splitlines()[0] if e.entry else e.report
             table.add_row(
                 visible(e.created_at[:16].replace("T", " ")),

@@ -26,6 +26,7 @@ from textual.widgets.option_list import Option
 
 from solver.text import visible
 from tui.widgets.file_tree import FileTree, PathSuggester, complete_path, within
+from tui.widgets.tones import Tone, tone
 
 __all__ = [
     "MAX_LISTED",
@@ -131,7 +132,7 @@ class OpenFileDialog(ModalScreen[tuple[Path, list[Any]] | None]):
         self.dismiss((path, found))
 
     def error(self, message: str) -> None:
-        self.query_one("#file-error", Static).update(Text(message, style="red"))
+        self.query_one("#file-error", Static).update(Text(message, style=tone(self, Tone.WRONG)))
 
     @on(Input.Submitted, "#file-path")
     def path_submitted(self, event: Input.Submitted) -> None:
@@ -213,7 +214,12 @@ class ChooseDialog(ModalScreen[int | None]):
         count = len(self.found)
         number = int(text) if text.lstrip("-").isdigit() and len(text) < 12 else 0
         if not 1 <= number <= count:
-            preview.update(Text(f"There is no {self.noun} {text}: 1 to {count}.", style="red"))
+            preview.update(
+                Text(
+                    f"There is no {self.noun} {text}: 1 to {count}.",
+                    style=tone(self, Tone.WRONG),
+                )
+            )
             return None
         preview.update(Text(f"{number}. {self._preview(number - 1, 200)}", style="dim"))
         return number - 1

@@ -35,6 +35,7 @@ from tui.screens.base import PonderScreen
 from tui.widgets.confirm import ConfirmDialog
 from tui.widgets.footer import KeyHints
 from tui.widgets.solver_pane import SolverPane
+from tui.widgets.tones import Tone, tone
 from tui.widgets.typing_box import TypingBox
 
 if TYPE_CHECKING:
@@ -289,7 +290,7 @@ class PuzzleScreen(PonderScreen):
     def won_text(self, answer: str) -> Text:
         """The message for a win outside a race."""
         return Text.assemble(
-            ("★ Solved! ", "bold green"),
+            ("★ Solved! ", tone(self, Tone.RIGHT, "bold")),
             f"{visible(self.answer_text(answer))}\nin {clock(self.elapsed())}. "
             f"Press n for a new {self.noun}.",
         )
@@ -425,7 +426,7 @@ class PuzzleScreen(PonderScreen):
         if not self.over:
             return False
         if self.gave_up:
-            self.say(self.gave_up_text(), "yellow")
+            self.say(self.gave_up_text(), tone(self, Tone.WARNING))
         else:
             self.notify(f"This {self.noun} is over. Press n for a new {self.noun}.")
         return True
@@ -492,7 +493,7 @@ class PuzzleScreen(PonderScreen):
             self.race_won = False if solver is not None and solver.solved else None
         self.end_race()
         self.record(False, None)
-        message = Text(self.gave_up_text(), style="yellow")
+        message = Text(self.gave_up_text(), style=tone(self, Tone.WARNING))
         if self.race:
             message.append(f"\n{self.solver_answer_line()}", style="")
         self.say(message)
@@ -598,13 +599,14 @@ class PuzzleScreen(PonderScreen):
             )
         elif result.solved:
             line = Text.assemble(
-                ("Race: ", "bold yellow"),
+                ("Race: ", tone(self, Tone.WARNING, "bold")),
                 f"{who} found an answer in {seconds(self.solver_time(result))}. Keep going: "
                 "you can still finish.",
             )
         else:
             line = Text.assemble(
-                ("Race: ", "bold green"), f"{who} stopped without an answer. Finish it to win."
+                ("Race: ", tone(self, Tone.RIGHT, "bold")),
+                f"{who} stopped without an answer. Finish it to win.",
             )
         self.query_one("#race-status", Static).update(line)
 
@@ -618,10 +620,13 @@ class PuzzleScreen(PonderScreen):
         theirs = self.solver_time(result) if result is not None else 0.0
         if decided and result is not None:
             later = f"{who} finished {seconds(max(0.0, theirs - mine))} later."
-            head = (f"★ You won the race! {later} ", "bold green")
+            head = (f"★ You won the race! {later} ", tone(self, Tone.RIGHT, "bold"))
         elif result is not None and result.solved and theirs <= mine:
             self.race_won = False
-            head = (f"{who} won the race by {seconds(mine - theirs)}. ", "bold yellow")
+            head = (
+                f"{who} won the race by {seconds(mine - theirs)}. ",
+                tone(self, Tone.WARNING, "bold"),
+            )
         else:
             self.race_won = True
             if result is None:
@@ -630,7 +635,7 @@ class PuzzleScreen(PonderScreen):
                 margin = f"by {seconds(theirs - mine)}."
             else:
                 margin = f"{who} {self.solver_shortfall(result)}."
-            head = (f"★ You won the race! {margin} ", "bold green")
+            head = (f"★ You won the race! {margin} ", tone(self, Tone.RIGHT, "bold"))
         return Text.assemble(head, "\n", yours, "\n", self.solver_answer_line())
 
     def solver_shortfall(self, result: ev.RunFinished) -> str:
@@ -661,7 +666,10 @@ class PuzzleScreen(PonderScreen):
         """Whether the solver's pane is hidden (a race in play): said, True."""
         if self.query_one(SolverPane).display:
             return False
-        self.say("In a race the solver's pane stays hidden until you finish or give up.", "yellow")
+        self.say(
+            "In a race the solver's pane stays hidden until you finish or give up.",
+            tone(self, Tone.WARNING),
+        )
         return True
 
     def action_pane_focus(self) -> None:
@@ -751,7 +759,10 @@ class PuzzleScreen(PonderScreen):
 
     def _race_holds_the_solver(self) -> bool:
         if self.race and not self.over:
-            self.say("In a race the solver runs until you finish or give up.", "yellow")
+            self.say(
+                "In a race the solver runs until you finish or give up.",
+                tone(self, Tone.WARNING),
+            )
             return True
         return False
 
@@ -813,7 +824,7 @@ class PuzzleScreen(PonderScreen):
         app = self.ponder
         problem = self.solver_problem()
         if problem is not None:
-            self.say(problem, "yellow")
+            self.say(problem, tone(self, Tone.WARNING))
             return False
         method = app.make_method()
         pane = self.query_one(SolverPane)
@@ -886,7 +897,8 @@ class PuzzleScreen(PonderScreen):
 
         if self.race and not self.over:
             self.say(
-                f"The method is set for this race; change it on the next {self.noun}.", "yellow"
+                f"The method is set for this race; change it on the next {self.noun}.",
+                tone(self, Tone.WARNING),
             )
             return
 

@@ -38,6 +38,7 @@ from solver.settings import (
 from tui.screens.base import PonderScreen
 from tui.widgets.confirm import ConfirmDialog
 from tui.widgets.footer import KeyHints
+from tui.widgets.tones import Tone, tone
 
 __all__ = ["PUBLISHED", "SettingsScreen"]
 
@@ -395,7 +396,7 @@ class SettingsScreen(PonderScreen):
                 path = save_api_key(key)
                 self.ponder.api_key, self.ponder.key_url = key, settings.base_url
         except (SettingsError, OSError) as exc:
-            self.say(f"Not saved: {mask_urls(str(exc))}", "bold red")
+            self.say(f"Not saved: {mask_urls(str(exc))}", tone(self, Tone.WRONG, "bold"))
             return
         self.settings = settings
         self._remember(settings)
@@ -416,7 +417,7 @@ class SettingsScreen(PonderScreen):
                 f"Using {mask_url(unsaved)} until ponder closes: in the browser, an address for "
                 "another server is not saved (edit the config file where ponder serve runs)."
             )
-        self.say(" ".join(said) + self._key_note(settings), "green")
+        self.say(" ".join(said) + self._key_note(settings), tone(self, Tone.RIGHT))
 
     def _browser_only(self, changes: dict[str, Any]) -> str | None:
         """In the browser, a base URL for another server than the one ponder started with is
@@ -435,16 +436,16 @@ class SettingsScreen(PonderScreen):
         try:
             settings, _ = self.read_form()
         except SettingsError as exc:
-            self.say(mask_urls(str(exc)), "bold red")
+            self.say(mask_urls(str(exc)), tone(self, Tone.WRONG, "bold"))
             return
         if settings.engine == "replay":
             try:
-                self.say(_recording_text(settings.replay_file or ""), "green")
+                self.say(_recording_text(settings.replay_file or ""), tone(self, Tone.RIGHT))
             except SettingsError as exc:
-                self.say(str(exc), "bold red")
+                self.say(str(exc), tone(self, Tone.WRONG, "bold"))
             return
         if settings.engine != "openai":
-            self.say("The offline engine needs no connection.", "green")
+            self.say("The offline engine needs no connection.", tone(self, Tone.RIGHT))
             return
         self.say("Connecting…" + self._key_note(settings))
         self.test_connection(settings)
@@ -456,9 +457,12 @@ class SettingsScreen(PonderScreen):
         model = OpenAIModel(settings.replace(max_retries=0))
         note = self._key_note(settings)
         try:
-            self.say(mask_urls(await model.check_connection()) + note, "green")
+            self.say(mask_urls(await model.check_connection()) + note, tone(self, Tone.RIGHT))
         except ModelError as exc:
-            self.say(mask_urls(f"{exc.kind.replace('_', ' ')}: {exc.message}") + note, "bold red")
+            self.say(
+                mask_urls(f"{exc.kind.replace('_', ' ')}: {exc.message}") + note,
+                tone(self, Tone.WRONG, "bold"),
+            )
         finally:
             await model.aclose()
 

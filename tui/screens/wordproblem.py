@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
 from textual import events, on
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Input, Static
@@ -46,6 +46,7 @@ from solver.kinds.wordproblem import ALGEBRA
 from solver.text import visible
 from tui.notation import written
 from tui.screens.puzzle import Command, PuzzleScreen, ScreenCommands, clock
+from tui.widgets.tones import Tone, tone
 from tui.widgets.typing_box import TypingBox
 
 if TYPE_CHECKING:
@@ -94,11 +95,16 @@ class ScratchLine:
     text: str
 
     @property
-    def style(self) -> str:
-        return {"✓": "green", "≈": "yellow", "✗": "red", "?": "magenta"}.get(self.mark, "")
+    def tone(self) -> Tone | None:
+        """What the mark means, coloured by the theme: right, close, wrong or unreadable."""
+        marks = {"✓": Tone.RIGHT, "≈": Tone.WARNING, "✗": Tone.WRONG, "?": Tone.SECOND}
+        return marks.get(self.mark)
 
-    def render(self) -> Text:
-        return Text.assemble((self.mark, f"bold {self.style}".strip()), " ", self.text)
+    def render(self, app: App[Any] | None = None) -> Text:
+        """The line, its mark in the colour ``app``'s theme gives its meaning."""
+        meaning = self.tone
+        style = "bold" if meaning is None else tone(app, meaning, "bold")
+        return Text.assemble((self.mark, style), " ", self.text)
 
 
 def _claim_line(claim: Claim) -> ScratchLine:
@@ -318,7 +324,7 @@ class WordProblemScreen(PuzzleScreen):
         doubt = getattr(self.problem, "answer_doubt", lambda: None)()
         if doubt:  # the file's answer, not its worked solution's, is what answers meet
             warning = f"The file's answer is in doubt: {doubt}. Yours is judged against it.\n"
-            self.say(Text.assemble((warning, "yellow"), keys))
+            self.say(Text.assemble((warning, tone(self, Tone.WARNING)), keys))
         else:
             self.say(keys)
 
@@ -374,7 +380,7 @@ class WordProblemScreen(PuzzleScreen):
         )
         shown = " (the solution was shown: no streak or best time)" * self.solution_shown
         return Text.assemble(
-            ("★ Solved! ", "bold green"),
+            ("★ Solved! ", tone(self, Tone.RIGHT, "bold")),
             f"{visible(self.answer_text(answer))} is right,\n",
             f"in {clock(self.elapsed())}{hints_used}{shown}. {self.next_hint}",
         )
@@ -403,7 +409,7 @@ class WordProblemScreen(PuzzleScreen):
         if self.scratch:
             lines.append("Scratchpad\n", style="bold")
             for i, line in enumerate(self.scratch):
-                lines.append_text(line.render())
+                lines.append_text(line.render(self.app))
                 if i < len(self.scratch) - 1:
                     lines.append("\n")
         self.query_one("#scratch-lines", Static).update(lines)
@@ -425,7 +431,7 @@ class WordProblemScreen(PuzzleScreen):
         for i, line in enumerate(check_line(event.value)):
             if i:
                 preview.append("   ")
-            preview.append_text(line.render())
+            preview.append_text(line.render(self.app))
         preview.stylize("dim")
         self.query_one("#scratch-preview", Static).update(preview)
 
@@ -450,10 +456,10 @@ class WordProblemScreen(PuzzleScreen):
             self.finish(True, verdict.given or text)
             return
         if not verdict.readable:
-            self.say(f"Cannot read that: {verdict.reason}.", "yellow")
+            self.say(f"Cannot read that: {verdict.reason}.", tone(self, Tone.WARNING))
             return
         self.tries += 1
-        self.say(f"Not yet: {visible(verdict.reason)}.", "red")
+        self.say(f"Not yet: {visible(verdict.reason)}.", tone(self, Tone.WRONG))
 
     def action_answer(self) -> None:
         if not self.refuse_when_over():
@@ -492,7 +498,10 @@ class WordProblemScreen(PuzzleScreen):
             return
         steps = hints(self.problem)
         if not steps:
-            self.say("This problem has no worked solution to give hints from.", "yellow")
+            self.say(
+                "This problem has no worked solution to give hints from.",
+                tone(self, Tone.WARNING),
+            )
             return
         if self.hints_used < len(steps):
             self.hints_used += 1

@@ -17,6 +17,7 @@ from textual.message import Message
 from textual.widgets import Static
 
 from solver import events as ev
+from tui.widgets.tones import Tone, tone
 
 __all__ = ["DialogueView", "Turn", "TurnCard", "shortened"]
 
@@ -80,6 +81,7 @@ class TurnCard(Static):
 
     def on_mount(self) -> None:
         self.redraw()
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self.redraw())
 
     def on_click(self) -> None:
         self.post_message(self.Selected(self))
@@ -109,23 +111,23 @@ class TurnCard(Static):
             text.append(f" · {answered.prompt_tokens:,} prompt tokens", style="dim")
         text.append("\n")
         if t.phase == "first":
-            text.append("no guide ", style="bold cyan")
+            text.append("no guide ", style=tone(self, Tone.PART, "bold"))
             text.append("the answerer answers on its own", style="dim")
         else:
-            text.append("guide ", style="bold cyan")
+            text.append("guide ", style=tone(self, Tone.PART, "bold"))
             text.append(shortened(t.guidance, GUIDANCE_SHOWN) or "…")
         if t.phase == "discuss":
             text.append("  ")
             if t.stop:
-                text.append("■ stop", style="bold yellow")
+                text.append("■ stop", style=tone(self, Tone.WARNING, "bold"))
             else:
                 text.append("go on", style="dim")
         text.append("\n")
         if answered is None:
-            text.append("answer ", style="bold magenta")
+            text.append("answer ", style=tone(self, Tone.SECOND, "bold"))
             text.append("thinking…", style="italic dim")
             return text
-        text.append("answer ", style="bold magenta")
+        text.append("answer ", style=tone(self, Tone.SECOND, "bold"))
         text.append(shortened(answered.reply, REPLY_SHOWN))
         text.append("\n  ")
         uncertainty = answered.uncertainty.strip() or "not stated"
@@ -136,9 +138,9 @@ class TurnCard(Static):
             text.append("candidate ", style="dim")
             text.append(self.answer_text(answered.answer))
             if answered.ok:
-                text.append(" ✓", style="bold green")
+                text.append(" ✓", style=tone(self, Tone.RIGHT, "bold"))
             else:
-                text.append(f" ✗ {answered.verdict}", style="bold red")
+                text.append(f" ✗ {answered.verdict}", style=tone(self, Tone.WRONG, "bold"))
         else:
             text.append("no candidate answer", style="dim")
         text.append(" · ", style="dim")

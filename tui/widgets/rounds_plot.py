@@ -9,6 +9,8 @@ from rich.text import Text
 from textual.app import RenderResult
 from textual_plotext import PlotextPlot
 
+from tui.widgets.tones import Tone, tone
+
 __all__ = ["Round", "RoundsPlot"]
 
 
@@ -68,7 +70,8 @@ class RoundsPlot(PlotextPlot):
                 lines.append(f"  chain score {entry.score:.3g}")
             if entry.ok is not None:
                 lines.append(
-                    "  ✓ right" if entry.ok else "  ✗ wrong", style="green" if entry.ok else "red"
+                    "  ✓ right" if entry.ok else "  ✗ wrong",
+                    style=tone(self, Tone.RIGHT) if entry.ok else tone(self, Tone.WRONG),
                 )
         return lines
 

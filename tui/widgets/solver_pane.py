@@ -33,6 +33,7 @@ from solver.text import visible, visible_event
 from tui.notation import written
 from tui.widgets.dialogue import DialogueView, TurnCard
 from tui.widgets.rounds_plot import RoundsPlot
+from tui.widgets.tones import Tone, tone
 
 __all__ = ["NodeInfo", "SolverPane", "ThoughtTree", "restates"]
 
@@ -190,6 +191,15 @@ class SolverPane(Vertical):
         self._last_iteration: TreeNode[str] | None = None
         self.carried: tuple[str, ...] = ()
         """Experience entries of earlier runs (the library) this run started with."""
+
+    def on_mount(self) -> None:
+        self.app.theme_changed_signal.subscribe(self, self._recolour)
+
+    def _recolour(self, _theme: object) -> None:
+        """A new theme (ctrl+p, Theme): the tree's marks and the status line take its tones."""
+        for info in self.nodes.values():
+            self._relabel(info)
+        self.refresh_status()
 
     def compose(self) -> ComposeResult:
         yield Static(
@@ -493,17 +503,19 @@ class SolverPane(Vertical):
     def _label(self, info: NodeInfo) -> Text:
         text = Text()
         if info.chain:
-            text.append("◆ ", style="bold cyan")
+            text.append("◆ ", style=tone(self, Tone.PART, "bold"))
         # A thought that leaves only the target reached it, scored or not (stop-early may
         # cancel its scoring); one with wrong arithmetic gets ✗ instead.
         star = info.status == "solution" or (self._reaches(info) and not info.wrong)
         if star:
-            text.append("★ ", style="bold green")
+            text.append("★ ", style=tone(self, Tone.RIGHT, "bold"))
         if info.wrong or info.reason.startswith("invalid step"):
-            text.append("✗ ", style="bold red")
-        style = {"pruned": "dim strike", "leaf": "italic", "solution": "bold green"}.get(
-            info.status, ""
-        )
+            text.append("✗ ", style=tone(self, Tone.WRONG, "bold"))
+        style = {
+            "pruned": "dim strike",
+            "leaf": "italic",
+            "solution": tone(self, Tone.RIGHT, "bold"),
+        }.get(info.status, "")
         text.append(written(info.text), style=style)
         scores = []
         if info.score is not None:
@@ -515,7 +527,7 @@ class SolverPane(Vertical):
         if scores:
             text.append(f"  [{' · '.join(scores)}]", style="dim")
         if info.status == "pruned":
-            text.append("  pruned", style="dim red")
+            text.append("  pruned", style=tone(self, Tone.WRONG, "dim"))
         return text
 
     def _reaches(self, info: NodeInfo) -> bool:
@@ -549,7 +561,11 @@ class SolverPane(Vertical):
         if e.ok and restates(e.expression, e.claimed):
             return  # "9600 = 9600" (an answer line said again) computes nothing
         self.counts[e.status] = self.counts.get(e.status, 0) + 1
-        colour = {"exact": "green", "approx": "yellow", "invalid": "magenta"}.get(e.status, "red")
+        colour = {
+            "exact": tone(self, Tone.RIGHT),
+            "approx": tone(self, Tone.WARNING),
+            "invalid": tone(self, Tone.SECOND),
+        }.get(e.status, tone(self, Tone.WRONG))
         line = Text.assemble((f"{e.mark} ", f"bold {colour}"), written(e.said))
         if e.note:
             line.append(f"  {e.note}", style=colour)
@@ -565,11 +581,12 @@ class SolverPane(Vertical):
         """A crossword word checked against its slot and crossings: ✓ fits, ✗ conflicts."""
         self.words["fits" if e.ok else "conflicts"] += 1
         line = Text.assemble(
-            (f"{e.mark} ", f"bold {'green' if e.ok else 'red'}"), (f"{e.clue}. {e.word}", "bold")
+            (f"{e.mark} ", tone(self, Tone.RIGHT if e.ok else Tone.WRONG, "bold")),
+            (f"{e.clue}. {e.word}", "bold"),
         )
         # The reason says the pattern it fits, or the crossing letter it conflicts with.
         why = e.reason or f"{'fits' if e.ok else 'does not fit'} {e.pattern}".strip()
-        line.append(f"  {why}", style="green" if e.ok else "red")
+        line.append(f"  {why}", style=tone(self, Tone.RIGHT) if e.ok else tone(self, Tone.WRONG))
         self.query_one("#arith", RichLog).write(line)
         info = self.nodes.get(e.node_id or "")
         if info is not None:
@@ -590,7 +607,7 @@ class SolverPane(Vertical):
             Text.assemble(
                 (
                     f"From the library: {n} {'entry' if n == 1 else 'entries'} of earlier runs",
-                    "bold cyan",
+                    tone(self, Tone.PART, "bold"),
                 ),
                 (f" ({where})", "dim"),
             )
@@ -598,7 +615,10 @@ class SolverPane(Vertical):
         for entry in e.entries:
             for i, line in enumerate(entry.splitlines()):
                 log.write(
-                    Text.assemble(("  library │ " if i == 0 else "          │ ", "cyan"), line)
+                    Text.assemble(
+                        ("  library │ " if i == 0 else "          │ ", tone(self, Tone.PART)),
+                        line,
+                    )
                 )
         # Everything after this line is the run's own (the event comes before iteration 1).
         log.write(Text("This run's own experience:", style="bold"))
@@ -610,7 +630,11 @@ class SolverPane(Vertical):
         self.query_one(RoundsPlot).record(e.iteration, ok=e.chain_ok)
         log = self.query_one("#experience", RichLog)
         conf = f"{e.confidence:g}" if e.confidence is not None else "?"
-        mark = ("✓", "bold green") if e.chain_ok else ("✗", "bold red")
+        mark = (
+            ("✓", tone(self, Tone.RIGHT, "bold"))
+            if e.chain_ok
+            else ("✗", tone(self, Tone.WRONG, "bold"))
+        )
         log.write(
             Text.assemble(
                 (f"Analysis {e.iteration}", "bold"),
@@ -640,15 +664,18 @@ class SolverPane(Vertical):
         for i, advice in enumerate(e.advice, 1):
             verdict = e.verdicts[i - 1] if i - 1 < len(e.verdicts) else ""
             if advice or verdict:
-                tag = {"reject": ("reject", "red"), "recommend": ("keep", "green")}.get(
-                    verdict, ("", "")
-                )
+                tag = {
+                    "reject": ("reject", tone(self, Tone.WRONG)),
+                    "recommend": ("keep", tone(self, Tone.RIGHT)),
+                }.get(verdict, ("", ""))
                 log.write(Text.assemble(f"  step {i} ", (tag[0], tag[1]), f" {advice}"))
 
     def _final(self, e: ev.FinalAnswered) -> None:
         """BoT's final prompt (I^{T+1}, every entry above in it) and the answer it gave."""
         log = self.query_one("#experience", RichLog)
-        mark = ("✓", "bold green") if e.ok else ("✗", "bold red")
+        mark = (
+            ("✓", tone(self, Tone.RIGHT, "bold")) if e.ok else ("✗", tone(self, Tone.WRONG, "bold"))
+        )
         said = self.answer_text(e.answer) if e.answer else "(no answer)"
         if self.answer_hidden and e.answer:
             said = f"(hidden while you play: {self.peek_key} shows it in the status line)"
@@ -674,13 +701,20 @@ class SolverPane(Vertical):
                 action = f"{tool}[{argument}]" if tool else f"(unreadable) {argument}"
                 log.write(_hanging(Text(f"Action {step}: ", "bold"), written(action)))
             case ev.ToolObserved(step=step, observation=seen, status=status):
-                style = {"ok": "green", "timeout": "yellow"}.get(status, "red")
+                style = {
+                    "ok": tone(self, Tone.RIGHT),
+                    "timeout": tone(self, Tone.WARNING),
+                }.get(status, tone(self, Tone.WRONG))
                 note = "" if status == "ok" else f" ({status})"
                 log.write(_hanging(Text(f"Observation {step}{note}: ", style), written(seen)))
             case ev.EpisodeEnded(reason=reason):
                 log.write(Text(f"Stopped: {reason}", style="bold"))
             case ev.DeliberationStage() as e:
-                check = ("✓", "bold green") if e.ok else ("✗", "bold red")
+                check = (
+                    ("✓", tone(self, Tone.RIGHT, "bold"))
+                    if e.ok
+                    else ("✗", tone(self, Tone.WRONG, "bold"))
+                )
                 moved = "changed" if e.changed else "unchanged"
                 log.write(
                     Text.assemble(
@@ -708,7 +742,10 @@ class SolverPane(Vertical):
                 other = _label_of(target)
                 if taken:
                     log.write(
-                        Text.assemble((f"Fallback to {other}: ", "bold yellow"), (reason, "yellow"))
+                        Text.assemble(
+                            (f"Fallback to {other}: ", tone(self, Tone.WARNING, "bold")),
+                            (reason, tone(self, Tone.WARNING)),
+                        )
                     )
                 else:
                     log.write(Text.assemble((f"No fallback to {other}: ", "bold"), reason))
@@ -734,7 +771,11 @@ class SolverPane(Vertical):
         if self.view == "tree" and self.round_name == "step" and self.iteration[1] > 1:
             self._kept_states(self.iteration[0])
         log = self.query_one("#experience", RichLog)
-        mark = ("✓ solved", "bold green") if e.solved else ("✗ not solved", "bold red")
+        mark = (
+            ("✓ solved", tone(self, Tone.RIGHT, "bold"))
+            if e.solved
+            else ("✗ not solved", tone(self, Tone.WRONG, "bold"))
+        )
         log.write(Text.assemble(mark, "  ", self.answer_line()))
 
     def answer_line(self) -> Text:
@@ -749,12 +790,16 @@ class SolverPane(Vertical):
                 (f"hidden while you play ({self.peek_key} shows it)", "dim italic"),
             )
         if not e.answer:
-            return Text.assemble(("answer: ", "bold"), ("none", "bold red"), f" · {e.verdict}")
+            return Text.assemble(
+                ("answer: ", "bold"),
+                ("none", tone(self, Tone.WRONG, "bold")),
+                f" · {e.verdict}",
+            )
         line = Text.assemble(("answer: ", "bold"), f"{self.answer_text(e.answer)} ")
         if e.solved:
-            line.append("✓", style="bold green")
+            line.append("✓", style=tone(self, Tone.RIGHT, "bold"))
         else:
-            line.append(f"✗ {e.verdict}", style="bold red")
+            line.append(f"✗ {e.verdict}", style=tone(self, Tone.WRONG, "bold"))
         if e.votes:
             samples = self.config.get("samples")
             of = f" of {samples}" if isinstance(samples, int) else ""
@@ -792,9 +837,9 @@ class SolverPane(Vertical):
         line = Text(" · ".join(parts))
         if self.finished is not None:
             done = (
-                ("  ✓ solved", "bold green")
+                ("  ✓ solved", tone(self, Tone.RIGHT, "bold"))
                 if self.finished.solved
-                else ("  ✗ not solved", "bold red")
+                else ("  ✗ not solved", tone(self, Tone.WRONG, "bold"))
             )
             line.append(*done)
             if self.finished.reason not in ("done",):
@@ -811,16 +856,16 @@ class SolverPane(Vertical):
                 if tail:
                     line.append(f"\n{purpose}: {tail}", style="dim italic")
         elif self.notice == "stopped":
-            line.append("  stopped", style="yellow")
+            line.append("  stopped", style=tone(self, Tone.WARNING))
         if self.running and self.pace:
             line.append(f"\n{self.pace}", style="dim italic")
         if self.notice.startswith("replay"):
             line.append(f"\n{self.notice}", style="italic")
         if self.warnings:
             more = f" (and {len(self.warnings) - 1} more)" if len(self.warnings) > 1 else ""
-            line.append(f"\n⚠ {self.warnings[-1]}{more}", style="yellow")
+            line.append(f"\n⚠ {self.warnings[-1]}{more}", style=tone(self, Tone.WARNING))
         if self.error:
-            line.append(f"\n{self.error}", style="bold red")
+            line.append(f"\n{self.error}", style=tone(self, Tone.WRONG, "bold"))
         self.query_one("#solver-status", Static).update(line)
 
     def show_details(self, node_id: str) -> None:
