@@ -8,7 +8,10 @@ import io
 from typing import Any
 
 import pytest
+from textual.app import App, ComposeResult
+from textual.binding import Binding
 from textual.pilot import Pilot
+from textual.screen import Screen
 from textual.widgets import Input, RichLog, Static
 
 from puzzles.game24 import Hand
@@ -272,3 +275,30 @@ async def test_details_name_a_thoughts_state_as_its_kind_does(app: PonderApp) ->
         await pilot.pause()
         shown = "".join(strip.text for strip in pane.query_one("#details", RichLog).lines)
         assert "board: AGENT/_____" in shown and "numbers left" not in shown
+
+
+async def test_a_new_screens_footer_fits_from_its_first_frame() -> None:
+    """Issue 30 #18: after `n` at 80x24 the footer showed Textual's one cut row (every key
+    side by side) until the frame after; the columns are fitted as the keys are composed."""
+    composed_with: list[int] = []
+
+    class Hints(KeyHints):
+        def compose(self) -> ComposeResult:
+            yield from super().compose()
+            composed_with.append(self.styles.grid_size_columns)
+
+    class Busy(Screen[None]):
+        BINDINGS = [Binding(k, f"app.notify('{k}')", f"Action {k}") for k in "abcdefghijkl"]
+
+        def compose(self) -> ComposeResult:
+            yield Hints()
+
+    class Tiny(App[None]):
+        def on_mount(self) -> None:
+            self.push_screen(Busy())
+
+    async with Tiny().run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        widest = len(" a Action a ")  # a key as the footer draws it
+        assert composed_with and composed_with[-1] >= 1
+        assert all(columns * widest <= 80 for columns in composed_with), composed_with

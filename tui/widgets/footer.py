@@ -25,19 +25,24 @@ class KeyHints(Footer):
     """
 
     def compose(self) -> ComposeResult:
-        yield from super().compose()
-        self.call_after_refresh(self._fit)
+        every: list[FooterKey] = []
+        for widget in super().compose():
+            if isinstance(widget, FooterKey) and not widget.has_class("-grouped"):
+                every.append(widget)
+            yield widget
+        # Fitted before the first frame, to the screen's width (the footer spans it), so a
+        # new screen's footer never shows Textual's one cut row first.
+        self._fit(every, self.app.size.width)
 
     def on_resize(self) -> None:
-        self._fit()
+        self._fit([k for k in self.children if isinstance(k, FooterKey)], self.size.width)
 
-    def _fit(self) -> None:
-        every = [k for k in self.children if isinstance(k, FooterKey)]
+    def _fit(self, every: list[FooterKey], width: int) -> None:
         keys = [k for k in every if not _docked(k)]
         if not keys:
             return
         palette = sum(_width(k) + 2 for k in every if _docked(k))
-        room = max(20, self.size.width - palette - 1)
+        room = max(20, width - palette - 1)
         widths = [_width(k) for k in keys]
         columns = len(widths)
         # The most columns whose widest cells still fit side by side.
