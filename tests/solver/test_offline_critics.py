@@ -31,7 +31,7 @@ from solver.domains.dialogue import Turn
 from solver.domains.game24 import Game24Domain
 from solver.model import Call, Message, Sampling
 from solver.model.offline import OfflineModel, critics
-from solver.model.offline.game24 import _Play
+from solver.model.offline.game24 import Play
 from solver.roles import Purpose, Role
 from tests.solver.offline_calls import analysis, domain_of, respond, value
 
@@ -148,13 +148,13 @@ def walks(monkeypatch: pytest.MonkeyPatch, hits: bool, samples: int = 600) -> Co
     """How many attempts each first-turn reply makes when every attempt does (or does not)
     make 24: the answerer judges each itself and stops at the first it believes."""
     made: list[int] = []
-    walk = _Play._walk
+    walk = Play.walk
 
-    def counted(self: _Play, nums: Any, rng: random.Random, temp: float) -> Any:
+    def counted(self: Play, nums: Any, rng: random.Random, temp: float) -> Any:
         made[-1] += 1
         return walk(self, nums, rng, temp)[0], hits
 
-    monkeypatch.setattr(_Play, "_walk", counted)
+    monkeypatch.setattr(Play, "walk", counted)
     for n in range(samples):
         made.append(0)
         respond([], "Begin.", "free", n)

@@ -26,7 +26,7 @@ from solver.domains.game24 import Game24Domain
 from solver.model import Call, Message, ModelError, Sampling
 from solver.model.markers import G24_STEP
 from solver.model.offline import OfflineModel, critics
-from solver.model.offline.game24 import _read_habits
+from solver.model.offline.game24 import read_habits
 from solver.roles import Purpose, Role
 from tests.solver.game24_replies import first_steps as opening_steps
 from tests.solver.offline_calls import analysis, chain_entry, reply, value
@@ -451,7 +451,7 @@ def test_the_worked_examples_teach_each_operations_share_of_their_steps() -> Non
     answers = re.findall(r"^Answer: (.*) = 24$", text, re.MULTILINE)
     assert len(answers) >= 3
     ops = Counter(op for answer in answers for op in re.findall(r" ([-+*/]) ", answer))
-    habits = _read_habits(text, Fraction(24))
+    habits = read_habits(text, Fraction(24))
     assert habits is not None
     total = sum(ops.values())
     assert dict(habits.ops) == {op: ops[op] / total for op in "+-*/"}
@@ -459,7 +459,7 @@ def test_the_worked_examples_teach_each_operations_share_of_their_steps() -> Non
 
 def test_an_operation_inside_a_negation_counts_among_an_examples_steps() -> None:
     text = "Input: 4 6 8\nAnswer: -(4 - 8) * 6 = 24\nInput: 4 7 8 8\n"
-    habits = _read_habits(text, Fraction(24))
+    habits = read_habits(text, Fraction(24))
     assert habits is not None
     assert dict(habits.ops) == {"+": 0.0, "-": 0.5, "*": 0.5, "/": 0.0}
 

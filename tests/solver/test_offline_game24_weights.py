@@ -48,13 +48,13 @@ def picks(
 ) -> list[Weights]:
     """The weights of every choice the player made writing one reply, in order."""
     seen: list[Weights] = []
-    pick = player._Play._pick
+    pick = player.Play.pick
 
     def watched(self: Any, moves: list[Any], weights: list[float], *rest: Any) -> Any:
         seen.append({named(m): w for m, w in zip(moves, weights, strict=True)})
         return pick(self, moves, weights, *rest)
 
-    monkeypatch.setattr(player._Play, "_pick", watched)
+    monkeypatch.setattr(player.Play, "pick", watched)
     reply(purpose, prompt, seed, 0.7, top_p)
     monkeypatch.undo()
     return seen
@@ -291,8 +291,8 @@ def test_every_sample_that_tries_on_its_own_keeps_the_examples_habits(
     assert tried >= 3
 
 
-def habits(text: str, target: int = 24) -> player._Habits:
-    read = player._read_habits(text, Fraction(target))
+def habits(text: str, target: int = 24) -> player.Habits:
+    read = player.read_habits(text, Fraction(target))
     assert read is not None
     return read
 
@@ -340,15 +340,15 @@ def test_a_step_prepares_an_ending_when_it_makes_that_endings_kind_of_number(
     # A factor of the target for factors, a whole part of it for a sum, a whole number above
     # it for a difference. Every operation's share is a quarter: only the ending pulls.
     shares = tuple((op, 0.25) for op in "+-*/")
-    taught = player._Habits(((ending, 1.0),), shares)
+    taught = player.Habits(((ending, 1.0),), shares)
     assert taught.weight(move(2, "+", 3, made), Fraction(24)) == pytest.approx(3.0 if fits else 1.0)
 
 
 def test_a_target_of_zero_has_no_factors_to_prepare() -> None:
     shares = tuple((op, 0.25) for op in "+-*/")
-    taught = player._Habits((("factors", 1.0),), shares)
+    taught = player.Habits((("factors", 1.0),), shares)
     assert taught.weight(move(2, "+", 3, Fraction(5)), Fraction(0)) == pytest.approx(1.0)
-    assert player._ending((Fraction(5), "*", Fraction(7), "0"), Fraction(0)) == ""
+    assert player.ending_of((Fraction(5), "*", Fraction(7), "0"), Fraction(0)) == ""
 
 
 def test_the_last_step_is_left_to_the_target_itself() -> None:
@@ -389,10 +389,10 @@ def test_an_io_examples_written_steps_count_over_its_answer() -> None:
 
 
 def test_a_number_in_parentheses_is_read_only_with_both_of_them() -> None:
-    assert player._number("(12)") == 12
-    assert player._number("(-2)") == -2
-    assert player._number("(12") is None
-    assert player._number("12)") is None
+    assert player.read_number("(12)") == 12
+    assert player.read_number("(-2)") == -2
+    assert player.read_number("(12") is None
+    assert player.read_number("12)") is None
 
 
 # ---------------------------------------------------------------- draws of the random source
@@ -411,15 +411,15 @@ class Scripted(random.Random):
 
 
 def test_tots_proposals_rank_by_weight_times_a_jitter_of_half_to_one_and_a_half() -> None:
-    engine = player._Play(seed=0)
+    engine = player.Play(seed=0)
     nums = (Fraction(1), Fraction(4), Fraction(6))
-    moves = list(player._moves(nums))
-    weights = [engine._step_weight(m, random.Random(0)) for m in moves]
+    moves = list(player.moves_from(nums))
+    weights = [engine.step_weight(m, random.Random(0)) for m in moves]
     changed = 0
     for seed in range(20):
         draws = [random.Random(f"{seed}|{i}").random() for i in range(len(moves))]
         ranked = sorted(range(len(moves)), key=lambda i: -weights[i] * (0.5 + draws[i]))
-        lines = engine._propose(nums, Scripted(draws), 0.7).splitlines()
+        lines = engine.propose(nums, Scripted(draws), 0.7).splitlines()
         assert [line.split(" = ")[0] for line in lines] == [
             named(moves[i]) for i in ranked[: len(lines)]
         ]
@@ -431,25 +431,25 @@ def test_tots_proposals_rank_by_weight_times_a_jitter_of_half_to_one_and_a_half(
 def test_a_try_that_finds_nothing_to_do_is_only_one_try() -> None:
     # Every step from 2/5 3/20 1/9 makes a fraction, which comes to mind one time in seven
     # (a draw below 0.15); 3/20 * 1/9 = 1/60 leaves 2/5 1/60, and (2/5) / (1/60) = 24.
-    engine = player._Play(seed=0)
+    engine = player.Play(seed=0)
     nums = (Fraction(2, 5), Fraction(3, 20), Fraction(1, 9))
-    moves = list(player._moves(nums))
+    moves = list(player.moves_from(nums))
     assert all(m[3].denominator != 1 for m in moves)
     key = next(i for i, m in enumerate(moves) if {m[0], m[2]} == set(nums[1:]) and m[1] == "*")
     nothing = [0.5] * len(moves)  # the first try: no step comes to mind
     only_key = [0.1 if i == key else 0.5 for i in range(len(moves))]
-    found = engine._tries(nums, Scripted([*nothing, *only_key]), 2)
+    found = engine.tries(nums, Scripted([*nothing, *only_key]), 2)
     assert found == [Fraction(2, 5), Fraction(1, 60)]
-    assert engine._tries(nums, Scripted([*nothing, *only_key]), 1) is None
+    assert engine.tries(nums, Scripted([*nothing, *only_key]), 1) is None
 
 
 def test_weights_too_large_to_raise_are_rescaled_to_the_same_choice() -> None:
     # At temperature 0.5 a choice goes by the square of each weight: 1e300 and 5e299 have
     # no square a float holds, so they are divided by the largest first. The lighter is
     # picked when the draw passes 1 / (1 + 0.25), a fifth of the time.
-    engine = player._Play(seed=0)
+    engine = player.Play(seed=0)
     draws = [(i + 0.5) / 1000 for i in range(1000)]
-    chosen = [engine._pick(["heavy", "light"], [1e300, 5e299], Scripted([d]), 0.5) for d in draws]
+    chosen = [engine.pick(["heavy", "light"], [1e300, 5e299], Scripted([d]), 0.5) for d in draws]
     assert chosen.count("light") == 200
 
 
@@ -470,9 +470,9 @@ def test_a_state_that_no_try_finishes_is_scored_by_a_feel_for_its_numbers(
     numbers: tuple[int, ...], promise: float
 ) -> None:
     nums = tuple(Fraction(n) for n in numbers)
-    engine = player._Play(seed=0)
-    assert engine._tries(nums, random.Random(0), 200) is None  # nothing makes 24
-    assert engine._promise(nums, random.Random(0)) == pytest.approx(promise)
+    engine = player.Play(seed=0)
+    assert engine.tries(nums, random.Random(0), 200) is None  # nothing makes 24
+    assert engine.promise(nums, random.Random(0)) == pytest.approx(promise)
 
 
 # ---------------------------------------------------------------- the engine as a model

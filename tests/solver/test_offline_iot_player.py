@@ -23,7 +23,7 @@ from solver.domains.game24 import Game24Domain, parse_guidance, parse_reply
 from solver.model import Message
 from solver.model.markers import G24_IOT_ANSWER, G24_IOT_GUIDE
 from solver.model.offline import critics
-from solver.model.offline.game24 import _Play
+from solver.model.offline.game24 import Play
 from solver.roles import Role
 from tests.solver.game24_replies import answer
 from tests.solver.offline_calls import HAND, respond, text_of
@@ -131,13 +131,13 @@ def test_each_time_it_is_told_it_is_wrong_it_makes_two_more_attempts(
     # early. The first turn is the habitual attempt (a cool, fixed walk)
     # and one more at the call's temperature; each wrong answer since adds two.
     temps: list[float] = []
-    walk = _Play._walk
+    walk = Play.walk
 
-    def failing(self: _Play, nums: Any, rng: random.Random, temp: float) -> Any:
+    def failing(self: Play, nums: Any, rng: random.Random, temp: float) -> Any:
         temps.append(temp)
         return walk(self, nums, rng, temp)[0], False
 
-    monkeypatch.setattr(_Play, "_walk", failing)
+    monkeypatch.setattr(Play, "walk", failing)
     for wrong_so_far, expected in ((0, [0.3, 0.7]), (1, [0.7] * 3), (2, [0.7] * 5)):
         temps.clear()
         reply = respond([WRONG] * wrong_so_far, "Try again.", "free", 1)

@@ -29,7 +29,7 @@ from solver.events import ThoughtAdded
 from solver.methods import METHODS, make_method, solve
 from solver.model import Call, Generation, Message, ModelError, Sampling, TokenCallback
 from solver.model.offline import OfflineModel, critics
-from solver.model.offline.game24 import _Play
+from solver.model.offline.game24 import Play
 from solver.roles import Purpose, Role
 from tests.solver.offline_calls import Recorder, Untouchable
 
@@ -453,11 +453,11 @@ async def test_tots_last_call_writes_the_expression_its_steps_build_and_what_it_
 
 
 def test_a_result_above_a_hundred_seldom_comes_to_mind() -> None:
-    engine = _Play(seed=0)
+    engine = Play(seed=0)
     rng = random.Random(0)
 
     def weight(c: int) -> float:
-        return engine._step_weight((Fraction(c - 1), "+", Fraction(1), Fraction(c), ()), rng)
+        return engine.step_weight((Fraction(c - 1), "+", Fraction(1), Fraction(c), ()), rng)
 
     assert weight(101) == pytest.approx(weight(99) * 0.2)
     assert weight(100) == pytest.approx(weight(99))
@@ -495,9 +495,9 @@ async def test_a_state_that_cannot_make_24_gets_the_words_gpt4_gave_such_states(
 
 
 def test_a_fraction_makes_a_state_look_worse() -> None:
-    engine = _Play(seed=0)
+    engine = Play(seed=0)
     whole = (Fraction(5), Fraction(5), Fraction(13))  # no way to 24 from either
     halves = (Fraction(5, 2), Fraction(5), Fraction(13))
     for seed in range(5):
-        assert engine._promise(whole, random.Random(seed)) == pytest.approx(0.45)
-        assert engine._promise(halves, random.Random(seed)) == pytest.approx(0.25)
+        assert engine.promise(whole, random.Random(seed)) == pytest.approx(0.45)
+        assert engine.promise(halves, random.Random(seed)) == pytest.approx(0.25)

@@ -89,7 +89,7 @@ def _fmt(numbers: Sequence[Fraction]) -> str:
 
 
 @functools.lru_cache(maxsize=65536)
-def _moves(nums: _Nums) -> tuple[tuple[Fraction, str, Fraction, Fraction, _Nums], ...]:
+def moves_from(nums: _Nums) -> tuple[tuple[Fraction, str, Fraction, Fraction, _Nums], ...]:
     """Every way to combine two numbers, written larger first (as people do).
 
     Cached: a run asks about the same few hundred number sets again and again, and Fraction
@@ -169,7 +169,7 @@ def _role(text: str) -> Purpose | None:
     return role
 
 
-def _number(text: str) -> Fraction | None:
+def read_number(text: str) -> Fraction | None:
     """A number as written in a prompt (``8``, ``-2``, ``8/3``, ``(8/3)``, ``2.67``)."""
     text = text.strip()
     if text.startswith("(") and text.endswith(")"):
@@ -188,7 +188,7 @@ def _numbers(text: str) -> _Nums | None:
         return None
     out = []
     for part in parts:
-        value = _number(part)
+        value = read_number(part)
         if value is None:
             return None
         out.append(value)
@@ -206,7 +206,7 @@ def _read_step(text: str) -> _Step | None:
     m = _BOT_FIELDS.search(text) or _EQUATION.match(text)
     if not m:
         return None
-    a, b = _number(m["a"]), _number(m["b"])
+    a, b = read_number(m["a"]), read_number(m["b"])
     if a is None or b is None:
         return None
     return a, m["op"], b, m["c"].strip("()")
@@ -224,7 +224,7 @@ def _play(nums: _Nums, step: _Step) -> tuple[_Nums, bool] | None:
     c = combine(a, op, b)
     if c is None:
         return None
-    claimed = _number(written)
+    claimed = read_number(written)
     right = claimed is not None and (
         claimed == c or ("." in written and abs(claimed - c) < Fraction(1, 100))
     )
@@ -309,7 +309,7 @@ def _read_avoid(text: str) -> list[tuple[_Step, _Nums]]:
     taken from (``do not use 8 / 8 = 1 from 4 7 8 8;``), wherever the advice stands."""
     out = []
     for m in _AVOID.finditer(text):
-        a, b, nums = _number(m["a"]), _number(m["b"]), _numbers(m["nums"])
+        a, b, nums = read_number(m["a"]), read_number(m["b"]), _numbers(m["nums"])
         if a is not None and b is not None and nums is not None:
             out.append(((a, m["op"], b, m["c"]), nums))
     return out
@@ -430,7 +430,7 @@ _OP_PULL = 1.6
 times as much, its operation's share of the examples' steps against an even quarter each."""
 
 
-def _ending(step: _Step, target: Fraction) -> str:
+def ending_of(step: _Step, target: Fraction) -> str:
     """The kind of ending a worked solution's last step is (one of ``_ENDINGS`` or "")."""
     a, op, b, _ = step
     if op == "*" and target != 0 and all(_factor(x, target) for x in (a, b)):
@@ -469,7 +469,7 @@ def _ops_of(expr: Expr) -> list[str]:
 
 
 @dataclass(frozen=True)
-class _Habits:
+class Habits:
     """What the engine takes from a prompt's worked examples: the share of them that end
     each way (``_ENDINGS``) and each operation's share of their steps."""
 
@@ -537,20 +537,20 @@ def _answer_steps(answer: str) -> list[_Step]:
     return [*inner, (expr.left.value, expr.op, expr.right.value, m["c"])]
 
 
-def _read_habits(text: str, target: Fraction) -> _Habits | None:
+def read_habits(text: str, target: Fraction) -> Habits | None:
     """The habits a prompt's worked examples teach; None when it shows no worked solution
     (an example whose last step, as written, does not make the target is not one)."""
     solved = [
         steps
         for steps in [*_example_steps(text), *_shot_steps(text)]
-        if _number(steps[-1][3]) == target
+        if read_number(steps[-1][3]) == target
     ]
     if not solved:
         return None
-    endings = Counter(_ending(steps[-1], target) for steps in solved)
+    endings = Counter(ending_of(steps[-1], target) for steps in solved)
     ops = Counter(step[1] for steps in solved for step in steps)
     total = sum(ops.values())
-    return _Habits(
+    return Habits(
         tuple((e, endings[e] / len(solved)) for e in _ENDINGS if endings[e]),
         tuple((op, ops[op] / total) for op in "+-*/"),
     )
@@ -601,7 +601,7 @@ class Game24Player:
     """The offline answers for the Game of 24 (see the module notes). The engine asks it last:
     it answers what no other kind's player recognises, and refuses, saying why, what it cannot
     read as a Game of 24 prompt. It keeps no state between calls: each reply is played by a
-    fresh :class:`_Play` aimed at the target its prompt names."""
+    fresh :class:`Play` aimed at the target its prompt names."""
 
     def __init__(self, *, lookahead: int = 10, slip: float = 0.02) -> None:
         self.lookahead = lookahead
@@ -614,13 +614,13 @@ class Game24Player:
         temperature, top_p = call.sampling.temperature, call.sampling.top_p
         text = _user_text(call)
         role = _role(text)  # from the prompt's words: the call's purpose is not read
-        play = _Play(seed, self.lookahead, self.slip)
+        play = Play(seed, self.lookahead, self.slip)
         if role in (Purpose.IOT_GUIDE, Purpose.IOT_ANSWER):
             return iot24.iot_reply(play, role, call.messages, rng, temperature)
         return play.reader(role, text)(rng, temperature, top_p)
 
 
-class _Play:
+class Play:
     """One reply's play: the player's settings and the target (with the numbers that feel
     "nice" for it) its prompt names, read before the reply is written."""
 
@@ -667,7 +667,7 @@ class _Play:
         hand, target, _ = _read_cot(text, role)
         self._aim(target)
         steps = role == Purpose.COT
-        habits = _read_habits(text, target)
+        habits = read_habits(text, target)
         return lambda rng, temp, top_p: self._attempt(hand, rng, temp, steps, habits)
 
     def _read_answer(self, role: str, text: str) -> _Reply:
@@ -685,7 +685,7 @@ class _Play:
         if nums is None or target is None or G24_PROPOSE not in text:
             raise _not_24(role)
         self._aim(target)
-        return lambda rng, temp, top_p: self._propose(nums, rng, temp)
+        return lambda rng, temp, top_p: self.propose(nums, rng, temp)
 
     def _read_value(self, role: str, text: str) -> _Reply:
         lines = [line for line in text.splitlines() if line.strip()]
@@ -713,7 +713,7 @@ class _Play:
         avoid = _read_avoid(bot.experience)
         # BoT+CoT's worked examples stand before the experience (never read as experience).
         exp = EXPERIENCE.search(text)
-        habits = _read_habits(text[: exp.start()] if exp else text, bot.target)
+        habits = read_habits(text[: exp.start()] if exp else text, bot.target)
         return lambda rng, temp, top_p: self._bot_step(
             bot, lessons, avoid, rng, temp, top_p, habits
         )
@@ -745,7 +745,7 @@ class _Play:
         bot = _BotPrompt(hand, target, (), exp.group(1) if exp else "")
         lessons = _read_lessons(bot.experience, hand, target)
         avoid = _read_avoid(bot.experience)
-        habits = _read_habits(text[: exp.start()] if exp else text, target)
+        habits = read_habits(text[: exp.start()] if exp else text, target)
         return lambda rng, temp, top_p: self._bot_final(
             bot, lessons, avoid, rng, temp, top_p, habits
         )
@@ -768,12 +768,12 @@ class _Play:
 
     # ------------------------------------------------------------------ judgement
 
-    def _tries(self, nums: _Nums, rng: random.Random, budget: int) -> list[Fraction] | None:
+    def tries(self, nums: _Nums, rng: random.Random, budget: int) -> list[Fraction] | None:
         """A few random mental tries at finishing from ``nums``; the path if one hits 24."""
         if len(nums) == 1:
             return [nums[0]] if nums[0] == self.target else None
         if len(nums) == 2:  # two numbers: anyone checks all six results
-            for a, _, b, c, _ in _moves(nums):
+            for a, _, b, c, _ in moves_from(nums):
                 if c == self.target:
                     return [a, b]
             return None
@@ -782,20 +782,20 @@ class _Play:
             # would: "5 * 4 = 20, and 20 + 4 = 24".
             cur = nums
             while len(cur) > 2:
-                moves = [m for m in _moves(cur) if m[3].denominator == 1 or rng.random() < 0.15]
+                moves = [m for m in moves_from(cur) if m[3].denominator == 1 or rng.random() < 0.15]
                 if not moves:
                     break
                 move = rng.choice(moves)
                 cur = (*move[4], move[3])
-            if len(cur) == 2 and self._tries(cur, rng, 0) is not None:
+            if len(cur) == 2 and self.tries(cur, rng, 0) is not None:
                 return list(cur)
         return None
 
-    def _promise(self, nums: _Nums, rng: random.Random) -> float:
+    def promise(self, nums: _Nums, rng: random.Random) -> float:
         """How good a state looks, 0..1, from a few tries and a feel for the numbers."""
         if len(nums) == 1:
             return 1.0 if nums[0] == self.target else 0.0
-        if self._tries(nums, rng, self.lookahead) is not None:
+        if self.tries(nums, rng, self.lookahead) is not None:
             return 0.95
         if len(nums) == 2:
             return 0.05
@@ -810,17 +810,17 @@ class _Play:
         return max(0.0, min(1.0, score))
 
     def _confidence(self, nums: _Nums, rng: random.Random, temp: float) -> str:
-        p = self._promise(nums, rng) + rng.gauss(0, 0.1 + 0.1 * temp)
+        p = self.promise(nums, rng) + rng.gauss(0, 0.1 + 0.1 * temp)
         scale = (0.1, 0.3, 0.5, 0.7, 0.9, 1.0)
         return format(min(scale, key=lambda s: abs(s - p)), "g")
 
     # ------------------------------------------------------------------ choosing steps
 
-    def _step_weight(
+    def step_weight(
         self,
         move: tuple[Fraction, str, Fraction, Fraction, _Nums],
         rng: random.Random,
-        habits: _Habits | None = None,
+        habits: Habits | None = None,
     ) -> float:
         _, op, _, c, rest = move
         after = (*rest, c)
@@ -833,13 +833,13 @@ class _Play:
             w *= 0.2
         if op == "/" and c.denominator == 1:
             w *= 1.3
-        if self._tries(after, rng, 3) is not None:
+        if self.tries(after, rng, 3) is not None:
             w *= 4.0
         if habits is not None:  # what the prompt's worked examples taught (no draw of rng)
             w *= habits.weight(move, self.target)
         return w
 
-    def _pick(self, moves: list[Any], weights: list[float], rng: random.Random, temp: float) -> Any:
+    def pick(self, moves: list[Any], weights: list[float], rng: random.Random, temp: float) -> Any:
         sharp = 1.0 / max(temp, 0.05)
         try:
             ws = [w**sharp for w in weights]
@@ -869,15 +869,15 @@ class _Play:
             return f"{float(c):.2f}"
         return format_number(c)
 
-    def _walk(
-        self, nums: _Nums, rng: random.Random, temp: float, habits: _Habits | None = None
+    def walk(
+        self, nums: _Nums, rng: random.Random, temp: float, habits: Habits | None = None
     ) -> tuple[list[Any], bool]:
         """One attempt at a whole solution: a path of moves and whether it reaches 24."""
         cur, path = nums, []
         while len(cur) > 1:
-            moves = list(_moves(cur))
-            weights = [self._step_weight(m, rng, habits) for m in moves]
-            move = self._pick(moves, weights, rng, temp)
+            moves = list(moves_from(cur))
+            weights = [self.step_weight(m, rng, habits) for m in moves]
+            move = self.pick(moves, weights, rng, temp)
             cur = (*move[4], move[3])
             path.append(move)
         return path, len(cur) == 1 and cur[0] == self.target
@@ -888,17 +888,17 @@ class _Play:
         rng: random.Random,
         temp: float,
         steps: bool,
-        habits: _Habits | None = None,
+        habits: Habits | None = None,
     ) -> str:
         # Like a language model, the engine has a habitual answer for a hand (the same for
         # every sample): many samples repeat it, right or wrong, so votes can agree on a
         # wrong answer. The other samples try twice on their own.
         habit_rng = random.Random(f"{self.seed}|habit|{_fmt(sorted(nums))}")
-        habit, _ = self._walk(nums, habit_rng, 0.3, habits)
+        habit, _ = self.walk(nums, habit_rng, 0.3, habits)
         path, ok = habit, False
         if rng.random() >= 0.55:
             for _try in range(2):
-                path, ok = self._walk(nums, rng, temp, habits)
+                path, ok = self.walk(nums, rng, temp, habits)
                 if ok:
                     break
             if not ok and rng.random() < 0.5:
@@ -914,9 +914,9 @@ class _Play:
         body = "\n".join(lines) + "\n" if steps else ""
         return f"{body}Answer: {expr} = {self.target}"
 
-    def _propose(self, nums: _Nums, rng: random.Random, temp: float) -> str:
-        moves = list(_moves(nums))
-        weights = [self._step_weight(m, rng) * rng.uniform(0.5, 1.5) for m in moves]
+    def propose(self, nums: _Nums, rng: random.Random, temp: float) -> str:
+        moves = list(moves_from(nums))
+        weights = [self.step_weight(m, rng) * rng.uniform(0.5, 1.5) for m in moves]
         order = sorted(range(len(moves)), key=lambda i: -weights[i])
         count = min(len(moves), rng.randint(5, 8))
         lines = []
@@ -977,17 +977,17 @@ class _Play:
         rng: random.Random,
         temp: float,
         top_p: float,
-        habits: _Habits | None = None,
+        habits: Habits | None = None,
     ) -> str:
         nums = _replay(bot.hand, bot.chain)
-        moves = list(_moves(nums))
+        moves = list(moves_from(nums))
         if not moves:  # one number left (a hand and a step each leave one at least)
             done = nums[0] == self.target
             return (
                 f"Step {len(bot.chain) + 1}: only {_fmt(nums)} is left, so there is "
                 f"nothing to combine. Evaluation score: {1.0 if done else 0.1}"
             )
-        weights = [self._step_weight(m, rng, habits) for m in moves]
+        weights = [self.step_weight(m, rng, habits) for m in moves]
         # Read the experience: avoid what was rejected from this same position, prefer steps
         # of chains that were recommended.
         here = sorted(nums)
@@ -1022,7 +1022,7 @@ class _Play:
                     break
             moves = [moves[i] for i in kept]
             weights = [weights[i] for i in kept]
-        a, op, b, c, rest = self._pick(moves, weights, rng, temp)
+        a, op, b, c, rest = self.pick(moves, weights, rng, temp)
         after = (*rest, c)
         return (
             f"Step {len(bot.chain) + 1}, Current set: {_fmt(nums)}, Two numbers selected: "
@@ -1039,7 +1039,7 @@ class _Play:
         rng: random.Random,
         temp: float,
         top_p: float,
-        habits: _Habits | None,
+        habits: Habits | None,
     ) -> str:
         """The whole chain, step by step as a step prompt would be answered from the same
         experience (each step written after the ones before), then the answer it spells."""

@@ -33,7 +33,7 @@ from solver.model.offline.writing import expression as _expression
 from solver.roles import Purpose
 
 if TYPE_CHECKING:
-    from solver.model.offline.game24 import _Play
+    from solver.model.offline.game24 import Play
 
 __all__ = ["GUIDE", "RESPOND", "iot_reply"]
 
@@ -109,7 +109,7 @@ def _opening(nums: tuple[Fraction, ...], target: Fraction, rng: random.Random) -
     return f"You have {numbers} and need {t}, each number exactly once. {hint}"
 
 
-def _guide(engine: _Play, text: str, rng: random.Random) -> dict[str, Any]:
+def _guide(engine: Play, text: str, rng: random.Random) -> dict[str, Any]:
     read = _read_numbers(text)
     if read is None:
         return {"guidance": "Restate the numbers and the goal, then try again.", "stop": False}
@@ -154,7 +154,7 @@ def _believes(
     return _trusts(_judge(answer, nums, target) is None, rng)
 
 
-def _respond(engine: _Play, text: str, rng: random.Random, temp: float) -> dict[str, Any]:
+def _respond(engine: Play, text: str, rng: random.Random, temp: float) -> dict[str, Any]:
     read = _read_numbers(text)
     if read is None:
         return {
@@ -187,12 +187,12 @@ def _respond(engine: _Play, text: str, rng: random.Random, temp: float) -> dict[
     ok = False
     if tried == 0:
         habit = random.Random(f"{engine.seed}|habit|{' '.join(map(str, sorted(nums)))}")
-        path, hit = engine._walk(nums, habit, 0.3)
+        path, hit = engine.walk(nums, habit, 0.3)
         ok = _trusts(hit, rng)
     for _ in range(1 + 2 * tried):  # told it is wrong, it tries harder each turn
         if ok:
             break
-        path, hit = engine._walk(nums, rng, temp)
+        path, hit = engine.walk(nums, rng, temp)
         ok = _trusts(hit, rng)
     lines = []
     for a, op, b, c, _rest in path:
@@ -214,7 +214,7 @@ def _nice_for(target: Fraction) -> frozenset[Fraction]:
     return _nice(target)
 
 
-def iot_reply(engine: _Play, role: Purpose, messages: Any, rng: random.Random, temp: float) -> str:
+def iot_reply(engine: Play, role: Purpose, messages: Any, rng: random.Random, temp: float) -> str:
     """The engine's JSON reply to an IoT call, from the prompt text alone."""
     text = _prompt_text(messages)
     if role == GUIDE:
