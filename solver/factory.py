@@ -30,7 +30,7 @@ def make_model(
     ``record_file``, every call the model finishes is written to it
     (:class:`~solver.model.recording.RecordingModel`).
     """
-    model = _engine(settings, seed, offline_delay, on_retry)
+    model = engine_for(settings, seed, offline_delay, on_retry)
     if not settings.record_file:
         return model
     from solver.model.recording import RecordingModel
@@ -52,7 +52,7 @@ def _url_secrets(url: str | None) -> list[str]:
     return [urllib.parse.unquote(s) for s in found if s]
 
 
-def _engine(
+def engine_for(
     settings: Settings,
     seed: int | None,
     offline_delay: float,

@@ -61,6 +61,7 @@ __all__ = [
     "hints",
     "pick",
     "rate",
+    "reload",
 ]
 
 LEVELS = ("easy", "medium", "hard", "expert")
@@ -232,6 +233,13 @@ def catalogue() -> list[Entry]:
 
     Read from the shipped table on first use and kept for the life of the process."""
     return list(_entries())
+
+
+def reload() -> None:
+    """Forget the catalogue read so far: the next use reads ``TABLE`` again (after the table
+    is rebuilt, or pointed elsewhere)."""
+    _entries.cache_clear()
+    _by_key.cache_clear()
 
 
 def entry(hand: Hand) -> Entry:

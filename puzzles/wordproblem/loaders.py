@@ -137,7 +137,7 @@ def _json_type(value: object) -> str:
     return names.get(type(value), "number")
 
 
-def _gsm8k(path: Path, text: str) -> list[WordProblem]:
+def parse_gsm8k(path: Path, text: str) -> list[WordProblem]:
     problems = [
         _gsm8k_problem(path, number, raw)
         for number, raw in enumerate(text.splitlines(), start=1)
@@ -151,7 +151,7 @@ def _gsm8k(path: Path, text: str) -> list[WordProblem]:
 def load_gsm8k(path: str | os.PathLike[str]) -> list[WordProblem]:
     """The problems of a GSM8K-style JSON lines file, in file order."""
     file = Path(path)
-    return _gsm8k(file, _read_text(file))
+    return parse_gsm8k(file, _read_text(file))
 
 
 class _Draft:
@@ -253,7 +253,7 @@ def load_problems(path: str | os.PathLike[str]) -> list[WordProblem]:
     if not start:
         raise PuzzleFileError(file, "is empty")
     if start == "{":
-        return _gsm8k(file, text)
+        return parse_gsm8k(file, text)
     if start == "[":
         raise PuzzleFileError(
             file,

@@ -32,7 +32,7 @@ __all__ = [
 ]
 
 
-def _collect() -> dict[str, MethodSpec]:
+def collect() -> dict[str, MethodSpec]:
     found: list[MethodSpec] = []
     for info in pkgutil.iter_modules(__path__):
         if info.name in ("base", "spec"):
@@ -51,7 +51,7 @@ def _collect() -> dict[str, MethodSpec]:
     return out
 
 
-METHODS: dict[str, MethodSpec] = _collect()
+METHODS: dict[str, MethodSpec] = collect()
 """Method name -> spec, in the order people see them."""
 
 

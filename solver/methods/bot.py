@@ -287,7 +287,7 @@ class BoT:
                 depth = self._depth(domain)
                 chain = await self._aggregate_greedy(domain, ctx, chains, depth, judged)
             else:
-                chain = max(chains, key=_chain_score)
+                chain = max(chains, key=chain_score)
             lines = [n.line for n in chain]
             ctx.emit(
                 ChainAggregated(
@@ -295,7 +295,7 @@ class BoT:
                     cfg.aggregation,
                     tuple(n.id for n in chain),
                     tuple(lines),
-                    round(_chain_score(chain), 3),
+                    round(chain_score(chain), 3),
                 )
             )
             final_state, verdict, ok = self._check_chain(domain, chain)
@@ -564,7 +564,7 @@ class BoT:
         ends = [n for n in tree.nodes if not n.children and (n.leaf or n.grown)]
         if not ends:
             return []
-        return max((n.chain() for n in ends), key=_chain_score)
+        return max((n.chain() for n in ends), key=chain_score)
 
     def _depth(self, domain: Domain[Any, Any]) -> int:
         return self.config.depth or domain.depth()
@@ -803,7 +803,7 @@ def _chains_entry(index: int, chains: list[list[Node]]) -> str:
     scores (the model's own and the evaluation's), and no analysis."""
     lines = [f"{index}. Reasoning chains of this iteration, without analysis"]
     for k, chain in enumerate(chains, 1):
-        lines.append(f"Chain {k} (total score {_chain_score(chain):.3g}):")
+        lines.append(f"Chain {k} (total score {chain_score(chain):.3g}):")
         lines.append("---")
         lines.extend(
             f"Step {i}: {n.text}, Evaluation score: {n.score:g}, Edge score: {n.edge:g}"
@@ -813,7 +813,7 @@ def _chains_entry(index: int, chains: list[list[Node]]) -> str:
     return "\n".join(lines)
 
 
-def _chain_score(chain: list[Node]) -> float:
+def chain_score(chain: list[Node]) -> float:
     # An invalid step adds nothing, whatever the model thought of it (ours: with exact
     # checking on, a chain with a broken step must not outscore a sound one).
     return sum(n.score + n.edge for n in chain if n.valid)

@@ -133,7 +133,7 @@ class MethodSpec:
 
     def options(self) -> tuple[OptionInfo, ...]:
         """The user-facing options, in the config's field order."""
-        hints = _field_types(self.config)
+        hints = field_types(self.config)
         out = []
         for f in dataclasses.fields(self.config):
             opt = f.metadata.get(_META_KEY)
@@ -163,7 +163,7 @@ class MethodSpec:
         return self.build(self.config(**checked))
 
 
-def _field_types(config: type) -> dict[str, type]:
+def field_types(config: type) -> dict[str, type]:
     """Field name -> runtime type for the simple field types options may have."""
     names = {"int": int, "float": float, "bool": bool, "str": str}
     out: dict[str, type] = {}

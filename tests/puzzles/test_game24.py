@@ -632,10 +632,8 @@ def test_a_damaged_catalogue_table_falls_back_to_the_solver(
         table = tmp_path / "catalogue.csv"
         table.write_text(damage, encoding="ascii")
         monkeypatch.setattr(catalogue_module, "TABLE", table)
-        catalogue_module._entries.cache_clear()
-        catalogue_module._by_key.cache_clear()
+        catalogue_module.reload()
         try:
             assert catalogue() == good
         finally:
-            catalogue_module._entries.cache_clear()
-            catalogue_module._by_key.cache_clear()
+            catalogue_module.reload()

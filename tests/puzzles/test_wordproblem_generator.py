@@ -21,7 +21,7 @@ from puzzles.wordproblem import (
     template,
     templates,
 )
-from puzzles.wordproblem.loaders import _gsm8k  # the parser behind load_gsm8k, without a file
+from puzzles.wordproblem.loaders import parse_gsm8k  # the parser behind load_gsm8k, without a file
 from puzzles.wordproblem.templates import counts_of_one
 
 SEEDS = range(60)
@@ -108,7 +108,7 @@ def test_topic_and_level_filter_the_batch() -> None:
 
 def test_generated_problems_survive_the_gsm8k_round_trip(tmp_path) -> None:  # type: ignore[no-untyped-def]
     problems = generate(seed=5, count=100)
-    loaded = _gsm8k(tmp_path / "generated.jsonl", dump_gsm8k(problems))
+    loaded = parse_gsm8k(tmp_path / "generated.jsonl", dump_gsm8k(problems))
     assert [(p.question, p.answer, p.topic, p.level, p.id) for p in loaded] == [
         (p.question, p.answer, p.topic, p.level, p.id) for p in problems
     ]

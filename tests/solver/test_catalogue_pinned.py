@@ -160,7 +160,7 @@ def test_two_methods_with_one_name_are_refused_with_the_name(
     monkeypatch.setattr(package, "__path__", [*package.__path__, str(tmp_path)])
     try:
         with pytest.raises(RuntimeError, match=r"^two methods are called 'react'$"):
-            package._collect()
+            package.collect()
     finally:
         sys.modules.pop("solver.methods.copycat", None)
 
@@ -186,7 +186,7 @@ def test_each_kind_of_option_is_checked_with_its_own_message() -> None:
 
 
 def test_option_types_are_read_from_written_and_from_real_annotations() -> None:
-    from solver.methods.spec import _field_types
+    from solver.methods.spec import field_types
 
     @dataclasses.dataclass
     class Written:  # annotations kept as text (this module postpones them)
@@ -199,8 +199,8 @@ def test_option_types_are_read_from_written_and_from_real_annotations() -> None:
         "Real",
         [("n", int), ("x", float), ("on", bool), ("word", str), ("other", list), ("k", int | None)],
     )
-    assert _field_types(Written) == {"n": int, "x": float, "word": str, "other": str}
-    assert _field_types(real) == {
+    assert field_types(Written) == {"n": int, "x": float, "word": str, "other": str}
+    assert field_types(real) == {
         "n": int,
         "x": float,
         "on": bool,

@@ -344,7 +344,7 @@ async def test_bot_takes_the_new_step_when_a_reply_repeats_earlier_ones() -> Non
 
 
 def test_invalid_steps_add_nothing_to_a_chain() -> None:
-    from solver.methods.bot import Node, _chain_score
+    from solver.methods.bot import Node, chain_score
 
     state = Hand.parse("4 7 8 8").start()
     sound = [Node(f"n{i}", None, state, i, score=0.7, edge=0.7) for i in (1, 2, 3)]
@@ -353,7 +353,7 @@ def test_invalid_steps_add_nothing_to_a_chain() -> None:
         Node("b2", None, state, 2, score=1.0, edge=0.9),
         Node("b3", None, state, 3, score=1.0, edge=0.0, valid=False),
     ]
-    assert _chain_score(sound) > _chain_score(broken)
+    assert chain_score(sound) > chain_score(broken)
 
 
 async def test_io_checks_a_whole_answer_never_a_piece_of_it() -> None:

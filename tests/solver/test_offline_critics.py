@@ -295,11 +295,11 @@ def test_renaming_the_purpose_changes_no_reply(kind: str) -> None:
 
 
 def test_each_game24_prompt_is_known_by_its_own_sentence() -> None:
-    from solver.model.offline.game24 import _role
+    from solver.model.offline.game24 import role_of_prompt
 
     for purpose, messages in game24_prompts():
         user = "\n".join(m.content for m in messages if m.role == "user")
-        assert _role(user) == {"iot_guide": "iot_guide", "iot_answer": "iot_answer"}.get(
+        assert role_of_prompt(user) == {"iot_guide": "iot_guide", "iot_answer": "iot_answer"}.get(
             purpose, purpose
         ), purpose
     assert set(PURPOSES_24.values()) == {purpose for purpose, _ in game24_prompts()}

@@ -20,11 +20,11 @@ from solver.model import Call, Message, ModelError, Sampling
 from solver.model.offline import OfflineModel
 from solver.model.offline.crossword import (
     CrosswordPlayer,
-    _candidates,
-    _confidence,
-    _known,
-    _pick,
-    _read_puzzle,
+    clue_candidates,
+    is_known_word,
+    pick_rank,
+    read_puzzle,
+    say_confidence,
 )
 from solver.roles import Purpose, Role
 from tests.solver.offline_calls import reply
@@ -42,13 +42,13 @@ def domain() -> CrosswordDomain:
 
 def test_a_warm_draw_between_two_words_sometimes_takes_the_second() -> None:
     rng = random.Random(1)
-    warm = Counter(_pick(2, rng, 1.0) for _ in range(200))
+    warm = Counter(pick_rank(2, rng, 1.0) for _ in range(200))
     assert warm[0] > warm[1] > 20, warm  # the first is likelier, the second is drawn too
-    assert {_pick(1, rng, 1.0) for _ in range(50)} == {0}
-    assert {_pick(5, rng, 0.0) for _ in range(50)} == {0}  # cold: always the best
-    assert {_pick(5, rng, 1.0, top_p=0.1) for _ in range(50)} == {0}  # a tight nucleus
+    assert {pick_rank(1, rng, 1.0) for _ in range(50)} == {0}
+    assert {pick_rank(5, rng, 0.0) for _ in range(50)} == {0}  # cold: always the best
+    assert {pick_rank(5, rng, 1.0, top_p=0.1) for _ in range(50)} == {0}  # a tight nucleus
     # Warm, the best word carries 81 % of the weight: a nucleus of 0.9 keeps the best two.
-    nucleus = Counter(_pick(6, rng, 1.0, top_p=0.9) for _ in range(400))
+    nucleus = Counter(pick_rank(6, rng, 1.0, top_p=0.9) for _ in range(400))
     assert set(nucleus) == {0, 1} and nucleus[1] >= 30, nucleus
 
 
@@ -73,7 +73,7 @@ def test_its_confidence_follows_the_margin_over_the_next_word(
 ) -> None:
     cands = list(zip(("FIRST", "OTHER"), scores, strict=False))
     rng = random.Random(3)
-    levels = Counter(_confidence(cands, index, rng) for _ in range(100))
+    levels = Counter(say_confidence(cands, index, rng) for _ in range(100))
     assert levels.most_common(1)[0][0] == said and levels[said] >= 70, levels
 
 
@@ -83,7 +83,7 @@ def test_its_confidence_follows_the_margin_over_the_next_word(
 def test_the_better_scored_word_wins_a_shared_cell(domain: CrosswordDomain) -> None:
     text = "\n".join(m.content for m in domain.prompt(Role.COT))
     for h1, v1, cell in ((5.0, 1.0, "A"), (1.0, 5.0, "B")):
-        puzzle = _read_puzzle(text)
+        puzzle = read_puzzle(text)
         assert puzzle is not None
         CrosswordPlayer()._resolve(puzzle, {"h1": ("AAAAA", h1), "v1": ("BBBBB", v1)})
         assert puzzle.board[0][0] == cell, (h1, v1, puzzle.rows())
@@ -101,8 +101,8 @@ def test_a_tight_nucleus_makes_every_step_the_same(domain: CrosswordDomain) -> N
 
 def test_every_evaluation_carries_a_score_the_method_reads(domain: CrosswordDomain) -> None:
     clue = "Extensive landed property"
-    ranked = [w for w, _ in _candidates(clue, "_____")]
-    further = next(w for w in ranked[3:] if _known(w))  # a real word, not among the best
+    ranked = [w for w, _ in clue_candidates(clue, "_____")]
+    further = next(w for w in ranked[3:] if is_known_word(w))  # a real word, not among the best
     for word in ("ACRES", further, "QXZJK"):
         prompt = domain.prompt(Role.EVALUATE, chain=[], step=f"h1. {word}")
         for seed in range(20):
@@ -157,13 +157,14 @@ def test_the_answerer_rewrites_only_the_cells_its_guide_questioned(
 def test_its_stated_confidence_strays_one_level_either_way_now_and_then() -> None:
     rng = random.Random(5)
     close_second = Counter(
-        _confidence([("FIRST", 10.0), ("OTHER", 8.0)], 1, rng) for _ in range(300)
+        say_confidence([("FIRST", 10.0), ("OTHER", 8.0)], 1, rng) for _ in range(300)
     )
     assert set(close_second) == {"low", "medium", "high"}, close_second
     assert close_second["medium"] >= 200, close_second
-    high = Counter(_confidence([("FIRST", 12.0), ("OTHER", 5.0)], 0, rng) for _ in range(300))
+    high = Counter(say_confidence([("FIRST", 12.0), ("OTHER", 5.0)], 0, rng) for _ in range(300))
     assert set(high) == {"medium", "high", "certain"}, high  # one level, never two
-    no_match = Counter(_confidence([("FIRST", 10.0), ("OTHER", 0.0)], 1, rng) for _ in range(300))
+    far = [("FIRST", 10.0), ("OTHER", 0.0)]
+    no_match = Counter(say_confidence(far, 1, rng) for _ in range(300))
     assert set(no_match) == {"low", "medium"} and no_match["low"] >= 250, no_match
 
 

@@ -23,7 +23,7 @@ from solver.domains.crossword import CrosswordDomain
 from solver.domains.dialogue import Turn
 from solver.model import Call, Message, ModelError, Sampling
 from solver.model.offline import OfflineModel
-from solver.model.offline.crossword import _candidates, _read_puzzle
+from solver.model.offline.crossword import clue_candidates, read_puzzle
 from solver.roles import Purpose, Role
 from tests.solver.offline_calls import reply
 
@@ -49,14 +49,14 @@ def sound() -> CrosswordDomain:
 
 
 def clues(domain: CrosswordDomain) -> dict[str, str]:
-    puzzle = _read_puzzle("\n".join(m.content for m in domain.prompt(Role.COT)))
+    puzzle = read_puzzle("\n".join(m.content for m in domain.prompt(Role.COT)))
     assert puzzle is not None
     return puzzle.clues
 
 
 def best(clue: str, length: int = 5) -> tuple[str, float]:
     """The word the player ranks first for a clue on an empty entry."""
-    return _candidates(clue, "_" * length)[0]
+    return clue_candidates(clue, "_" * length)[0]
 
 
 def said(grid: str | None) -> Turn:
@@ -284,7 +284,7 @@ def test_it_names_at_most_three_doubts_in_the_order_of_the_clues(mini: Crossword
         "h1 reads PARKS, which does not look like an answer to 'Extensive landed property'; "
         "v1 reads PTTIC, which is not a word"
     ), data
-    assert [w for w, _ in _candidates("Extensive landed property", "_____")][5] == "PARKS"
+    assert [w for w, _ in clue_candidates("Extensive landed property", "_____")][5] == "PARKS"
 
 
 # ---------------------------------------------------------------- BoT's analysis

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from solver.model.offline.wordproblem import Step, _slip, plan, quantities
+from solver.model.offline.wordproblem import Step, plan, quantities, slip_steps
 
 STEPS = 4000
 
@@ -194,7 +194,7 @@ def test_a_slipped_amount_is_carried_into_the_next_step(question: str, label: st
     steps = plan(question, high(), 0.0, set())
     assert [s.label for s in steps] == ["Then", label, "Then"], [s.line() for s in steps]
     for seed in range(20):
-        slipped = _slip(steps, random.Random(seed), 1.0)
+        slipped = slip_steps(steps, random.Random(seed), 1.0)
         assert slipped[1].written != slipped[1].value
         assert slipped[1].written in (slipped[2].a, slipped[2].b)
 
@@ -211,5 +211,5 @@ def test_a_slip_that_makes_a_later_divisor_zero_ends_the_work_there() -> None:
         Step(Fraction(5), "+", Fraction(5), Fraction(10), Fraction(10), "Then"),
         Step(Fraction(20), "/", Fraction(10), Fraction(2), Fraction(2), "Then"),
     ]
-    slipped = _slip(steps, FirstChoice(0), 1.0)
+    slipped = slip_steps(steps, FirstChoice(0), 1.0)
     assert [s.line() for s in slipped] == ["Then: 5 + 5 = 0"]

@@ -358,7 +358,7 @@ async def test_the_key_never_reaches_the_recording(
         base_url=f"http://me:{password}@127.0.0.1:9/v1",
         record_file=str(tmp_path / "r.jsonl"),
     )
-    monkeypatch.setattr("solver.factory._engine", lambda *a: ScriptedModel([leaky]))
+    monkeypatch.setattr("solver.factory.engine_for", lambda *a: ScriptedModel([leaky]))
     model = make_model(settings)
     assert isinstance(model, RecordingModel)
     context = {"note": KEY, KEY: "as a key"}

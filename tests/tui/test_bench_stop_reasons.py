@@ -11,7 +11,7 @@ import pytest
 from bench.fakeserver import FakeServer
 from solver.bench import BenchResult, PuzzleResult
 from tui.cli import main
-from tui.cli.bench import _stop_tally
+from tui.cli.bench import stop_tally
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -74,9 +74,9 @@ def test_runs_an_error_ended_count_as_error_and_deli_caps_are_turn_caps() -> Non
         return PuzzleResult("q", False, None, 1, 1, 0.0, 0.1, 1, error, stopped_by=by)
 
     deli = BenchResult("deli", {"turns": 3}, [result("cap"), result("agree"), result("", "x")])
-    assert _stop_tally(deli) == "turn cap 1, agreement 1, error 1 (of 3 runs)"
+    assert stop_tally(deli) == "turn cap 1, agreement 1, error 1 (of 3 runs)"
     react = BenchResult("react", {"steps": 7}, [result("cap"), result("invalid")])
-    assert _stop_tally(react) == "step cap 1, invalid actions 1 (of 2 runs)"
+    assert stop_tally(react) == "step cap 1, invalid actions 1 (of 2 runs)"
 
 
 def test_results_files_keep_the_stop_reasons(

@@ -12,7 +12,7 @@ import pytest
 
 from solver.library import ExperienceLibrary
 from tui.cli import main
-from tui.cli.library import _entries
+from tui.cli.library import entries_text
 
 BOT = ["--method", "bot", "--engine", "offline", "--iterations", "2", "--trees", "2"]
 
@@ -87,7 +87,7 @@ def test_bench_stores_each_hand_and_later_hands_read_earlier_ones(
     assert code == 0
     stored = ExperienceLibrary(lib).open().entries()
     assert {e.puzzle for e in stored} == {"4 5 10 11 -> 24", "1 1 4 6 -> 24"}
-    assert f"{_entries(len(stored))} stored" in err
+    assert f"{entries_text(len(stored))} stored" in err
     # Results with the library are kept apart from the paper's (their config says so).
     assert json.loads(out)["results"][0]["config"]["library"]["read"] is True
 
@@ -137,7 +137,7 @@ def test_library_list_and_clear(capsys: pytest.CaptureFixture[str], tmp_path: Pa
     solve(capsys, "--library-file", str(lib))
     n = ExperienceLibrary(lib).open().count()
     code, out, _ = run(capsys, "library", "list", "--library-file", str(lib), "--full")
-    assert code == 0 and f"{_entries(n)}" in out and "4 5 10 11 -> 24" in out
+    assert code == 0 and f"{entries_text(n)}" in out and "4 5 10 11 -> 24" in out
     assert "Reasoning chain and comments" in out
     library = ExperienceLibrary(lib).open()
     try:
@@ -152,7 +152,7 @@ def test_library_list_and_clear(capsys: pytest.CaptureFixture[str], tmp_path: Pa
     code, out, _ = run(capsys, "library", "list", "--library-file", str(lib), "--kind", "crossword")
     assert code == 0 and "0 experience entries" in out
     code, out, _ = run(capsys, "library", "clear", "--library-file", str(lib))
-    assert code == 0 and f"{_entries(n)} deleted" in out
+    assert code == 0 and f"{entries_text(n)} deleted" in out
     assert ExperienceLibrary(lib).open().count() == 0
 
 
@@ -228,7 +228,7 @@ def test_a_read_only_data_folder_is_listed_and_used_and_never_written(
         cleared = run_bound("-m", "tui.cli", "library", "clear")
         solved = run_bound("-m", "tui.cli", "solve", "24", "4 5 10 11", *BOT, "--json", "--library")
     assert listed.returncode == 0, listed.stderr
-    assert f"{_entries(n)}" in listed.stdout and "4 5 10 11 -> 24" in listed.stdout
+    assert f"{entries_text(n)}" in listed.stdout and "4 5 10 11 -> 24" in listed.stdout
     assert listed.stderr.count("\n") == 1 and "nothing new can be stored" in listed.stderr
     assert cleared.returncode == 2 and "cannot clear it: it is read-only" in cleared.stderr
     assert solved.returncode in (0, 1), solved.stderr

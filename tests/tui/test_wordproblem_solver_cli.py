@@ -199,14 +199,14 @@ def test_deli_shows_its_retrieved_demonstrations_and_paper_limits(
 
 def test_tool_limit_reaches_the_problems_own_tools() -> None:
     """``--tool-limit`` is the limit of every tool the problem offers, not only the method's."""
-    from tui.cli.main import _parse, build_parser
+    from tui.cli.main import build_parser, parse_args
     from tui.cli.wordproblem import solve_puzzle
 
     argv = ["solve", "wordproblem", "3", "--method", "react", "--tool-limit", "0.5"]
-    puzzle = solve_puzzle(_parse(build_parser(), argv))
+    puzzle = solve_puzzle(parse_args(build_parser(), argv))
     limits = {getattr(t, "limit", None) for t in puzzle.domain.tools}
     assert limits == {0.5}
-    default = solve_puzzle(_parse(build_parser(), argv[:5]))
+    default = solve_puzzle(parse_args(build_parser(), argv[:5]))
     assert {getattr(t, "limit", None) for t in default.domain.tools} == {5.0}
 
 

@@ -560,7 +560,7 @@ def _print_table(
             reasons = ", ".join(f"{by} {count}" for by, count in r.stopped_by().items())
             console.print(f"{r.method} dialogues ended at turn {shares} (by {reasons})")
         elif r.stopped_by():
-            console.print(f"{r.method} stopped by: {_stop_tally(r)}")
+            console.print(f"{r.method} stopped by: {stop_tally(r)}")
         first_error = next((p.error for p in r.puzzles if p.error), "")
         if first_error:
             # A server's message: shown as text, never as markup or control characters.
@@ -568,7 +568,7 @@ def _print_table(
             console.print(Text(failed, style="red"))
 
 
-def _stop_tally(r: BenchResult) -> str:
+def stop_tally(r: BenchResult) -> str:
     """ReAct / DELI: how many runs each reason ended (``finish 7, step cap 2, error 1 (of 10
     runs)``), from their EpisodeEnded / DeliberationEnded events; ReAct with CoT-SC: how many
     fell back (its FallbackDecided events); runs an error or the deadline ended before any

@@ -117,7 +117,7 @@ def close_library(methods: list[Method]) -> None:
     for method in methods:
         if isinstance(method, WithLibrary):
             if not method.library.read_only:  # else said when it was opened
-                note(f"{_entries(method.stored)} stored in {method.library.name}")
+                note(f"{entries_text(method.stored)} stored in {method.library.name}")
             method.library.close()
 
 
@@ -207,7 +207,7 @@ def run_list(args: argparse.Namespace) -> int:
         raise UsageError(str(err)) from None
     finally:
         library.close()
-    print(visible(f"{library.name}: {_entries(total)}"))
+    print(visible(f"{library.name}: {entries_text(total)}"))
     for e in found:
         ok = "reaches the target" if e.chain_ok else "does not reach the target"
         conf = "-" if e.confidence is None else f"{e.confidence:g}"
@@ -234,10 +234,10 @@ def run_clear(args: argparse.Namespace) -> int:
         raise UsageError(str(err)) from None
     finally:
         library.close()
-    print(visible(f"{library.name}: {_entries(gone)} deleted"))
+    print(visible(f"{library.name}: {entries_text(gone)} deleted"))
     return ExitCode.OK
 
 
-def _entries(n: int) -> str:
+def entries_text(n: int) -> str:
     """``1 experience entry``, ``3 experience entries``."""
     return f"{n} experience {'entry' if n == 1 else 'entries'}"

@@ -47,7 +47,7 @@ def _open_app(args: argparse.Namespace) -> int:
     return run_app()
 
 
-def _parse(parser: Parser, argv: Sequence[str] | None) -> argparse.Namespace:
+def parse_args(parser: Parser, argv: Sequence[str] | None) -> argparse.Namespace:
     """The parsed command line; a flag the command does not have is a usage error that says
     which puzzle kind has it, when another kind does."""
     args, extras = parser.parse_known_args(argv)
@@ -64,7 +64,7 @@ def _parse(parser: Parser, argv: Sequence[str] | None) -> argparse.Namespace:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``ponder`` with ``argv`` (the process's arguments when None); the exit code."""
     try:
-        args = _parse(build_parser(), argv)
+        args = parse_args(build_parser(), argv)
         code: int = args.run(args)
         return code
     except UsageError as exc:

@@ -96,7 +96,7 @@ def _names(grid: Grid) -> dict[str, Slot]:
 
 
 @functools.lru_cache(maxsize=65536)
-def _candidates(clue: str, pattern: str) -> tuple[tuple[str, float], ...]:
+def clue_candidates(clue: str, pattern: str) -> tuple[tuple[str, float], ...]:
     """Words that fit ``pattern`` (``_`` unknown), best match to the clue first."""
     query = "".join(ch if ch.isalpha() else "?" for ch in pattern.upper())
     if not query or len(query) > 64:
@@ -104,11 +104,11 @@ def _candidates(clue: str, pattern: str) -> tuple[tuple[str, float], ...]:
     return tuple((c.text, c.score) for c in clue_index().candidates(clue, query, limit=6))
 
 
-def _known(word: str) -> bool:
-    return any(w == word for w, _ in _candidates("", word))
+def is_known_word(word: str) -> bool:
+    return any(w == word for w, _ in clue_candidates("", word))
 
 
-def _pick(n: int, rng: random.Random, temperature: float, top_p: float = 1.0) -> int:
+def pick_rank(n: int, rng: random.Random, temperature: float, top_p: float = 1.0) -> int:
     """An index into ``n`` ranked options: the first usually, later ones more often when
     the temperature is high (a softmax over ranks)."""
     if n <= 1 or temperature <= 0.01 or top_p <= 0.15:
@@ -126,7 +126,7 @@ def _pick(n: int, rng: random.Random, temperature: float, top_p: float = 1.0) ->
     return rng.choices(range(len(weights)), weights)[0]
 
 
-def _confidence(cands: Sequence[tuple[str, float]], index: int, rng: random.Random) -> str:
+def say_confidence(cands: Sequence[tuple[str, float]], index: int, rng: random.Random) -> str:
     """How sure the player says it is of ``cands[index]`` (it can be wrong either way)."""
     top = cands[0][1]
     score = cands[index][1]
@@ -180,7 +180,7 @@ def _read_board(text: str) -> list[list[str]] | None:
     return rows or None  # its shape (a rectangle of at most 64 x 64) is the Grid's to check
 
 
-def _read_puzzle(text: str) -> _Puzzle | None:
+def read_puzzle(text: str) -> _Puzzle | None:
     board = _read_board(text)
     if board is None:
         return None
@@ -229,7 +229,7 @@ class CrosswordPlayer:
         role = _role(text)
         if role == Role.CLUE_VALUE:
             return self._value(text, rng)
-        puzzle = _read_puzzle(text)
+        puzzle = read_puzzle(text)
         if puzzle is None:
             raise ModelError(
                 "bad_request", "the offline engine cannot read this crossword prompt's board"
@@ -258,12 +258,12 @@ class CrosswordPlayer:
             pattern = p.pattern(name)
             if "_" not in pattern or name not in p.clues:
                 continue
-            cands = [c for c in _candidates(p.clues[name], pattern) if c[0] != pattern]
+            cands = [c for c in clue_candidates(p.clues[name], pattern) if c[0] != pattern]
             if not cands:
                 continue
-            picks = {_pick(len(cands), rng, t) for _ in range(rng.choice((1, 2, 2)))}
+            picks = {pick_rank(len(cands), rng, t) for _ in range(rng.choice((1, 2, 2)))}
             for i in sorted(picks):
-                level = _confidence(cands, i, rng)
+                level = say_confidence(cands, i, rng)
                 lines.append((_LEVELS.index(level), f"{name}. {cands[i][0].lower()} ({level})"))
         lines.sort(key=lambda x: -x[0])
         return "\n".join(line for _, line in lines[:12]) or "No word fits the board."
@@ -274,7 +274,7 @@ class CrosswordPlayer:
             return "I cannot read the clue.\nmaybe"
         clue, _, spaced = last[-1].rpartition(": ")
         pattern = "".join(spaced.split()).upper()
-        cands = _candidates(clue, pattern)
+        cands = clue_candidates(clue, pattern)
         if not cands:
             if rng.random() < 0.03:
                 return "Some rare word might fit.\nmaybe"
@@ -304,9 +304,9 @@ class CrosswordPlayer:
         for name in p.slots:
             if name not in p.clues:
                 continue
-            cands = _candidates(p.clues[name], p.pattern(name))
+            cands = clue_candidates(p.clues[name], p.pattern(name))
             if cands:
-                out[name] = cands[_pick(len(cands), rng, t)]
+                out[name] = cands[pick_rank(len(cands), rng, t)]
         return out
 
     def _resolve(self, p: _Puzzle, guesses: dict[str, tuple[str, float]]) -> None:
@@ -337,21 +337,21 @@ class CrosswordPlayer:
                 continue
             cands = [
                 c
-                for c in _candidates(p.clues[name], pattern)
+                for c in clue_candidates(p.clues[name], pattern)
                 if (name, c[0]) not in rejected and c[0] != pattern
             ]
             if not cands:
                 continue
-            i = _pick(len(cands), rng, t, top_p)
+            i = pick_rank(len(cands), rng, t, top_p)
             word, score = cands[i]
             bonus = 10.0 if (name, word) in liked else 0.0
-            level = _confidence(cands, i, rng)
+            level = say_confidence(cands, i, rng)
             letters = sum(ch != "_" for ch in pattern)
             options.append((score + bonus + 3 * letters, name, word, level))
         if not options:
             return "Every clue I can read is filled; no word fits what is left."
         options.sort(key=lambda o: -o[0])
-        _, name, word, level = options[_pick(min(3, len(options)), rng, t, top_p)]
+        _, name, word, level = options[pick_rank(min(3, len(options)), rng, t, top_p)]
         return f"{name}. {word}, Evaluation score: {_SCORES[level]}"
 
     def _final(self, p: _Puzzle, text: str, rng: random.Random, t: float, top_p: float) -> str:
@@ -378,12 +378,12 @@ class CrosswordPlayer:
         )
         if not fits:
             return f"{word} does not fit {pattern}.\nEvaluation score: 0.1"
-        ranked = [w for w, _ in _candidates(p.clues.get(name, ""), pattern)]
+        ranked = [w for w, _ in clue_candidates(p.clues.get(name, ""), pattern)]
         if word in ranked[:1]:
             score = 0.9
         elif word in ranked[:3]:
             score = 0.7
-        elif _known(word):
+        elif is_known_word(word):
             score = 0.5
         else:
             score = 0.1
@@ -420,7 +420,7 @@ class CrosswordPlayer:
             pattern = p.pattern(name)
             p.write(name, word)
             writer.update((cell, name) for cell, _ in zip(slot.cells, word, strict=False))
-            ranked = [w for w, s in _candidates(p.clues.get(name, ""), pattern)[:3] if s > 0]
+            ranked = [w for w, s in clue_candidates(p.clues.get(name, ""), pattern)[:3] if s > 0]
             if clash:
                 problems.append(clash)
                 lines.append(
@@ -466,10 +466,10 @@ class CrosswordPlayer:
         for name, word in words.items():
             if "_" in word:
                 out.append(f"{name} is not filled in")
-            elif not _known(word):
+            elif not is_known_word(word):
                 out.append(f"{name} reads {word}, which is not a word")
             elif word not in [
-                w for w, s in _candidates(p.clues.get(name, ""), "_" * len(word))[:5]
+                w for w, s in clue_candidates(p.clues.get(name, ""), "_" * len(word))[:5]
             ]:
                 out.append(
                     f"{name} reads {word}, which does not look like an answer to "
@@ -526,9 +526,9 @@ class CrosswordPlayer:
                     else "_"
                     for (r, c), ch in zip(p.slots[name].cells, old, strict=False)
                 )
-                cands = [c for c in _candidates(p.clues.get(name, ""), pattern) if c[0] != old]
+                cands = [c for c in clue_candidates(p.clues.get(name, ""), pattern) if c[0] != old]
                 if cands:
-                    p.write(name, cands[_pick(len(cands), rng, t)][0])
+                    p.write(name, cands[pick_rank(len(cands), rng, t)][0])
             # What changed in the end (a later word may write back a letter an earlier took).
             changes = [
                 f"changed {n} from {was} to {p.pattern(n)}"

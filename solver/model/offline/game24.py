@@ -155,7 +155,7 @@ prompt builders write), the prompts that quote others' text (BoT's experience, I
 first."""
 
 
-def _role(text: str) -> Purpose | None:
+def role_of_prompt(text: str) -> Purpose | None:
     """What a Game of 24 prompt asks for, read from its words as a model would (the call's
     purpose is never read: over HTTP a model sees only the messages). The CoT prompt with
     steps already written after its ``Steps:`` is ToT's call for the answer."""
@@ -613,7 +613,7 @@ class Game24Player:
     def reply(self, call: Call, rng: random.Random, seed: int) -> str:
         temperature, top_p = call.sampling.temperature, call.sampling.top_p
         text = _user_text(call)
-        role = _role(text)  # from the prompt's words: the call's purpose is not read
+        role = role_of_prompt(text)  # from the prompt's words: the call's purpose is not read
         play = Play(seed, self.lookahead, self.slip)
         if role in (Purpose.IOT_GUIDE, Purpose.IOT_ANSWER):
             return iot24.iot_reply(play, role, call.messages, rng, temperature)
@@ -632,7 +632,7 @@ class Play:
         self.nice = _nice(self.target)
 
     def reader(self, role: Purpose | None, text: str) -> _Reply:
-        """Read the prompt for the role ``role`` (as :func:`_role` reads it from the text):
+        """Read the prompt for the role ``role`` (as :func:`role_of_prompt` reads it from the text):
         a function from (rng, temperature, top_p) to one sample's reply. :class:`ModelError`
         when the prompt is not one the engine can read."""
         readers = {

@@ -278,7 +278,7 @@ def plan(question: str, rng: random.Random, temperature: float, avoid: set[str])
     return steps
 
 
-def _slip(steps: list[Step], rng: random.Random, chance: float) -> list[Step]:
+def slip_steps(steps: list[Step], rng: random.Random, chance: float) -> list[Step]:
     """Mental arithmetic: now and then a result is written wrong (and carried on)."""
     out: list[Step] = []
     shift: dict[Fraction, Fraction] = {}
@@ -406,7 +406,7 @@ class WordProblemPlayer:
     # ---------------------------------------------------------------- baselines
 
     def _solution(self, question: str, rng: random.Random, temp: float, slip: float) -> list[Step]:
-        return _slip(plan(question, rng, temp, set()), rng, slip)
+        return slip_steps(plan(question, rng, temp, set()), rng, slip)
 
     def _io(self, question: str, text: str, rng: random.Random, temp: float) -> str:
         if _algebra(question):
@@ -445,7 +445,7 @@ class WordProblemPlayer:
         ]
         rejected, careful = _lessons(text)
         done = len(chain)
-        steps = _slip(plan(question, rng, temp, rejected), rng, 0.0 if careful else self.slip)
+        steps = slip_steps(plan(question, rng, temp, rejected), rng, 0.0 if careful else self.slip)
         score = rng.choice((0.7, 0.9, 0.9, 1.0) if temp < 0.8 else (0.5, 0.7, 0.9))
         if done >= len(steps):
             last = _last_value(chain) or (_fmt(steps[-1].written) if steps else "0")
@@ -461,7 +461,7 @@ class WordProblemPlayer:
                 f"I work it out step by step.\nThe answer is: {self._algebra_guess(question, rng)}"
             )
         rejected, careful = _lessons(text)
-        steps = _slip(plan(question, rng, temp, rejected), rng, 0.0 if careful else self.slip)
+        steps = slip_steps(plan(question, rng, temp, rejected), rng, 0.0 if careful else self.slip)
         if not steps:
             return "I cannot find the quantities.\nThe answer is: 0"
         lines = [f"Step {i}: {s.line()}" for i, s in enumerate(steps, 1)]
@@ -556,7 +556,7 @@ class WordProblemPlayer:
         if _algebra(question):
             answer = self._algebra_guess(question, rng)
             return json.dumps({"explanation": "I solved it.", "answer": answer, "final": False})
-        steps = _slip(plan(question, rng, temp, set()), rng, 0.0 if careful else self.slip)
+        steps = slip_steps(plan(question, rng, temp, set()), rng, 0.0 if careful else self.slip)
         if not steps:
             return json.dumps({"explanation": "I see no quantities.", "answer": "0"})
         explanation = " ".join(s.line() + "." for s in steps)
