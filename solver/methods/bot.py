@@ -298,7 +298,7 @@ class BoT:
                     round(chain_score(chain), 3),
                 )
             )
-            final_state, verdict, ok = self._check_chain(domain, chain)
+            final_state, verdict, ok = self.check_chain(domain, chain)
             # The answer is always the latest aggregated chain (the paper's z^T).
             answer = domain.answer_of(final_state) if final_state is not None else None
             feedback: FeedbackLike | None = None
@@ -569,7 +569,9 @@ class BoT:
     def _depth(self, domain: Domain[Any, Any]) -> int:
         return self.config.depth or domain.depth()
 
-    def _greedy(self, domain: Domain[Any, Any], chains: list[list[Node]], depth: int) -> list[Node]:
+    def greedy_chain(
+        self, domain: Domain[Any, Any], chains: list[list[Node]], depth: int
+    ) -> list[Node]:
         """Stitch a chain step by step from the trees' best chains (the paper's greedy), with
         the domain's exact similarity."""
         out = [_greedy_first(chains)]
@@ -592,7 +594,7 @@ class BoT:
     ) -> list[Node]:
         """Greedy aggregation with the configured similarity (``model``: the model judges)."""
         if self.config.similarity != "model":
-            return self._greedy(domain, chains, depth)
+            return self.greedy_chain(domain, chains, depth)
         out = [_greedy_first(chains)]
         for _ in range(1, depth):
             last = out[-1].line
@@ -681,7 +683,7 @@ class BoT:
             )
         return text
 
-    def _check_chain(
+    def check_chain(
         self, domain: Domain[Any, Any], chain: list[Node]
     ) -> tuple[Any | None, str, bool]:
         """Replay a (possibly stitched) chain exactly from the start."""

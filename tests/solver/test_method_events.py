@@ -864,17 +864,17 @@ def test_bot_replays_a_chain_exactly_and_says_how_it_ends() -> None:
     b = chain_node("b", root, plus, "2 + 3 = 5")
     b_next = chain_node("b", b, apply(plus, Fraction(4), "*", Fraction(5)), "4 * 5 = 20")
     bot = BoT()
-    state, verdict, ok = bot._check_chain(domain, [a, win])
+    state, verdict, ok = bot.check_chain(domain, [a, win])
     assert (verdict, ok) == ("reaches 24 exactly", True) and state is not None
     assert state.numbers == (Fraction(24),)
-    assert bot._check_chain(domain, [a, short])[1:] == ("ends at 2, not 24", False)
-    assert bot._check_chain(domain, [a])[1:] == ("stops with 4 6 left", False)
+    assert bot.check_chain(domain, [a, short])[1:] == ("ends at 2, not 24", False)
+    assert bot.check_chain(domain, [a])[1:] == ("stops with 4 6 left", False)
     # Stitched from two trees: 4 * 5 cannot follow 2 * 3.
-    state, verdict, ok = bot._check_chain(domain, [a, b_next])
+    state, verdict, ok = bot.check_chain(domain, [a, b_next])
     assert state is None and not ok and verdict.startswith("step 2 does not follow: ")
     bad = chain_node("c", root, start, "9 + 9 = 18", valid=False)
-    assert bot._check_chain(domain, [a, bad]) == (None, "step 2 is invalid", False)
-    assert bot._check_chain(domain, [root]) == (None, "step 1 is empty", False)
+    assert bot.check_chain(domain, [a, bad]) == (None, "step 2 is invalid", False)
+    assert bot.check_chain(domain, [root]) == (None, "step 1 is empty", False)
 
 
 def test_bot_greedy_stops_when_no_step_is_like_the_last_one() -> None:
@@ -888,17 +888,17 @@ def test_bot_greedy_stops_when_no_step_is_like_the_last_one() -> None:
     b = Node("b1", root, s2, 1, line="3 + 4 = 7 (left: 2 7)", score=0.1, edge=0.1)
     b2 = Node("b2", b, apply(s2, Fraction(2), "*", Fraction(7)), 2, line="2 * 7 = 14 (left: 14)")
     bot = BoT(BoTConfig(aggregation="greedy"))
-    assert [n.id for n in bot._greedy(GREEDY_DOMAIN, [[b, b2], [a, a2]], 2)] == ["a1", "a2"]
+    assert [n.id for n in bot.greedy_chain(GREEDY_DOMAIN, [[b, b2], [a, a2]], 2)] == ["a1", "a2"]
     # Only steps more similar than the threshold continue: at 1.0 none is.
     strict = BoT(BoTConfig(aggregation="greedy", similar_above=1.0))
-    assert [n.id for n in strict._greedy(GREEDY_DOMAIN, [[b, b2], [a, a2]], 2)] == ["a1"]
+    assert [n.id for n in strict.greedy_chain(GREEDY_DOMAIN, [[b, b2], [a, a2]], 2)] == ["a1"]
     # One step deep: nothing to stitch.
-    assert [n.id for n in bot._greedy(GREEDY_DOMAIN, [[b, b2], [a, a2]], 1)] == ["a1"]
+    assert [n.id for n in bot.greedy_chain(GREEDY_DOMAIN, [[b, b2], [a, a2]], 1)] == ["a1"]
     # Of several continuations, the one with the best edge.
     a2_low = Node("a2low", a, a2.state, 2, line=a2.line, edge=0.1)
     a2_high = Node("a2high", a, a2.state, 2, line=a2.line, edge=0.7)
     chains = [[a, a2_low], [a, a2_high], [a, a2_low]]
-    assert [n.id for n in bot._greedy(GREEDY_DOMAIN, chains, 2)] == ["a1", "a2high"]
+    assert [n.id for n in bot.greedy_chain(GREEDY_DOMAIN, chains, 2)] == ["a1", "a2high"]
 
 
 def test_similarity_counts_shared_numbers_and_operators() -> None:
@@ -1405,7 +1405,7 @@ def test_bot_greedy_stitches_every_step_of_a_longer_chain() -> None:
     b2 = step(b1, "b2", 3, "+", 3, 0.5)  # like a2, same edge: the first found is kept
     b3 = step(b2, "b3", 6, "*", 4, 0.9)  # the best continuation of the second step
     bot = BoT(BoTConfig(aggregation="greedy"))
-    assert [n.id for n in bot._greedy(GREEDY_DOMAIN, [[a1, a2, a3], [b1, b2, b3]], 3)] == [
+    assert [n.id for n in bot.greedy_chain(GREEDY_DOMAIN, [[a1, a2, a3], [b1, b2, b3]], 3)] == [
         "a1",
         "a2",
         "b3",
