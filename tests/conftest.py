@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -9,6 +10,16 @@ from pathlib import Path
 import pytest
 
 from bench.fakeserver import FakeServer
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Collect garbage less often. A test process builds hundreds of apps and screens, and at
+    Python's default thresholds the collector spent about half of a screen's push walking the
+    heap (0.45 s of CPU a push, 0.22 s with these). Cycles are still collected; what the
+    imports made is frozen out of every collection."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(100_000, 50, 100)
 
 
 @pytest.fixture(autouse=True)

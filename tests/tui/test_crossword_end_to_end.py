@@ -343,11 +343,16 @@ APP_SMALL: dict[str, dict[str, Any]] = {
 }
 
 
-@pytest.mark.parametrize("size", [(120, 40), (80, 24)], ids=["120x40", "80x24"])
-@pytest.mark.parametrize("name", ["tot-dfs", "bot", "aiot", "giot"])
+@pytest.mark.parametrize(
+    ("name", "size"),
+    [("tot-dfs", (120, 40)), ("bot", (80, 24)), ("aiot", (80, 24)), ("giot", (120, 40))],
+    ids=["tot-dfs-120x40", "bot-80x24", "aiot-80x24", "giot-120x40"],
+)
 async def test_open_a_tot_mini_start_a_method_and_win_by_keyboard(
     app: PonderApp, size: tuple[int, int], name: str
 ) -> None:
+    """Each method at one of the two sizes (both sizes twice): the same keys and screen, so
+    all eight pairs would pin nothing more, at twice the time."""
     app.method_options = dict(APP_SMALL[name])  # what the dialog's fields start from
     async with app.run_test(size=size) as pilot:
         screen = await open_tot_mini(pilot, ROW)
