@@ -33,6 +33,7 @@ import re
 import select
 import ssl
 import string
+import sys
 import time
 import urllib.parse
 import zlib
@@ -1372,12 +1373,14 @@ def _read_whole_chunks(stream: Any) -> None:
     socket. Left alone where the library is not built as expected."""
     state = _parser_of(stream)
     reader = getattr(state, "_reader", None)
+    module = sys.modules.get(type(reader).__module__)
+    data = getattr(module, "Data", None)
     if (
-        reader is not None
-        and type(reader).__name__ == "ChunkedReader"
+        type(reader).__name__ == "ChunkedReader"
         and type(reader).__module__.split(".")[0] == "h11"
+        and isinstance(data, type)
     ):
-        state._reader = _WholeChunks(reader)
+        state._reader = _WholeChunks(reader, data)
 
 
 def _parser_of(stream: Any) -> Any:
@@ -1397,40 +1400,81 @@ def _parser_of(stream: Any) -> Any:
     return None
 
 
+_CHUNK_HEAD = re.compile(rb"([0-9A-Fa-f]{1,16})\r\n")
+"""The head of a chunk in its plainest form (a size, no extensions): a subset of what h11
+reads as one."""
+
+
 class _WholeChunks:
     """An h11 ``ChunkedReader`` that gives, for each call, the data of every whole or partial
     chunk in the parser's buffer together, as one ``Data`` event.
 
-    What follows the data (the end of the body) or goes wrong in it (a malformed chunk) is
-    given on the next call, after the data before it, as the reader would give them."""
+    The whole chunks at the start of the buffer are read here, in one pass; the rest (a
+    chunk not all come yet, the last chunk and what follows it, a chunk written in any
+    other way, a malformed one) by the reader itself, as before. What follows the data
+    (the end of the body) or goes wrong after it (a malformed chunk) is given on the next
+    call, after the data before it, as the reader would give them."""
 
-    def __init__(self, inner: Any) -> None:
+    def __init__(self, inner: Any, data: type) -> None:
         self.inner = inner
+        self.data: Any = data  # h11's Data event
         self.next: Any = None  # an event, or an exception, to give on the next call
 
     def __call__(self, buffer: Any) -> Any:
         if self.next is not None:
-            event, self.next = self.next, None
-            if isinstance(event, BaseException):
-                raise event
-            return event
-        first = self.inner(buffer)
-        if type(first).__name__ != "Data":
-            return first
-        data = [first.data]
+            held, self.next = self.next, None
+            if isinstance(held, BaseException):
+                raise held
+            return held
+        data = self._whole(buffer)
         while True:
             try:
                 event = self.inner(buffer)
-            except Exception as err:  # given on the next call
-                self.next = err
+            except Exception as err:
+                if not data:
+                    raise
+                self.next = err  # given on the next call
                 break
             if event is None:
                 break
-            if type(event) is not type(first):
+            if type(event) is not self.data:
+                if not data:
+                    return event
                 self.next = event
                 break
             data.append(event.data)
-        return first if len(data) == 1 else type(first)(data=b"".join(data))
+        return self.data(data=b"".join(data)) if data else None
+
+    def _whole(self, buffer: Any) -> list[Any]:
+        """The data of the whole chunks, in their plainest form, at the start of ``buffer``,
+        taken out of it (none unless the reader is between chunks)."""
+        inner = self.inner
+        held = getattr(buffer, "_data", None)
+        if (
+            type(held) is not bytearray
+            or getattr(inner, "_bytes_in_chunk", None) != 0
+            or getattr(inner, "_bytes_to_discard", None) != b""
+            or getattr(inner, "_reading_trailer", None) is not False
+            or not hasattr(buffer, "_next_line_search")
+        ):
+            return []
+        found: list[Any] = []
+        at = 0
+        head = _CHUNK_HEAD.match(held, at)
+        while head is not None:
+            start = head.end()
+            end = start + int(head.group(1), 16)
+            if end == start or held[end : end + 2] != b"\r\n":
+                break  # the last chunk, or one not all here yet, or malformed: the reader's
+            found.append(held[start:end])
+            at = end + 2
+            head = _CHUNK_HEAD.match(held, at)
+        if at:
+            del held[:at]
+            # As the buffer does when it gives bytes out: its searches start again.
+            buffer._next_line_search = 0
+            buffer._multiple_lines_search = 0
+        return found
 
     def read_eof(self) -> Any:
         return self.inner.read_eof()
