@@ -822,13 +822,21 @@ class OpenAIModel:
             return
         http = _http_library()
         template = _request_template(client)
-        request = client._client.build_request(
-            "POST",
-            template.url,
-            content=json.dumps(params).encode(),
-            headers=template.headers,
-            timeout=client.timeout,
-        )
+        content = json.dumps(params).encode()
+        http_client = client._client
+        if template.merged is None or http_client.cookies or http_client.params:
+            # What the HTTP client adds of its own to a request it builds: cookies a server
+            # set, query parameters.
+            request = http_client.build_request(
+                "POST", template.url, content=content, headers=template.headers,
+                timeout=client.timeout,
+            )  # fmt: skip
+        else:
+            # The request it would build, less its merging the same headers every time.
+            request = http.Request(
+                "POST", template.url, content=content, headers=template.merged,
+                extensions={"timeout": template.timeout},
+            )  # fmt: skip
         try:
             response = await client._client.send(request, stream=True)
         except http.TimeoutException as err:
@@ -1360,6 +1368,9 @@ class _RequestTemplate:
 
     url: Any  # the HTTP library's URL
     headers: tuple[tuple[str, str], ...]
+    merged: Any  # those merged with the HTTP client's own, as it would for each request
+    # (None: a release of the HTTP library that does not merge them so)
+    timeout: dict[str, float | None]  # the client's timeouts, as a request carries them
 
 
 def _read_whole_chunks(stream: Any) -> None:
@@ -1511,7 +1522,12 @@ def _request_template(client: Any) -> _RequestTemplate:
         headers = tuple(pair for pair in headers if pair[0].lower() != "accept-encoding")
         headers += (("Accept-Encoding", "identity"),)
         url = client.base_url.copy_with(raw_path=client.base_url.raw_path + b"chat/completions")
-        template = _RequestTemplate(url, headers)
+        http_client = client._client
+        merge = getattr(http_client, "_merge_headers", None)
+        timeout = _http_library().Timeout(client.timeout).as_dict()
+        template = _RequestTemplate(
+            url, headers, merge(headers) if merge is not None else None, timeout
+        )
         client._ponder_template = template
     return template
 
