@@ -1613,8 +1613,37 @@ def _capped_http_client() -> Any:
         pool = getattr(transport, "_pool", None)
         backend = getattr(pool, "_network_backend", None)
         if backend is not None and not isinstance(backend, _QuickChecks):
-            pool._network_backend = _QuickChecks(backend)  # type: ignore[union-attr]
+            quick = _QuickChecks(backend)
+            pool._network_backend = quick  # type: ignore[union-attr]
+            _tidy_once_a_turn(pool, quick)
     return client
+
+
+def _tidy_once_a_turn(pool: Any, turns: _QuickChecks) -> None:
+    """Have the connection pool look over its connections at most once a turn of the event
+    loop when no request waits for one.
+
+    The pool looks over every connection (closed? expired? idle? available?) when a request
+    starts and again when each reply is closed: with 64 connections, about a tenth of a
+    call's CPU time. A request waiting for a connection is always given one at once, as
+    before; with none waiting, a look is only tidying (dropping closed connections,
+    closing expired or surplus idle ones), and a second look in the same turn finds what
+    the first found, or what the next turn's look tidies no later than a request needs it.
+    """
+    look = getattr(pool, "_assign_requests_to_connections", None)
+    if look is None or not isinstance(getattr(pool, "_requests", None), list):
+        return
+    looked: list[int | None] = [None]
+
+    def tidy() -> Any:
+        if not any(request.is_queued() for request in pool._requests):
+            turn = turns.this_turn()
+            if turn is not None and turn == looked[0]:
+                return []  # nothing to close
+            looked[0] = turn
+        return look()
+
+    pool._assign_requests_to_connections = tidy
 
 
 @functools.cache

@@ -1,12 +1,16 @@
-"""A streamed reply's chunks read together (``solver.model.openai._WholeChunks``).
+"""The quick paths of OpenAIModel's HTTP client, pinned to what they replace.
 
-The HTTP parser (h11) gives a chunked body one chunk at a time; OpenAIModel has it give
-every chunk it holds at once. These tests pin that nothing else changes: the parser alone
-and the parser reading whole chunks give the same bytes and the same end, or the same
-error, for bodies written in every way a server may write them (and some it should not),
-fed whole or a byte at a time; and a server of our own that writes a reply's events, one
-chunk each, in a single write gets the same answer, or the same words of error, from a
-model reading whole chunks as from one reading them one by one.
+A streamed reply's chunks are read together (``solver.model.openai._WholeChunks``): the HTTP
+parser (h11) gives a chunked body one chunk at a time; OpenAIModel has it give every chunk it
+holds at once. These tests pin that nothing else changes: the parser alone and the parser
+reading whole chunks give the same bytes and the same end, or the same error, for bodies
+written in every way a server may write them (and some it should not), fed whole or a byte at
+a time; and a server of our own that writes a reply's events, one chunk each, in a single
+write gets the same answer, or the same words of error, from a model reading whole chunks as
+from one reading them one by one. A request built from headers merged once still carries what
+the HTTP client adds (a cookie). The connection pool's checks (is an idle connection still
+open? which connections are closed, expired, free?) are made once a turn of the event loop,
+unless a request waits for a connection.
 """
 
 from __future__ import annotations
@@ -22,7 +26,13 @@ import pytest
 
 from solver.model import Call, Message, ModelError, Sampling
 from solver.model import openai as openai_model
-from solver.model.openai import OpenAIModel, _QuickChecks, _QuickStream, _WholeChunks
+from solver.model.openai import (
+    OpenAIModel,
+    _QuickChecks,
+    _QuickStream,
+    _tidy_once_a_turn,
+    _WholeChunks,
+)
 from solver.roles import Purpose
 
 KEY = "sk-chunks-7Hq2vX9pLm4RtY8wZb3N"
@@ -344,3 +354,54 @@ async def test_an_idle_connection_is_polled_once_a_turn_of_the_loop(
         assert stream.get_extra_info("is_readable") is True
         assert stream.get_extra_info("is_readable") is True
         assert polls == [False, True]
+
+
+class _Request:
+    def __init__(self, queued: bool) -> None:
+        self.queued = queued
+
+    def is_queued(self) -> bool:
+        return self.queued
+
+
+class _Pool:
+    """A connection pool, as far as :func:`_tidy_once_a_turn` uses it."""
+
+    def __init__(self) -> None:
+        self._requests: list[_Request] = []
+        self.looks = 0
+
+    def _assign_requests_to_connections(self) -> list[str]:
+        self.looks += 1
+        return ["a connection to close"]
+
+
+async def test_the_pool_looks_over_its_connections_once_a_turn_unless_a_request_waits() -> None:
+    pool = _Pool()
+    _tidy_once_a_turn(pool, _QuickChecks(None))
+    look = pool._assign_requests_to_connections
+    pool._requests = [_Request(queued=False)]
+    assert look() == ["a connection to close"]
+    assert [look(), look()] == [[], []]  # tidied already this turn
+    assert pool.looks == 1
+    pool._requests.append(_Request(queued=True))  # one waits: it is given a connection now
+    assert [look(), look()] == [["a connection to close"]] * 2
+    assert pool.looks == 3
+    pool._requests.pop()
+    assert look() == []
+    await asyncio.sleep(0)
+    assert look() == ["a connection to close"]  # a new turn: tidied again
+    assert pool.looks == 4
+
+
+async def test_calls_in_flight_together_all_get_their_answers(server: OneWriteServer) -> None:
+    """64 calls at once: each waits for a connection of its own and gets its answer; the
+    connections are kept for the next 64."""
+    model = OpenAIModel(base_url=server.url, api_key=KEY, model="m", cache=False, concurrency=64)
+    try:
+        for _ in range(2):
+            replies = await asyncio.gather(*(model.generate(the_call()) for _ in range(64)))
+            assert {reply.text for reply in replies} == {"Hello"}
+    finally:
+        await model.aclose()
+    assert server.connections == 64
