@@ -27,6 +27,7 @@ import hashlib
 import importlib
 import json
 import math
+import operator
 import os
 import random
 import re
@@ -1619,6 +1620,9 @@ def _capped_http_client() -> Any:
     return client
 
 
+_CONNECTION_OF = operator.attrgetter("connection")  # of a request in the pool: None while it waits
+
+
 def _tidy_once_a_turn(pool: Any, turns: _QuickChecks) -> None:
     """Have the connection pool look over its connections at most once a turn of the event
     loop when no request waits for one.
@@ -1636,7 +1640,11 @@ def _tidy_once_a_turn(pool: Any, turns: _QuickChecks) -> None:
     looked: list[int | None] = [None]
 
     def tidy() -> Any:
-        if not any(request.is_queued() for request in pool._requests):
+        try:  # does a request wait for a connection? (asked in C: there are 64 of them)
+            waiting = None in map(_CONNECTION_OF, pool._requests)
+        except AttributeError:
+            waiting = True
+        if not waiting:
             turn = turns.this_turn()
             if turn is not None and turn == looked[0]:
                 return []  # nothing to close

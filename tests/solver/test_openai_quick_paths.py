@@ -358,10 +358,7 @@ async def test_an_idle_connection_is_polled_once_a_turn_of_the_loop(
 
 class _Request:
     def __init__(self, queued: bool) -> None:
-        self.queued = queued
-
-    def is_queued(self) -> bool:
-        return self.queued
+        self.connection = None if queued else "a connection"
 
 
 class _Pool:
@@ -392,6 +389,8 @@ async def test_the_pool_looks_over_its_connections_once_a_turn_unless_a_request_
     await asyncio.sleep(0)
     assert look() == ["a connection to close"]  # a new turn: tidied again
     assert pool.looks == 4
+    pool._requests = [object()]  # type: ignore[list-item] # a release with other requests
+    assert [look(), look()] == [["a connection to close"]] * 2  # looks each time, as before
 
 
 async def test_calls_in_flight_together_all_get_their_answers(server: OneWriteServer) -> None:
