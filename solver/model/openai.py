@@ -751,8 +751,9 @@ class OpenAIModel:
         reading = _Reading(limits, positions, on_token)
         responded = False
         try:
-            # The raw event stream, read with json.loads: the client's typed chunk objects cost
-            # about 0.3 ms each, which a BoT run (tens of thousands of chunks) cannot afford.
+            # The raw event stream, read with the JSON decoder (_json): the client's typed chunk
+            # objects cost about 0.3 ms each, which a BoT run (tens of thousands of chunks)
+            # cannot afford.
             async with self._post_stream(client, params) as blocks:
                 responded = True
                 async for payloads in _events(blocks, limits):
