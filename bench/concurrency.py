@@ -24,13 +24,15 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Coroutine
+from typing import Any
 
 from bench import llm_replies
 from bench.fakeserver import FakeServer
 from puzzles.game24 import Hand
 from solver.domains.game24 import Game24Domain
 from solver.methods import make_method, solve
-from solver.model.base import Call, Message, Sampling
+from solver.model.base import Call, Message, Sampling, few_collections
 from solver.model.openai import OpenAIModel
 from solver.roles import Purpose
 
@@ -160,21 +162,28 @@ def main() -> None:
         assert server.stdout is not None
         url = server.stdout.readline().strip()
         if args.capacity:
-            row = asyncio.run(measure_adaptive(url, args.capacity, args.stream_calls))
+            row = run(measure_adaptive(url, args.capacity, args.stream_calls))
             print(json.dumps(row), flush=True)
             return
         for limit in args.concurrency:
             if args.stream_calls > 0:
                 # At most 16 rounds of calls: at concurrency 1, 640 calls would take a minute.
                 calls = min(args.stream_calls, 16 * limit)
-                row = asyncio.run(measure_stream(url, limit, calls))
+                row = run(measure_stream(url, limit, calls))
                 print(json.dumps(row), flush=True)
             for method, options in runs:
-                row = asyncio.run(measure(method, options, args.hand, url, limit, args.latency))
+                row = run(measure(method, options, args.hand, url, limit, args.latency))
                 print(json.dumps(row), flush=True)
     finally:
         server.terminate()
         server.wait()
+
+
+def run(main: Coroutine[Any, Any, dict[str, object]]) -> dict[str, object]:
+    """One row's run, with the garbage collector set as ``ponder solve`` and ``ponder bench``
+    set it (:func:`solver.model.base.few_collections`)."""
+    with few_collections():
+        return asyncio.run(main)
 
 
 def serve(latency: float, capacity: int | None = None) -> None:

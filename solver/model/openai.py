@@ -27,12 +27,14 @@ import hashlib
 import importlib
 import json
 import math
+import operator
 import os
 import random
 import re
 import select
 import ssl
 import string
+import sys
 import time
 import urllib.parse
 import zlib
@@ -749,12 +751,14 @@ class OpenAIModel:
         reading = _Reading(limits, positions, on_token)
         responded = False
         try:
-            # The raw event stream, read with json.loads: the client's typed chunk objects cost
-            # about 0.3 ms each, which a BoT run (tens of thousands of chunks) cannot afford.
+            # The raw event stream, read with the JSON decoder (_json): the client's typed chunk
+            # objects cost about 0.3 ms each, which a BoT run (tens of thousands of chunks)
+            # cannot afford.
             async with self._post_stream(client, params) as blocks:
                 responded = True
-                async for data in _events(blocks, limits):
-                    self._take(reading, data)
+                async for payloads in _events(blocks, limits):
+                    for data in payloads:
+                        self._take(reading, data)
         except (openai.APIError, json.JSONDecodeError) as err:
             raise self._classify(err, responded) from None
         except (_BodyTooLarge, _BadCoding) as err:
@@ -820,13 +824,21 @@ class OpenAIModel:
             return
         http = _http_library()
         template = _request_template(client)
-        request = client._client.build_request(
-            "POST",
-            template.url,
-            content=json.dumps(params).encode(),
-            headers=template.headers,
-            timeout=client.timeout,
-        )
+        content = json.dumps(params).encode()
+        http_client = client._client
+        if template.merged is None or http_client.cookies or http_client.params:
+            # What the HTTP client adds of its own to a request it builds: cookies a server
+            # set, query parameters.
+            request = http_client.build_request(
+                "POST", template.url, content=content, headers=template.headers,
+                timeout=client.timeout,
+            )  # fmt: skip
+        else:
+            # The request it would build, less its merging the same headers every time.
+            request = http.Request(
+                "POST", template.url, content=content, headers=template.merged,
+                extensions={"timeout": template.timeout},
+            )  # fmt: skip
         try:
             response = await client._client.send(request, stream=True)
         except http.TimeoutException as err:
@@ -839,54 +851,63 @@ class OpenAIModel:
                 raise client._make_status_error_from_response(response) from None
             # The body's own stream, not the response's iterators: those pass each block
             # through two more layers (counting, decoding what is already decoded).
+            _read_whole_chunks(response.stream)
             yield aiter(response.stream)
         finally:
             await response.aclose()
 
     def _take(self, reading: _Reading, data: str) -> None:
-        """Read one ``data:`` payload of the stream into ``reading``."""
+        """Read one ``data:`` payload of the stream into ``reading``.
+
+        Called some fifty times a call: the checks are the same for every chunk, but the
+        common one (a single choice's delta) is read with as few steps as they allow."""
         try:
-            chunk = json.loads(data)
+            chunk = _json(data)
         except RecursionError:  # [[[[... a hundred thousand deep: no chunk of any server
             raise _Failure(
                 "bad_response", "a chunk was nested too deeply to read", retryable=True
             ) from None
-        if not isinstance(chunk, dict):
+        if type(chunk) is not dict:
             raise _Failure("bad_response", "a chunk was not a JSON object", retryable=True)
-        error = chunk.get("error")
+        get = chunk.get
+        error = get("error")
         if error:
             raise _Failure(
                 "server",
                 f"it reported an error mid-reply: {self._error_text(error)}",
                 retryable=True,
             )
-        if not reading.model and isinstance(chunk.get("model"), str):
+        if not reading.model and isinstance(get("model"), str):
             reading.model = self.redactor.scrub(_short(chunk["model"], 100))
-        if chunk.get("usage") is not None:
-            reading.usage = chunk["usage"]
-        choices = chunk.get("choices")
+        usage = get("usage")
+        if usage is not None:
+            reading.usage = usage
+        choices = get("choices")
         if choices is None:
             return
-        if not isinstance(choices, list):
+        if type(choices) is not list:
             raise _Failure("bad_response", "a chunk's choices were not a list", retryable=True)
         for choice in choices:
-            if not isinstance(choice, dict):
+            if type(choice) is not dict:
                 raise _Failure("bad_response", "a choice was not a JSON object", retryable=True)
             index = choice.get("index")
             if type(index) is not int or not 0 <= index < len(reading.positions):
                 continue
             delta = choice.get("delta")
             if delta is None:
-                delta = {}
-            if not isinstance(delta, dict):
+                content = None
+            elif type(delta) is dict:
+                content = delta.get("content")
+                if content is not None and type(content) is not str:
+                    raise _Failure("bad_response", "a delta's content was not text", retryable=True)
+            else:
                 raise _Failure("bad_response", "a delta was not a JSON object", retryable=True)
-            content = delta.get("content")
-            if content is not None and not isinstance(content, str):
-                raise _Failure("bad_response", "a delta's content was not text", retryable=True)
             reason = choice.get("finish_reason")
-            if reason is not None and not isinstance(reason, str):
+            if reason is not None and type(reason) is not str:
                 raise _Failure("bad_response", "a finish_reason was not text", retryable=True)
-            parts = reading.parts.setdefault(index, [])
+            parts = reading.parts.get(index)
+            if parts is None:
+                parts = reading.parts[index] = []
             if content:
                 self._grow(reading, index, parts, content)
             if reason:
@@ -901,24 +922,27 @@ class OpenAIModel:
         """Add a delta to choice ``index``, within the reply's limits; stream it on."""
         limits = reading.limits
         parts.append(content)
-        reading.chars[index] = reading.chars.get(index, 0) + len(content)
+        chars = reading.chars[index] = reading.chars.get(index, 0) + len(content)
         if len(parts) > limits.tokens:
             raise _Failure(
                 "too_large", limits.too_long(f"{limits.tokens:,} tokens"), retryable=False
             )
-        if reading.chars[index] > limits.chars:
+        if chars > limits.chars:
             raise _Failure(
                 "too_large", limits.too_long(f"{limits.chars:,} characters"), retryable=False
             )
-        if reading.on_token is None:
+        on_token = reading.on_token
+        if on_token is None:
             return
         if not self.redactor:
-            reading.on_token(reading.positions[index], content)
+            on_token(reading.positions[index], content)
             return
-        stream = reading.streams.setdefault(index, _StreamRedactor(self.redactor))
+        stream = reading.streams.get(index)
+        if stream is None:
+            stream = reading.streams[index] = _StreamRedactor(self.redactor)
         shown = stream.feed(content)
         if shown:
-            reading.on_token(reading.positions[index], shown)
+            on_token(reading.positions[index], shown)
 
     # -- errors ------------------------------------------------------------------------------
 
@@ -1249,8 +1273,9 @@ def _short(text: str, limit: int) -> str:
 _DATA_LINE = re.compile(rb"^data:([^\n]*)", re.MULTILINE)
 
 
-async def _events(blocks: AsyncIterator[bytes], limits: ReplyLimits) -> AsyncIterator[str]:
-    """The ``data:`` payloads of a server-sent event stream, read within ``limits``.
+async def _events(blocks: AsyncIterator[bytes], limits: ReplyLimits) -> AsyncIterator[list[str]]:
+    """The ``data:`` payloads of a server-sent event stream, read within ``limits``: those of
+    each block read, together (a list for each block that holds any).
 
     Lines are split here rather than by the HTTP client, which would hold a line that never
     ends in memory whole. After ``[DONE]`` a little more is read, so that the connection can
@@ -1276,12 +1301,15 @@ async def _events(blocks: AsyncIterator[bytes], limits: ReplyLimits) -> AsyncIte
             del buffer[:end]
         # A regular expression finds the data lines: looked at one by one in Python, lines
         # with no data (a few bytes each, or none) would cost seconds a megabyte.
-        for match in _DATA_LINE.finditer(lines):
-            data = match.group(1).strip().decode("utf-8", errors="replace")
+        payloads: list[str] = []
+        for found in _DATA_LINE.findall(lines):
+            data = found.strip().decode("utf-8", errors="replace")
             if data == "[DONE]":
                 done_at = received
                 break
-            yield data
+            payloads.append(data)
+        if payloads:
+            yield payloads
         if done_at is not None:
             buffer.clear()
         elif len(buffer) > limits.line:
@@ -1290,6 +1318,23 @@ async def _events(blocks: AsyncIterator[bytes], limits: ReplyLimits) -> AsyncIte
                 limits.too_long(f"{limits.line:,} bytes in one line"),
                 retryable=False,
             )
+
+
+_SCAN: Callable[[str, int], tuple[Any, int]]
+_SCAN = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+
+
+def _json(text: str) -> Any:
+    """``json.loads(text)`` for a text with no white space at either end (a ``data:``
+    payload, stripped), without the three Python layers ``json.loads`` puts over the
+    decoder's C scanner: the same values, and the same errors."""
+    try:
+        value, end = _SCAN(text, 0)
+    except StopIteration as err:
+        raise json.JSONDecodeError("Expecting value", text, err.value) from None
+    if end != len(text):
+        raise json.JSONDecodeError("Extra data", text, end)
+    return value
 
 
 _USAGE_CEILING = 10**12  # tokens: more than any call has used, and safe as a float
@@ -1325,6 +1370,127 @@ class _RequestTemplate:
 
     url: Any  # the HTTP library's URL
     headers: tuple[tuple[str, str], ...]
+    merged: Any  # those merged with the HTTP client's own, as it would for each request
+    # (None: a release of the HTTP library that does not merge them so)
+    timeout: dict[str, float | None]  # the client's timeouts, as a request carries them
+
+
+def _read_whole_chunks(stream: Any) -> None:
+    """Have the HTTP/1.1 parser under ``stream`` (a response's body) give all the chunks it
+    holds at once, as one block, instead of one block for each.
+
+    A server sends each event of a stream as a chunk of its own (chunked transfer coding),
+    and the parser (h11) hands on one chunk at a time, each through about ten layers of the
+    HTTP library's iterators and state keeping: 15 to 25 µs an event, most of a streamed
+    call's CPU time. The chunks of a reply mostly arrive together, in one read from the
+    socket. Left alone where the library is not built as expected."""
+    state = _parser_of(stream)
+    reader = getattr(state, "_reader", None)
+    module = sys.modules.get(type(reader).__module__)
+    data = getattr(module, "Data", None)
+    if (
+        type(reader).__name__ == "ChunkedReader"
+        and type(reader).__module__.split(".")[0] == "h11"
+        and isinstance(data, type)
+    ):
+        state._reader = _WholeChunks(reader, data)
+
+
+def _parser_of(stream: Any) -> Any:
+    """The h11 connection under a response body's stream, through the layers the HTTP
+    library wraps it in (None if it is not found)."""
+    for _ in range(8):
+        state = getattr(stream, "_h11_state", None)
+        if state is not None:
+            return state
+        for name in ("_stream", "_httpcore_stream", "_connection"):
+            inner = getattr(stream, name, None)
+            if inner is not None:
+                stream = inner
+                break
+        else:
+            return None
+    return None
+
+
+_CHUNK_HEAD = re.compile(rb"([0-9A-Fa-f]{1,16})\r\n")
+"""The head of a chunk in its plainest form (a size, no extensions): a subset of what h11
+reads as one."""
+
+
+class _WholeChunks:
+    """An h11 ``ChunkedReader`` that gives, for each call, the data of every whole or partial
+    chunk in the parser's buffer together, as one ``Data`` event.
+
+    The whole chunks at the start of the buffer are read here, in one pass; the rest (a
+    chunk not all come yet, the last chunk and what follows it, a chunk written in any
+    other way, a malformed one) by the reader itself, as before. What follows the data
+    (the end of the body) or goes wrong after it (a malformed chunk) is given on the next
+    call, after the data before it, as the reader would give them."""
+
+    def __init__(self, inner: Any, data: type) -> None:
+        self.inner = inner
+        self.data: Any = data  # h11's Data event
+        self.next: Any = None  # an event, or an exception, to give on the next call
+
+    def __call__(self, buffer: Any) -> Any:
+        if self.next is not None:
+            held, self.next = self.next, None
+            if isinstance(held, BaseException):
+                raise held
+            return held
+        data = self._whole(buffer)
+        while True:
+            try:
+                event = self.inner(buffer)
+            except Exception as err:
+                if not data:
+                    raise
+                self.next = err  # given on the next call
+                break
+            if event is None:
+                break
+            if type(event) is not self.data:
+                if not data:
+                    return event
+                self.next = event
+                break
+            data.append(event.data)
+        return self.data(data=b"".join(data)) if data else None
+
+    def _whole(self, buffer: Any) -> list[Any]:
+        """The data of the whole chunks, in their plainest form, at the start of ``buffer``,
+        taken out of it (none unless the reader is between chunks)."""
+        inner = self.inner
+        held = getattr(buffer, "_data", None)
+        if (
+            type(held) is not bytearray
+            or getattr(inner, "_bytes_in_chunk", None) != 0
+            or getattr(inner, "_bytes_to_discard", None) != b""
+            or getattr(inner, "_reading_trailer", None) is not False
+            or not hasattr(buffer, "_next_line_search")
+        ):
+            return []
+        found: list[Any] = []
+        at = 0
+        head = _CHUNK_HEAD.match(held, at)
+        while head is not None:
+            start = head.end()
+            end = start + int(head.group(1), 16)
+            if end == start or held[end : end + 2] != b"\r\n":
+                break  # the last chunk, or one not all here yet, or malformed: the reader's
+            found.append(held[start:end])
+            at = end + 2
+            head = _CHUNK_HEAD.match(held, at)
+        if at:
+            del held[:at]
+            # As the buffer does when it gives bytes out: its searches start again.
+            buffer._next_line_search = 0
+            buffer._multiple_lines_search = 0
+        return found
+
+    def read_eof(self) -> Any:
+        return self.inner.read_eof()
 
 
 _CLIENT_INTERNALS = ("_client", "_make_status_error_from_response", "auth_headers")
@@ -1358,7 +1524,12 @@ def _request_template(client: Any) -> _RequestTemplate:
         headers = tuple(pair for pair in headers if pair[0].lower() != "accept-encoding")
         headers += (("Accept-Encoding", "identity"),)
         url = client.base_url.copy_with(raw_path=client.base_url.raw_path + b"chat/completions")
-        template = _RequestTemplate(url, headers)
+        http_client = client._client
+        merge = getattr(http_client, "_merge_headers", None)
+        timeout = _http_library().Timeout(client.timeout).as_dict()
+        template = _RequestTemplate(
+            url, headers, merge(headers) if merge is not None else None, timeout
+        )
         client._ponder_template = template
     return template
 
@@ -1444,8 +1615,44 @@ def _capped_http_client() -> Any:
         pool = getattr(transport, "_pool", None)
         backend = getattr(pool, "_network_backend", None)
         if backend is not None and not isinstance(backend, _QuickChecks):
-            pool._network_backend = _QuickChecks(backend)  # type: ignore[union-attr]
+            quick = _QuickChecks(backend)
+            pool._network_backend = quick  # type: ignore[union-attr]
+            _tidy_once_a_turn(pool, quick)
     return client
+
+
+_CONNECTION_OF = operator.attrgetter("connection")  # of a request in the pool: None while it waits
+
+
+def _tidy_once_a_turn(pool: Any, turns: _QuickChecks) -> None:
+    """Have the connection pool look over its connections at most once a turn of the event
+    loop when no request waits for one.
+
+    The pool looks over every connection (closed? expired? idle? available?) when a request
+    starts and again when each reply is closed: with 64 connections, about a tenth of a
+    call's CPU time. A request waiting for a connection is always given one at once, as
+    before; with none waiting, a look is only tidying (dropping closed connections,
+    closing expired or surplus idle ones), and a second look in the same turn finds what
+    the first found, or what the next turn's look tidies no later than a request needs it.
+    """
+    look = getattr(pool, "_assign_requests_to_connections", None)
+    if look is None or not isinstance(getattr(pool, "_requests", None), list):
+        return
+    looked: list[int | None] = [None]
+
+    def tidy() -> Any:
+        try:  # does a request wait for a connection? (asked in C: there are 64 of them)
+            waiting = None in map(_CONNECTION_OF, pool._requests)
+        except AttributeError:
+            waiting = True
+        if not waiting:
+            turn = turns.this_turn()
+            if turn is not None and turn == looked[0]:
+                return []  # nothing to close
+            looked[0] = turn
+        return look()
+
+    pool._assign_requests_to_connections = tidy
 
 
 @functools.cache
@@ -1459,19 +1666,40 @@ class _QuickChecks:
     """The HTTP library's network backend, with connections that tell quickly whether the
     server has closed them.
 
-    Before each request the connection pool asks every idle connection whether it is still
-    open, and the library finds each one's socket afresh every time, through several
-    layers: with 64 calls in flight that came to about a third of a call's CPU time. Here
-    each connection finds its socket once."""
+    Before each request, and after each reply, the connection pool asks every idle
+    connection whether it is still open, and the library finds each one's socket afresh
+    every time, through several layers: with 64 calls in flight that came to about a third
+    of a call's CPU time. Here each connection finds its socket once, keeps one poller for
+    it, and answers again what it answered earlier in the same turn of the event loop (a
+    reply that ends wakes many calls in one turn, and each asks about every idle
+    connection): a server that closes one meanwhile is seen at the next turn, no later than
+    had it closed just after the first look."""
 
     def __init__(self, inner: Any) -> None:
         self.inner = inner
+        self.turn = 0  # counts the turns of the event loop in which connections were asked
+        self.counting = False
+
+    def this_turn(self) -> int | None:
+        """A number that stays the same until the event loop's next turn (None outside
+        a running loop)."""
+        if not self.counting:
+            try:
+                asyncio.get_running_loop().call_soon(self._next_turn)
+            except RuntimeError:
+                return None
+            self.counting = True
+        return self.turn
+
+    def _next_turn(self) -> None:
+        self.turn += 1
+        self.counting = False
 
     async def connect_tcp(self, *args: Any, **kwargs: Any) -> _QuickStream:
-        return _QuickStream(await self.inner.connect_tcp(*args, **kwargs))
+        return _QuickStream(await self.inner.connect_tcp(*args, **kwargs), self)
 
     async def connect_unix_socket(self, *args: Any, **kwargs: Any) -> _QuickStream:
-        return _QuickStream(await self.inner.connect_unix_socket(*args, **kwargs))
+        return _QuickStream(await self.inner.connect_unix_socket(*args, **kwargs), self)
 
     async def sleep(self, seconds: float) -> None:
         await self.inner.sleep(seconds)
@@ -1486,11 +1714,15 @@ class _QuickStream:
     side; a client has nothing to read before its request is all sent, so the pieces go
     together."""
 
-    def __init__(self, inner: Any) -> None:
+    def __init__(self, inner: Any, backend: _QuickChecks) -> None:
         self.inner = inner
+        self.backend = backend
         self.socket = inner.get_extra_info("socket")
         self.unsent: list[bytes] = []
         self.write_timeout: float | None = None
+        self.poller: Any = None
+        self.asked: int | None = None  # the turn in which it was last asked if readable
+        self.readable = False  # and what it answered
 
     async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
         await self._send()
@@ -1513,27 +1745,32 @@ class _QuickStream:
 
     async def start_tls(self, *args: Any, **kwargs: Any) -> _QuickStream:
         await self._send()  # a proxy's CONNECT, before the handshake
-        return _QuickStream(await self.inner.start_tls(*args, **kwargs))
+        return _QuickStream(await self.inner.start_tls(*args, **kwargs), self.backend)
 
     def get_extra_info(self, info: str) -> Any:
         if info == "is_readable" and self.socket is not None:
             # Readable while idle: the server closed it (or sent what it should not have).
-            return _readable(self.socket)
+            turn = self.backend.this_turn()
+            if turn is None or turn != self.asked:
+                self.asked = turn
+                self.readable = self._readable()
+            return self.readable
         return self.inner.get_extra_info(info)
 
-
-def _readable(sock: Any) -> bool:
-    """Whether ``sock`` has something to read (or is closed), without waiting."""
-    try:
-        if sock.fileno() < 0:
+    def _readable(self) -> bool:
+        """Whether the socket has something to read (or is closed), without waiting."""
+        sock = self.socket
+        try:
+            if sock.fileno() < 0:
+                return True
+            if not hasattr(select, "poll"):  # Windows
+                return bool(select.select([sock], [], [], 0)[0])
+            if self.poller is None:
+                self.poller = select.poll()
+                self.poller.register(sock, select.POLLIN)
+            return bool(self.poller.poll(0))
+        except (OSError, ValueError):
             return True
-        if not hasattr(select, "poll"):  # Windows
-            return bool(select.select([sock], [], [], 0)[0])
-        poller = select.poll()
-        poller.register(sock, select.POLLIN)
-        return bool(poller.poll(0))
-    except (OSError, ValueError):
-        return True
 
 
 _PIECE_BYTES = 64 << 10  # a compressed body is unpacked this much at a time

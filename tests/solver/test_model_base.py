@@ -8,6 +8,7 @@ count tokens as the real engines estimate them. These tests hold it to that.
 
 from __future__ import annotations
 
+import gc
 import time
 
 import pytest
@@ -182,3 +183,24 @@ async def test_scripted_name_and_finish_reason_are_reported() -> None:
     assert generation.finish_reasons == ("length", "length")
     assert generation.cut(1) == "length"
     await model.aclose()  # nothing to release; must not fail
+
+
+def test_a_run_has_few_garbage_collections_and_the_settings_come_back_after() -> None:
+    from solver.model.base import YOUNG_OBJECTS, few_collections
+    from tui.cli.solve import run_stoppable
+
+    threshold, frozen = gc.get_threshold(), gc.get_freeze_count()
+
+    async def settings() -> tuple[int, int]:
+        return gc.get_threshold()[0], gc.get_freeze_count()
+
+    young, frozen_in_run = run_stoppable(settings())  # how ponder solve and bench run
+    assert young == max(threshold[0], YOUNG_OBJECTS)
+    assert frozen_in_run > frozen  # what the run started with is out of the passes
+    assert (gc.get_threshold(), gc.get_freeze_count()) == (threshold, frozen)
+    with few_collections():
+        assert gc.get_threshold()[0] == max(threshold[0], YOUNG_OBJECTS)
+        with few_collections():
+            pass
+        assert gc.get_freeze_count() > frozen  # an inner run leaves the outer one's frozen
+    assert (gc.get_threshold(), gc.get_freeze_count()) == (threshold, frozen)

@@ -244,4 +244,7 @@ def run_stoppable(main: Coroutine[Any, Any, _T]) -> _T:
         finally:
             signal.signal(signal.SIGINT, previous)
 
-    return asyncio.run(stoppable())
+    from solver.model.base import few_collections
+
+    with few_collections():  # a run of many calls: few, short garbage collections
+        return asyncio.run(stoppable())

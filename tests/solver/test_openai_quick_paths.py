@@ -1,0 +1,406 @@
+"""The quick paths of OpenAIModel's HTTP client, pinned to what they replace.
+
+A streamed reply's chunks are read together (``solver.model.openai._WholeChunks``): the HTTP
+parser (h11) gives a chunked body one chunk at a time; OpenAIModel has it give every chunk it
+holds at once. These tests pin that nothing else changes: the parser alone and the parser
+reading whole chunks give the same bytes and the same end, or the same error, for bodies
+written in every way a server may write them (and some it should not), fed whole or a byte at
+a time; and a server of our own that writes a reply's events, one chunk each, in a single
+write gets the same answer, or the same words of error, from a model reading whole chunks as
+from one reading them one by one. A request built from headers merged once still carries what
+the HTTP client adds (a cookie). The connection pool's checks (is an idle connection still
+open? which connections are closed, expired, free?) are made once a turn of the event loop,
+unless a request waits for a connection.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+from collections.abc import AsyncIterator
+from typing import Any
+
+import h11
+import pytest
+
+from solver.model import Call, Message, ModelError, Sampling
+from solver.model import openai as openai_model
+from solver.model.openai import (
+    OpenAIModel,
+    _QuickChecks,
+    _QuickStream,
+    _tidy_once_a_turn,
+    _WholeChunks,
+)
+from solver.roles import Purpose
+
+KEY = "sk-chunks-7Hq2vX9pLm4RtY8wZb3N"
+
+HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+
+
+def chunks(*pieces: bytes) -> bytes:
+    """``pieces`` as chunks of their own."""
+    return b"".join(b"%x\r\n%s\r\n" % (len(piece), piece) for piece in pieces)
+
+
+def chunked(*pieces: bytes) -> bytes:
+    """``pieces`` as chunks of their own, then the last chunk."""
+    return chunks(*pieces) + b"0\r\n\r\n"
+
+
+BODIES: dict[str, bytes] = {
+    "many whole chunks": chunked(*(b"data: %d\n\n" % i for i in range(40))),
+    "one chunk": chunked(b"data: 1\n\n"),
+    "upper-case and padded sizes": b"A\r\n0123456789\r\n00005\r\nabcde\r\n0\r\n\r\n",
+    "an extension": b"5;name=value\r\nabcde\r\n3\r\nxyz\r\n0\r\n\r\n",
+    "white space after a size": b"5  \r\nabcde\r\n3\r\nxyz\r\n0\r\n\r\n",
+    "trailers": chunked(b"abc", b"def")[:-2] + b"X-Trailer: yes\r\n\r\n",
+    "empty": b"0\r\n\r\n",
+    "a malformed footer after good chunks": b"3\r\nabc\r\n3\r\ndefXY3\r\nghi\r\n0\r\n\r\n",
+    "an illegal size after good chunks": b"3\r\nabc\r\nzz\r\ndef\r\n0\r\n\r\n",
+    "a size past any reason": b"3\r\nabc\r\n" + b"f" * 21 + b"\r\nabc\r\n",
+    "cut off mid-chunk": b"3\r\nabc\r\n10\r\nonly part",
+    "cut off after a chunk": b"3\r\nabc\r\n",
+}
+
+
+def parse(body: bytes, step: int, *, whole: bool) -> tuple[bytes, list[int], str]:
+    """Feed ``body`` (after a response head) to an h11 client ``step`` bytes at a time, then
+    close: the body's bytes, the size of each Data event, and how it ended."""
+    conn = h11.Connection(our_role=h11.CLIENT)
+    conn.send(
+        h11.Request(method="POST", target="/", headers=[("Host", "x"), ("Content-Length", "0")])
+    )
+    conn.send(h11.EndOfMessage())
+    conn.receive_data(HEAD)
+    assert isinstance(conn.next_event(), h11.Response)
+    if whole:
+        conn._reader = _WholeChunks(conn._reader, h11.Data)
+    data = b""
+    sizes: list[int] = []
+    fed = 0
+    while True:
+        try:
+            event = conn.next_event()
+        except h11.RemoteProtocolError as err:
+            return data, sizes, f"error: {err}"
+        if event is h11.NEED_DATA:
+            piece = body[fed : fed + step]
+            fed += len(piece)
+            conn.receive_data(piece)  # b"" once all is fed: the server closed
+        elif isinstance(event, h11.Data):
+            data += bytes(event.data)
+            sizes.append(len(event.data))
+        elif isinstance(event, h11.EndOfMessage):
+            return data, sizes, f"end, trailers {list(event.headers)}"
+        else:
+            return data, sizes, f"event {event!r}"
+
+
+@pytest.mark.parametrize("step", [1, 2, 7, 1 << 16])
+@pytest.mark.parametrize("name", list(BODIES))
+def test_whole_chunks_give_the_same_bytes_and_end_as_the_parser_alone(name: str, step: int) -> None:
+    alone = parse(BODIES[name], step, whole=False)
+    together = parse(BODIES[name], step, whole=True)
+    assert together[0] == alone[0]
+    assert together[2] == alone[2]
+
+
+def test_chunks_that_came_together_are_one_block_read_in_one_pass(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    body = BODIES["many whole chunks"]
+    assert len(parse(body, 1 << 16, whole=False)[1]) == 40
+    asked: list[int] = []
+    reader = h11._readers.ChunkedReader.__call__
+
+    def counted(self: Any, buffer: Any) -> Any:
+        asked.append(len(buffer))
+        return reader(self, buffer)
+
+    monkeypatch.setattr(h11._readers.ChunkedReader, "__call__", counted)
+    data, sizes, end = parse(body, 1 << 16, whole=True)
+    assert sizes == [len(data)] and end.startswith("end")
+    # The forty chunks were read here; the parser's own reader read only the last one (and
+    # was asked once before the body came), not each of the forty.
+    assert len(asked) < 5
+
+
+def test_data_before_a_malformed_chunk_comes_before_the_error() -> None:
+    data, _, end = parse(BODIES["an illegal size after good chunks"], 1 << 16, whole=True)
+    assert (data, end) == (b"abc", "error: illegal chunk header: bytearray(b'zz\\r\\n')")
+
+
+# -- over HTTP: a server of our own that writes each reply in one go ---------------------------
+
+
+def event(content: str | None = None, finish: str | None = None, **extra: Any) -> bytes:
+    delta = {} if content is None else {"content": content}
+    choice = {"index": 0, "delta": delta, "finish_reason": finish}
+    return json.dumps({"id": "c", "model": "m", "choices": [choice], **extra}).encode()
+
+
+def sse(*payloads: bytes, end: str = "\n") -> bytes:
+    return b"".join(b"data: " + p + end.encode() * 2 for p in payloads) + b"data: [DONE]\n\n"
+
+
+HELLO = [event("Hel"), event("lo"), event(finish="stop")]
+
+
+class OneWriteServer:
+    """Answers each request on a kept-alive connection with the next of :attr:`replies`
+    (the raw bytes of a body, sent chunked exactly as given, after a head) in one write;
+    a reply of None hangs up at once. Counts the connections it was asked on."""
+
+    def __init__(self) -> None:
+        self.replies: list[bytes | None] = []
+        self.connections = 0
+        self.head = HEAD
+        self.asked: list[bytes] = []  # the head of each request
+        self._server: asyncio.Server | None = None
+
+    async def __aenter__(self) -> OneWriteServer:
+        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        assert self._server is not None
+        self._server.close()
+
+    @property
+    def url(self) -> str:
+        assert self._server is not None
+        return f"http://127.0.0.1:{self._server.sockets[0].getsockname()[1]}/v1"
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.connections += 1
+        try:
+            while True:
+                head = await reader.readuntil(b"\r\n\r\n")
+                self.asked.append(head)
+                length = next(
+                    int(line.split(b":")[1])
+                    for line in head.split(b"\r\n")
+                    if line.lower().startswith(b"content-length:")
+                )
+                await reader.readexactly(length)
+                body = self.replies.pop(0) if self.replies else chunked(sse(*HELLO))
+                if body is None:
+                    return
+                writer.write(self.head + body)
+                await writer.drain()
+                if not body.endswith(b"0\r\n\r\n"):
+                    return  # a body cut off, or malformed: the server hangs up
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass
+        finally:
+            writer.close()
+
+
+@pytest.fixture
+async def server() -> AsyncIterator[OneWriteServer]:
+    async with OneWriteServer() as serving:
+        yield serving
+
+
+def the_call() -> Call:
+    return Call(Purpose.ANSWER, (Message("user", "Say hello."),), Sampling(max_tokens=50))
+
+
+async def outcome(server: OneWriteServer, body: bytes, *, whole: bool) -> tuple[str, list[str]]:
+    """What a model makes of ``body`` (the answer, or its error's words), and the tokens it
+    streamed first; reading whole chunks or, as before, one at a time."""
+    server.replies = [body]
+    saved = openai_model._read_whole_chunks
+    if not whole:
+        openai_model._read_whole_chunks = lambda stream: None
+    tokens: list[str] = []
+    model = OpenAIModel(base_url=server.url, api_key=KEY, model="m", cache=False, max_retries=0)
+    try:
+        generation = await model.generate(the_call(), lambda i, text: tokens.append(text))
+        return generation.text, tokens
+    except ModelError as err:
+        return f"error: {err}", tokens
+    finally:
+        openai_model._read_whole_chunks = saved
+        await model.aclose()
+
+
+def at_blank_lines(data: bytes) -> list[bytes]:
+    """``data`` cut after each blank line: an event a piece."""
+    return [piece + b"\n\n" for piece in data.split(b"\n\n") if piece]
+
+
+def every(size: int, data: bytes) -> list[bytes]:
+    """``data`` cut every ``size`` bytes, wherever that falls."""
+    return [data[i : i + size] for i in range(0, len(data), size)]
+
+
+HEL = b"data: " + event("Hel") + b"\n\n"
+NOISE = [b": keep-alive\n\n", b"data:" + event("Hel") + b"\n\n", b":\n\n", b"event: x\nid: 1\n"]
+
+STREAMS: dict[str, tuple[bytes, str]] = {
+    "an event a chunk": (chunked(*at_blank_lines(sse(*HELLO))), "Hello"),
+    "lines split across chunks": (chunked(*every(11, sse(*HELLO))), "Hello"),
+    "data: without a space, comments, keep-alives": (
+        chunked(*NOISE, sse(event("lo"), event(finish="stop"))),
+        "Hello",
+    ),
+    "CRLF lines": (chunked(sse(*HELLO, end="\r\n")), "Hello"),
+    "chunk extensions": (chunked(sse(*HELLO)).replace(b"\r\n", b";a=b\r\n", 1), "Hello"),
+    "a line that is not JSON": (chunked(sse(event("Hel"), b"{not", event(finish="stop"))), "JSON"),
+    "no finish": (chunked(sse(event("Hel"), event("lo"))), "ended before"),
+    "a malformed chunk mid-stream": (chunks(HEL) + b"zz\r\nxx\r\n", "cut off"),
+    "cut off mid-chunk": (chunks(HEL) + b"40\r\ndata: {", "cut off"),
+}
+
+
+@pytest.mark.parametrize("name", list(STREAMS))
+async def test_a_model_reading_whole_chunks_answers_as_before(
+    server: OneWriteServer, name: str
+) -> None:
+    body, expected = STREAMS[name]
+    before = await outcome(server, body, whole=False)
+    after = await outcome(server, body, whole=True)
+    assert after == before
+    assert expected in after[0]
+    if not after[0].startswith("error"):
+        assert "".join(after[1]) == after[0]
+
+
+async def test_a_reply_read_whole_leaves_the_connection_fit_for_the_next(
+    server: OneWriteServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """All of a reply's events came in one write: they are read as one block, and the
+    parser still sees the body end, so the next call goes on the same connection."""
+    blocks: list[int] = []
+    events = openai_model._events
+
+    async def counted(source: AsyncIterator[bytes], limits: Any) -> AsyncIterator[list[str]]:
+        async def counting() -> AsyncIterator[bytes]:
+            async for block in source:
+                blocks.append(len(block))
+                yield block
+
+        async for payloads in events(counting(), limits):
+            yield payloads
+
+    monkeypatch.setattr(openai_model, "_events", counted)
+    body = chunks(*(b"data: " + event(c) + b"\n\n" for c in "Hello"))
+    body += chunked(b"data: " + event(finish="stop") + b"\n\ndata: [DONE]\n\n")
+    server.replies = [body, body]
+    model = OpenAIModel(base_url=server.url, api_key=KEY, model="m", cache=False)
+    try:
+        first = await model.generate(the_call())
+        second = await model.generate(the_call())
+    finally:
+        await model.aclose()
+    assert first.text == second.text == "Hello"
+    assert len(blocks) == 2  # one a reply, though each came as seven chunks
+    assert server.connections == 1
+
+
+async def test_a_cookie_the_server_set_goes_with_the_next_request(server: OneWriteServer) -> None:
+    """Requests are built from headers worked out once, but what the HTTP client adds of its
+    own still goes: here a cookie a load balancer set, to keep calls on one backend."""
+    server.head = HEAD.replace(b"\r\n\r\n", b"\r\nSet-Cookie: backend=b7; Path=/\r\n\r\n")
+    model = OpenAIModel(base_url=server.url, api_key=KEY, model="m", cache=False)
+    try:
+        for _ in range(2):
+            assert (await model.generate(the_call())).text == "Hello"
+    finally:
+        await model.aclose()
+    assert b"cookie:" not in server.asked[0].lower()
+    assert b"\r\ncookie: backend=b7\r\n" in server.asked[1].lower()
+
+
+# -- is an idle connection still open? ---------------------------------------------------------
+
+
+class _Stream:
+    """A network stream of the HTTP library's, as far as the quick checks use it."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+
+    def get_extra_info(self, info: str) -> Any:
+        return self.sock if info == "socket" else None
+
+
+async def test_an_idle_connection_is_polled_once_a_turn_of_the_loop(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The pool asks every idle connection, before and after every request, whether the
+    server closed it: it is answered once in each turn of the event loop (at 64 calls in
+    flight that was 30 polls a request), and a close is seen at the next turn."""
+    polls: list[bool] = []
+    poll = _QuickStream._readable
+
+    def counted(self: _QuickStream) -> bool:
+        polls.append(poll(self))
+        return polls[-1]
+
+    monkeypatch.setattr(_QuickStream, "_readable", counted)
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        stream = _QuickStream(_Stream(ours), _QuickChecks(None))
+        assert [stream.get_extra_info("is_readable") for _ in range(5)] == [False] * 5
+        assert polls == [False]
+        theirs.close()
+        assert stream.get_extra_info("is_readable") is False  # this turn's answer stands
+        await asyncio.sleep(0)
+        assert stream.get_extra_info("is_readable") is True
+        assert stream.get_extra_info("is_readable") is True
+        assert polls == [False, True]
+
+
+class _Request:
+    def __init__(self, queued: bool) -> None:
+        self.connection = None if queued else "a connection"
+
+
+class _Pool:
+    """A connection pool, as far as :func:`_tidy_once_a_turn` uses it."""
+
+    def __init__(self) -> None:
+        self._requests: list[_Request] = []
+        self.looks = 0
+
+    def _assign_requests_to_connections(self) -> list[str]:
+        self.looks += 1
+        return ["a connection to close"]
+
+
+async def test_the_pool_looks_over_its_connections_once_a_turn_unless_a_request_waits() -> None:
+    pool = _Pool()
+    _tidy_once_a_turn(pool, _QuickChecks(None))
+    look = pool._assign_requests_to_connections
+    pool._requests = [_Request(queued=False)]
+    assert look() == ["a connection to close"]
+    assert [look(), look()] == [[], []]  # tidied already this turn
+    assert pool.looks == 1
+    pool._requests.append(_Request(queued=True))  # one waits: it is given a connection now
+    assert [look(), look()] == [["a connection to close"]] * 2
+    assert pool.looks == 3
+    pool._requests.pop()
+    assert look() == []
+    await asyncio.sleep(0)
+    assert look() == ["a connection to close"]  # a new turn: tidied again
+    assert pool.looks == 4
+    pool._requests = [object()]  # type: ignore[list-item] # a release with other requests
+    assert [look(), look()] == [["a connection to close"]] * 2  # looks each time, as before
+
+
+async def test_calls_in_flight_together_all_get_their_answers(server: OneWriteServer) -> None:
+    """64 calls at once: each waits for a connection of its own and gets its answer; the
+    connections are kept for the next 64."""
+    model = OpenAIModel(base_url=server.url, api_key=KEY, model="m", cache=False, concurrency=64)
+    try:
+        for _ in range(2):
+            replies = await asyncio.gather(*(model.generate(the_call()) for _ in range(64)))
+            assert {reply.text for reply in replies} == {"Hello"}
+    finally:
+        await model.aclose()
+    assert server.connections == 64
