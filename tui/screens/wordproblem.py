@@ -512,7 +512,6 @@ class WordProblemScreen(PuzzleScreen):
         more = "" if self.hints_used >= len(steps) else " (h again for more)"
         self.say(Text.assemble((f"Hint {self.hints_used}: ", "bold"), title.lower(), more))
         self.refresh_work()
-        self.refresh_title()
         self.query_one("#wp-body", VerticalScroll).scroll_end(animate=False)
 
     def give_up_now(self) -> None:
