@@ -1,11 +1,12 @@
-"""A puzzle screen draws itself from its state: a new board, a chosen card, a moved cursor or
-a mark is shown as soon as it is set, with no redraw asked for. Its timers run only while
-there is something to time: the title's clock while the puzzle is played (not once it is over,
-nor while it is paused), the solver pane's clock while a run is under way, and a race's line
-follows the pane's clock instead of polling it."""
+"""A puzzle screen draws itself from its state: a new board, a chosen card, a moved cursor, a
+mark, a scratchpad line or a hint is shown as soon as it is set, with no redraw asked for. Its
+timers run only while there is something to time: the title's clock while the puzzle is played
+(not once it is over, nor while it is paused), the solver pane's clock while a run is under
+way, and a race's line follows the pane's clock instead of polling it."""
 
 from __future__ import annotations
 
+from fractions import Fraction
 from pathlib import Path
 from typing import TypeVar
 
@@ -14,22 +15,24 @@ from textual.widgets import Static
 
 from puzzles.crossword import generate
 from puzzles.game24 import Hand
+from puzzles.wordproblem import Solution, WordProblem
 from solver.settings import Settings
 from tests.tui.harness import wait_for
 from tui.app import PonderApp, make_app
 from tui.screens.crossword import CrosswordScreen
 from tui.screens.game24 import Game24Screen
 from tui.screens.puzzle import PauseScreen
+from tui.screens.wordproblem import WordProblemScreen, check_line
 from tui.widgets.crossword_grid import CrosswordGrid
 from tui.widgets.number_card import NumberCard
 from tui.widgets.solver_pane import SolverPane
 
 SIZE = (120, 40)
 
-S = TypeVar("S", Game24Screen, CrosswordScreen)
+S = TypeVar("S", Game24Screen, CrosswordScreen, WordProblemScreen)
 
 
-def text(screen: Game24Screen | CrosswordScreen, selector: str) -> str:
+def text(screen: Game24Screen | CrosswordScreen | WordProblemScreen, selector: str) -> str:
     return str(screen.query_one(selector, Static).render())
 
 
@@ -101,6 +104,30 @@ async def test_letters_marks_cursor_and_ghost_redraw_the_grid(app: PonderApp) ->
         assert grid.view.ghost is solved and "ghost" in text(screen, "#puzzle-title")
         screen.pencil = True
         assert "✎" in text(screen, "#puzzle-title")
+
+
+# -- the word problem: the scratchpad and the hints follow the screen's state ----------------
+
+
+async def test_scratch_lines_and_hints_redraw_the_work(app: PonderApp) -> None:
+    problem = WordProblem(
+        "A wall takes 12 rows of 150 bricks. How many bricks is that?",
+        Fraction(1800),
+        Solution.parse("That is 12 * 150 = <<12*150=1800>>1800 bricks."),
+        topic="measurement",
+        level="easy",
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_screen(pilot, WordProblemScreen(problem, "easy"))
+        pad, shown = screen.query_one("#scratch-lines"), screen.query_one("#hints")
+        assert not pad.display and not shown.display  # nothing to show yet
+        screen.scratch = tuple(check_line("12 * 150 = 1800"))
+        assert pad.display and "Scratchpad" in text(screen, "#scratch-lines")
+        assert "1800" in text(screen, "#scratch-lines")
+        screen.shown_hints = (("A nudge", "count the bricks in one row"),)
+        assert shown.display and "A nudge: count the bricks" in text(screen, "#hints")
+        screen.scratch = ()
+        assert not pad.display
 
 
 # -- the clocks: a timer runs only while there is something to time ---------------------------
