@@ -10,6 +10,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import TypeVar
 
+import pytest
 from textual.pilot import Pilot
 from textual.widgets import Static
 
@@ -45,7 +46,7 @@ async def open_screen(pilot: Pilot[None], screen: S) -> S:
 # -- the Game of 24: cards, steps and the choice follow the screen's state -------------------
 
 
-async def test_a_new_board_and_a_chosen_card_redraw_the_cards(app: PonderApp) -> None:
+async def test_a_new_board_a_chosen_card_and_a_hint_redraw_the_hand(app: PonderApp) -> None:
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_screen(pilot, Game24Screen(Hand.parse("4 7 8 8"), "easy"))
         cards = list(screen.query(NumberCard))
@@ -68,12 +69,8 @@ async def test_a_new_board_and_a_chosen_card_redraw_the_cards(app: PonderApp) ->
         assert not any(c.has_class("-selected") for c in cards)
         assert text(screen, "#steps") == "" and text(screen, "#selection") == ""
 
-
-async def test_a_hint_redraws_the_title_without_being_asked(app: PonderApp) -> None:
-    async with app.run_test(size=SIZE) as pilot:
-        screen = await open_screen(pilot, Game24Screen(Hand.parse("4 7 8 8"), "easy"))
         assert "hints" not in text(screen, "#puzzle-title")
-        screen.hints_used = 2
+        screen.hints_used = 2  # the title counts them
         assert "hints 2" in text(screen, "#puzzle-title")
 
 
@@ -161,7 +158,10 @@ async def test_the_title_clock_stops_on_giving_up(app: PonderApp) -> None:
         assert screen.over and not screen.ticking and screen.clock_timer is None
 
 
-async def test_the_pane_clock_runs_only_while_a_run_is_under_way(app: PonderApp) -> None:
+async def test_the_pane_clock_runs_only_while_a_run_is_under_way(
+    app: PonderApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(SolverPane, "TICK", 0.02)  # a quick clock, for a quick test
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_screen(pilot, Game24Screen(Hand.parse("4 7 8 8"), "easy"))
         pane = screen.query_one(SolverPane)
