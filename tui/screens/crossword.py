@@ -386,19 +386,17 @@ class CrosswordScreen(PuzzleScreen):
     def draw_grid(self) -> None:
         """The grid as the screen's state has it (the watchers below call it)."""
         slot = self.slot
-        self.query_one(CrosswordGrid).show(
-            GridView(
-                self.crossword,
-                self.board,
-                self.cursor,
-                word=frozenset(slot.cells if slot else ()),
-                wrong=self.wrong,
-                right=self.right,
-                corrected=self.corrected,
-                revealed=self.revealed,
-                ghost=self.ghost if self.show_ghost else None,
-                won=self.won,
-            )
+        self.query_one(CrosswordGrid).view = GridView(
+            self.crossword,
+            self.board,
+            self.cursor,
+            word=frozenset(slot.cells if slot else ()),
+            wrong=self.wrong,
+            right=self.right,
+            corrected=self.corrected,
+            revealed=self.revealed,
+            ghost=self.ghost if self.show_ghost else None,
+            won=self.won,
         )
 
     def draw_clue(self) -> None:
