@@ -402,7 +402,8 @@ class PuzzleScreen(PonderScreen):
         )
 
     def watch_ticking(self, ticking: bool) -> None:
-        """The clock starts or stops: its timer with it, and the title shows where it is."""
+        """The clock starts or stops: its timer with it, and the title shows where it is.
+        (Textual also calls it when ``ticking`` is read: it acts only on a change.)"""
         if ticking and self.clock_timer is None:
             self.clock_timer = self.set_interval(self.CLOCK_TICK, self.refresh_title)
         elif not ticking and self.clock_timer is not None:
