@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 
 from puzzles.arith import format_number
@@ -31,27 +31,29 @@ class Card:
         return format_number(self.value)
 
 
-@dataclass
+@dataclass(frozen=True, slots=True)
 class Board:
-    """The cards of one hand as the player combines them, step by step."""
+    """The cards of one hand as the player combines them, step by step.
+
+    A board never changes: a step, an undo or a reset gives a new one (so a screen that holds
+    the board sees every change as a new value)."""
 
     hand: Hand
-    cards: list[Card] = field(default_factory=list)
-    steps: list[str] = field(default_factory=list)
-    _history: list[tuple[list[Card], list[str]]] = field(default_factory=list)
+    cards: tuple[Card, ...] = ()
+    steps: tuple[str, ...] = ()
+    before: Board | None = None
+    """The board one step back (what :meth:`undo` returns)."""
 
     def __post_init__(self) -> None:
         if not self.cards:
-            self.reset()
+            object.__setattr__(self, "cards", _dealt(self.hand))
 
-    def reset(self) -> None:
+    def reset(self) -> Board:
         """Back to the four starting cards."""
-        self.cards = [Card(Fraction(n), str(n)) for n in self.hand.numbers]
-        self.steps = []
-        self._history = []
+        return Board(self.hand)
 
-    def combine(self, first: int, op: str, second: int) -> Card:
-        """Replace cards ``first`` and ``second`` with ``first op second``.
+    def combine(self, first: int, op: str, second: int) -> Board:
+        """The board with cards ``first`` and ``second`` replaced by ``first op second``.
 
         The new card takes the first card's place. Raises :class:`StepError` for an unknown
         operator, a card that is not there, the same card twice, or division by zero.
@@ -77,20 +79,15 @@ class Board:
         right_needs = b.precedence < prec or (b.precedence == prec and op in "-/")
         right = f"({b.expression})" if right_needs else b.expression
         card = Card(value, f"{left} {op} {right}", prec)
-        self._history.append((list(self.cards), list(self.steps)))
         cards = list(self.cards)
         cards[first] = card
         del cards[second]
-        self.cards = cards
-        self.steps.append(f"{_operand(a.value)} {op} {_operand(b.value)} = {card.label}")
-        return card
+        step = f"{_operand(a.value)} {op} {_operand(b.value)} = {card.label}"
+        return Board(self.hand, tuple(cards), (*self.steps, step), self)
 
-    def undo(self) -> bool:
-        """Take back the last step; False when there is none."""
-        if not self._history:
-            return False
-        self.cards, self.steps = self._history.pop()
-        return True
+    def undo(self) -> Board | None:
+        """The board before the last step; None when there is none."""
+        return self.before
 
     @property
     def finished(self) -> bool:
@@ -103,3 +100,7 @@ class Board:
     @property
     def expression(self) -> str | None:
         return self.cards[0].expression if self.finished else None
+
+
+def _dealt(hand: Hand) -> tuple[Card, ...]:
+    return tuple(Card(Fraction(n), str(n)) for n in hand.numbers)

@@ -13,7 +13,7 @@ the command palette.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from rich.text import Text
@@ -21,6 +21,7 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Center
+from textual.reactive import Initialize, var
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -109,6 +110,21 @@ class CrosswordCommands(ScreenCommands):
         yield ("Pause", "ctrl+d: hide the grid and stop the clock", screen.action_pause)
 
 
+def _empty_board(screen: CrosswordScreen) -> Board:
+    return screen.crossword.empty_board()
+
+
+def _first_cell(screen: CrosswordScreen) -> Cell:
+    """Where the cursor starts: the first clue's first square."""
+    grid = screen.crossword.grid
+    return grid.slots[0].cells[0] if grid.slots else next(grid.cells())
+
+
+def _first_direction(screen: CrosswordScreen) -> Direction:
+    grid = screen.crossword.grid
+    return grid.slots[0].direction if grid.slots else Direction.ACROSS
+
+
 class CrosswordScreen(PuzzleScreen):
     """A mini crossword on the left, the solver on the right."""
 
@@ -136,24 +152,36 @@ class CrosswordScreen(PuzzleScreen):
         Binding("ctrl+t", "app.legend", "Legend", show=False, id="crossword.legend"),
     ]
 
+    # What the grid shows. Each is replaced, never changed in place (boards and frozensets),
+    # so every change reaches a watcher and the grid is drawn again.
+    board: var[Board] = var(Initialize(_empty_board), init=False)
+    """The player's letters."""
+    cursor: var[Cell] = var(Initialize(_first_cell), init=False)
+    direction: var[Direction] = var(Initialize(_first_direction), init=False)
+    """The current clue's direction: across or down through the cursor."""
+    wrong: var[frozenset[Cell]] = var(frozenset(), init=False)
+    """Squares a check found wrong (until they are written again)."""
+    right: var[frozenset[Cell]] = var(frozenset(), init=False)
+    """Squares a check found right."""
+    revealed: var[frozenset[Cell]] = var(frozenset(), init=False)
+    """Squares a reveal (or a give-up) wrote the solution's letter in."""
+    corrected: var[Mapping[Cell, str]] = var(dict, init=False)
+    """After a give-up: the squares the player had wrong, with the letter they wrote (the
+    board holds the solution's there)."""
+    ghost: var[Board | None] = var(None, init=False)
+    """The solver's latest board."""
+    show_ghost: var[bool] = var(False, init=False)
+    """Whether the solver's board is drawn faintly over the player's (ctrl+g)."""
+    won: var[bool] = var(False, init=False)
+    """The player solved the grid (without every square revealed): it is drawn as won."""
+    pencil: var[bool] = var(False, init=False)
+    """New letters are pencilled (ctrl+e); the title says so."""
+    auto_check: var[bool] = var(False, init=False)
+    """Wrong letters are marked as they are typed (ctrl+a); the title says so."""
+
     def __init__(self, crossword: Crossword, level: str | None = None, *, replay: Any = None):
         super().__init__(crossword, level, replay=replay)
         self.crossword = crossword
-        self.board = crossword.empty_board()
-        grid = crossword.grid
-        self.cursor: Cell = grid.slots[0].cells[0] if grid.slots else next(grid.cells())
-        self.direction = grid.slots[0].direction if grid.slots else Direction.ACROSS
-        self.pencil = False
-        self.show_ghost = False
-        self.auto_check = False
-        """Wrong letters are marked as they are typed (ctrl+a)."""
-        self.ghost: Board | None = None
-        self.wrong: set[Cell] = set()
-        self.corrected: dict[Cell, str] = {}
-        """After a give-up: the squares the player had wrong, with the letter they wrote
-        (the board holds the solution's there)."""
-        self.right: set[Cell] = set()
-        self.revealed: set[Cell] = set()
         self.shown: set[Cell] = set()
         """Squares a reveal showed (every square of the letter, word or grid revealed, also
         those already right); once they cover the grid, the solution was shown."""
@@ -240,7 +268,7 @@ class CrosswordScreen(PuzzleScreen):
                 )
                 options.append(Option(prompt, id=entry.label))
         clues.add_options(options)
-        self.refresh_grid()
+        self.watch_cursor()  # the grid and its first clue; from here on, watchers redraw them
         # The pane's idle line names s and l, which are letters to type here.
         self.query_one("#solver-status", Static).update(
             "solver idle · ctrl+s starts it · ctrl+t: what the marks mean"
@@ -355,22 +383,25 @@ class CrosswordScreen(PuzzleScreen):
                 return slot
         return through[0] if through else None
 
-    def refresh_grid(self) -> None:
+    def draw_grid(self) -> None:
+        """The grid as the screen's state has it (the watchers below call it)."""
         slot = self.slot
-        self.query_one(CrosswordGrid).show(
-            GridView(
-                self.crossword,
-                self.board,
-                self.cursor,
-                word=frozenset(slot.cells if slot else ()),
-                wrong=frozenset(self.wrong),
-                right=frozenset(self.right),
-                corrected=dict(self.corrected),
-                revealed=frozenset(self.revealed),
-                ghost=self.ghost if self.show_ghost else None,
-                won=self.over and not self.gave_up and not self.solution_shown,
-            )
+        self.query_one(CrosswordGrid).view = GridView(
+            self.crossword,
+            self.board,
+            self.cursor,
+            word=frozenset(slot.cells if slot else ()),
+            wrong=self.wrong,
+            right=self.right,
+            corrected=self.corrected,
+            revealed=self.revealed,
+            ghost=self.ghost if self.show_ghost else None,
+            won=self.won,
         )
+
+    def draw_clue(self) -> None:
+        """The current clue under the grid, and highlighted in the list."""
+        slot = self.slot
         line = Text()
         clues = self.query_one("#cw-clues", OptionList)
         if slot is not None:
@@ -387,13 +418,52 @@ class CrosswordScreen(PuzzleScreen):
                     clues.highlighted = index
         self.query_one("#cw-clue", Static).update(line)
 
+    def watch_cursor(self) -> None:
+        self.draw_grid()
+        self.draw_clue()
+
+    def watch_direction(self) -> None:
+        self.draw_grid()
+        self.draw_clue()
+
+    def watch_board(self) -> None:
+        self.draw_grid()
+
+    def watch_wrong(self) -> None:
+        self.draw_grid()
+
+    def watch_right(self) -> None:
+        self.draw_grid()
+
+    def watch_revealed(self) -> None:
+        self.draw_grid()
+
+    def watch_corrected(self) -> None:
+        self.draw_grid()
+
+    def watch_won(self) -> None:
+        self.draw_grid()
+
+    def watch_ghost(self) -> None:
+        if self.show_ghost:
+            self.draw_grid()
+
+    def watch_show_ghost(self) -> None:
+        self.draw_grid()
+        self.refresh_title()
+
+    def watch_pencil(self) -> None:
+        self.refresh_title()
+
+    def watch_auto_check(self) -> None:
+        self.refresh_title()
+
     def move_to(self, cell: Cell, direction: Direction | None = None) -> None:
         self.cursor = cell
         if direction is not None and any(
             s.direction is direction for s in self.crossword.grid.slots_at(cell)
         ):
             self.direction = direction
-        self.refresh_grid()
 
     def step(self, dr: int, dc: int) -> Cell | None:
         """The next open square from the cursor by (``dr``, ``dc``), over blocks."""
@@ -414,7 +484,6 @@ class CrosswordScreen(PuzzleScreen):
         if turns:
             # The first press across the word turns to that direction, as crossword apps do.
             self.direction = direction
-            self.refresh_grid()
             return
         cell = self.step(dr, dc)
         if cell is not None:
@@ -424,7 +493,6 @@ class CrosswordScreen(PuzzleScreen):
         other = Direction.DOWN if self.direction is Direction.ACROSS else Direction.ACROSS
         if any(s.direction is other for s in self.crossword.grid.slots_at(self.cursor)):
             self.direction = other
-            self.refresh_grid()
 
     def next_clue(self, back: bool = False) -> None:
         slots = self.crossword.grid.slots
@@ -443,10 +511,9 @@ class CrosswordScreen(PuzzleScreen):
         cell = self.cursor
         if cell not in self.revealed:  # a revealed square keeps the solution's letter
             self.board = self.board.write(cell, letter, pencil=self.pencil)
-            self.wrong.discard(cell)
-            self.right.discard(cell)
-            if self.auto_check and not self.crossword.check_letter(self.board, cell):
-                self.wrong.add(cell)
+            wrong = self.auto_check and not self.crossword.check_letter(self.board, cell)
+            self.wrong = self.wrong | {cell} if wrong else self.wrong - {cell}
+            self.right = self.right - {cell}
         slot = self.slot
         if slot is not None:
             at = slot.cells.index(cell)
@@ -476,12 +543,11 @@ class CrosswordScreen(PuzzleScreen):
                 self.direction = before.direction
         if cell not in self.revealed and self.board.letter(cell):
             self.board = self.board.erase(cell)
-            self.wrong.discard(cell)
-            self.right.discard(cell)
+            self.wrong = self.wrong - {cell}
+            self.right = self.right - {cell}
         self.after_change()
 
     def after_change(self) -> None:
-        self.refresh_grid()
         if self.board.is_full and not self.over:
             verdict = self.crossword.check(self.board)
             if verdict.ok:
@@ -498,7 +564,7 @@ class CrosswordScreen(PuzzleScreen):
         self.finish(True, self.board_text())
         if self.solution_shown:
             self.query_one("#puzzle").remove_class("-won")  # no win to celebrate
-        self.refresh_grid()
+        self.won = not self.solution_shown
 
     def board_text(self) -> str:
         """The player's board as the solvers write one: rows joined by ``/``, ``_`` empty."""
@@ -564,15 +630,13 @@ class CrosswordScreen(PuzzleScreen):
             return
         self.hints_used += 1
         wrong = [c for c in cells if not self.crossword.check_letter(self.board, c)]
-        self.wrong.update(wrong)
-        self.right.update(c for c in cells if c not in wrong)
+        self.wrong = self.wrong | set(wrong)
+        self.right = self.right | {c for c in cells if c not in wrong}
         what = {"letter": "That letter", "word": "This word", "puzzle": "The grid"}[scope]
         if wrong:
             self.say(f"{what}: {len(wrong)} wrong, marked in red.", tone(self, Tone.WRONG))
         else:
             self.say(f"{what}: every letter written so far is right.", tone(self, Tone.RIGHT))
-        self.refresh_grid()
-        self.refresh_title()
 
     def action_reveal(self, scope: Scope) -> None:
         if self.refuse_when_over():
@@ -586,16 +650,17 @@ class CrosswordScreen(PuzzleScreen):
             self.say("Those letters are already right.", tone(self, Tone.RIGHT))
             return
         self.hints_used += 1
+        board = self.board
         for cell in cells:
-            self.board = self.board.write(cell, self.crossword.letter(cell))
-            self.revealed.add(cell)
-            self.wrong.discard(cell)
+            board = board.write(cell, self.crossword.letter(cell))
+        self.board = board
+        self.revealed = self.revealed | set(cells)
+        self.wrong = self.wrong - set(cells)
         self.shown.update(self.cells_of(scope))
         if self.shown >= set(self.crossword.grid.cells()):
             # The whole solution was shown: filling the grid now is no win of the player's.
             self.solution_shown = True
         self.say(f"Revealed {len(cells)} letter{'s' * (len(cells) != 1)}.")
-        self.refresh_title()
         self.after_change()
 
     def check_letter(self) -> None:
@@ -623,7 +688,6 @@ class CrosswordScreen(PuzzleScreen):
             if self.pencil
             else "Pencil off: new letters are written in ink."
         )
-        self.refresh_title()
 
     def action_auto_check(self) -> None:
         """Mark wrong letters as they are typed (and every wrong one now), or stop."""
@@ -634,13 +698,11 @@ class CrosswordScreen(PuzzleScreen):
             self.hints_used += 1
             filled = [c for c in self.crossword.grid.cells() if self.board.letter(c)]
             wrong = [c for c in filled if not self.crossword.check_letter(self.board, c)]
-            self.wrong.update(wrong)
+            self.wrong = self.wrong | set(wrong)
             now = f" {len(wrong)} wrong now, marked in red." if wrong else ""
             self.say(f"Auto-check on: wrong letters are marked as you type.{now}")
         else:
             self.say("Auto-check off.")
-        self.refresh_grid()
-        self.refresh_title()
 
     def action_ghost(self) -> None:
         self.show_ghost = not self.show_ghost
@@ -650,8 +712,6 @@ class CrosswordScreen(PuzzleScreen):
             pane.show_answer(self.show_ghost)
         if self.show_ghost and self.ghost is None:
             self.say("The solver's board shows here once it has written something (ctrl+s).")
-        self.refresh_grid()
-        self.refresh_title()
 
     def give_up_now(self) -> None:
         if self.over:
@@ -661,18 +721,21 @@ class CrosswordScreen(PuzzleScreen):
         # Every square gets the solution's letter: where the player's was wrong it is marked
         # as corrected (their letter in the corner), where it was missing as revealed, and
         # the player's right letters in green.
+        mine, board = self.board, self.board
+        right, revealed, corrected = set(self.right), set(self.revealed), dict(self.corrected)
         for cell in self.crossword.grid.cells():
-            letter = self.board.letter(cell)
-            if self.crossword.check_letter(self.board, cell):
-                if cell not in self.revealed:
-                    self.right.add(cell)
+            letter = mine.letter(cell)
+            if self.crossword.check_letter(mine, cell):
+                if cell not in revealed:
+                    right.add(cell)
                 continue
             if letter:
-                self.corrected[cell] = letter
+                corrected[cell] = letter
             else:
-                self.revealed.add(cell)
-            self.board = self.board.write(cell, shown.letter(cell))
-        self.wrong.clear()
+                revealed.add(cell)
+            board = board.write(cell, shown.letter(cell))
+        self.board, self.wrong = board, frozenset()
+        self.right, self.revealed, self.corrected = frozenset(right), frozenset(revealed), corrected
         self.give_up()
         verdict = self.verdict
         message = Text(self.gave_up_text() + "\nYour board: ", style=tone(self, Tone.WARNING))
@@ -685,7 +748,6 @@ class CrosswordScreen(PuzzleScreen):
                 style="",
             )
         self.say(message)
-        self.refresh_grid()
 
     # ---------------------------------------------------------------- the solver's keys
 
@@ -736,10 +798,8 @@ class CrosswordScreen(PuzzleScreen):
             found = self.board_of(text)
             if found is not None:
                 board = found
-        if board is not None and board != self.ghost:
-            self.ghost = board
-            if self.show_ghost:
-                self.refresh_grid()
+        if board is not None:
+            self.ghost = board  # drawn by watch_ghost when it shows and has changed
         super().flush_events(everything)
 
     def solver_shortfall(self, result: ev.RunFinished) -> str:

@@ -16,6 +16,7 @@ from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
+from textual.reactive import Initialize, var
 from textual.widgets import Input, Static
 
 from puzzles.arith import ArithError, extract_claims, format_number, parse, verify_claim
@@ -60,6 +61,11 @@ class Game24Commands(ScreenCommands):
         yield ("Reset", "Back to the four cards", screen.action_reset)
 
 
+def _dealt(screen: Game24Screen) -> Board:
+    """The board a screen starts with: its hand's cards."""
+    return Board(screen.hand)
+
+
 class Game24Screen(PuzzleScreen):
     """Four cards to make 24 with, on the left; the solver on the right."""
 
@@ -88,12 +94,17 @@ class Game24Screen(PuzzleScreen):
         Binding("p", "pause", "Pause", show=False, id="game.pause"),
     ]
 
+    board: var[Board] = var(Initialize(_dealt), init=False)
+    """The cards on the table and the steps that made them: a new board with each step
+    (undo and reset too), and the cards and steps are drawn again."""
+    first: var[int | None] = var(None, init=False)
+    """The card chosen first for the next step."""
+    op: var[str | None] = var(None, init=False)
+    """The operator chosen for the next step."""
+
     def __init__(self, hand: Hand, level: str | None = None, *, replay: Any = None) -> None:
         super().__init__(hand, level, replay=replay)
         self.hand = hand
-        self.board = Board(hand)
-        self.first: int | None = None
-        self.op: str | None = None
         self.tried = False  # a typed answer was checked
 
     @classmethod
@@ -151,7 +162,7 @@ class Game24Screen(PuzzleScreen):
         yield TypingBox(placeholder="e.g. (8 - 4) × (7 - 1)", id="expression")
 
     def start_puzzle(self) -> None:
-        self.refresh_board()
+        self.watch_board()  # the dealt cards; from here on every change of state redraws
         message = Text(
             f"Pick a card with {self.card_keys}, an operator (+ - * /), then another card. "
             "Or press e and type the whole expression."
@@ -268,30 +279,19 @@ class Game24Screen(PuzzleScreen):
 
     # ---------------------------------------------------------------- the player's game
 
-    def refresh_board(self) -> None:
+    def watch_board(self) -> None:
+        """A new board: its cards and the steps so far (and the choice, on its cards)."""
+        board = self.board
         cards = list(self.query(NumberCard))
         for i, card in enumerate(cards):
-            if i < len(self.board.cards):
-                c = self.board.cards[i]
+            if i < len(board.cards):
+                c = board.cards[i]
                 card.show(c.label, c.expression)
-                card.selected = i == self.first
             else:
                 card.display = False
-                card.selected = False
-        self.query_one("#cards").set_class(len(self.board.cards) > 4, "-many")
-        pick = ""
-        if self.first is not None and self.first < len(self.board.cards):
-            chosen = self.board.cards[self.first]
-            pick = chosen.label
-            if chosen.expression and chosen.expression != chosen.label:
-                pick = f"{_shown(chosen.expression)} = {pick}"  # whole, as the card cuts it
-            if self.op:
-                pick += f" {OP_SIGNS[self.op]} …"
-            else:
-                pick += " … now an operator"
-        self.query_one("#selection", Static).update(Text(pick, style="bold"))
+        self.query_one("#cards").set_class(len(board.cards) > 4, "-many")
         steps = Text()
-        for i, step in enumerate(self.board.steps, 1):
+        for i, step in enumerate(board.steps, 1):
             # Each step is re-checked through puzzles.arith, as every claim in ponder is.
             claim = verify_claim(step)
             steps.append(f"{i}. {_shown(step)}  ")
@@ -300,6 +300,27 @@ class Game24Screen(PuzzleScreen):
                 style=tone(self, Tone.RIGHT) if claim.ok else tone(self, Tone.WRONG),
             )
         self.query_one("#steps", Static).update(steps)
+        self.watch_first()
+
+    def watch_first(self) -> None:
+        """The chosen card stands out, and the line under the cards says the step so far."""
+        board = self.board
+        for i, card in enumerate(self.query(NumberCard)):
+            card.selected = i == self.first and i < len(board.cards)
+        pick = ""
+        if self.first is not None and self.first < len(board.cards):
+            chosen = board.cards[self.first]
+            pick = chosen.label
+            if chosen.expression and chosen.expression != chosen.label:
+                pick = f"{_shown(chosen.expression)} = {pick}"  # whole, as the card cuts it
+            if self.op:
+                pick += f" {OP_SIGNS[self.op]} …"
+            else:
+                pick += " … now an operator"
+        self.query_one("#selection", Static).update(Text(pick, style="bold"))
+
+    def watch_op(self) -> None:
+        self.watch_first()
 
     def on_number_card_picked(self, message: NumberCard.Picked) -> None:
         self.pick(message.index)
@@ -309,7 +330,6 @@ class Game24Screen(PuzzleScreen):
             return
         if self.first is None or self.op is None:
             self.first = index
-            self.refresh_board()
             return
         if index == self.first:
             self.say("Pick a different card.", tone(self, Tone.WARNING))
@@ -317,12 +337,10 @@ class Game24Screen(PuzzleScreen):
         op, first = self.op, self.first
         self.first, self.op = None, None
         try:
-            self.board.combine(first, op, index)
+            self.board = self.board.combine(first, op, index)
         except StepError as exc:
             self.say(f"That step does not work: {exc}.", tone(self, Tone.WRONG))
-            self.refresh_board()
             return
-        self.refresh_board()
         self.say(f"{_shown(self.board.steps[-1])}  (exact)")
         if self.board.finished:
             self.finish_attempt()
@@ -337,26 +355,27 @@ class Game24Screen(PuzzleScreen):
             self.say(f"Pick a card first ({self.card_keys}).", tone(self, Tone.WARNING))
             return
         self.op = op
-        self.refresh_board()
 
     def action_undo(self) -> None:
         if self.refuse_when_over():
             return
         if self.first is not None:  # a half-made step goes first, and is all u undoes
             self.first = self.op = None
-            self.refresh_board()
             self.say("Selection cleared.")
             return
         # The undone step's check goes with it.
-        self.say("Step undone." if self.board.undo() else "Nothing to undo.")
-        self.refresh_board()
+        before = self.board.undo()
+        if before is None:
+            self.say("Nothing to undo.")
+            return
+        self.board = before
+        self.say("Step undone.")
 
     def action_leave(self) -> None:
         """Escape first lets go of a chosen card (as people expect of escape); with none
         chosen it goes home, asking first about a started hand."""
         if self.first is not None and not self.over:
             self.first = self.op = None
-            self.refresh_board()
             self.say("Selection cleared. Press esc again for home.")
             return
         super().action_leave()
@@ -365,8 +384,7 @@ class Game24Screen(PuzzleScreen):
         if self.refuse_when_over():
             return
         self.first = self.op = None
-        self.board.reset()
-        self.refresh_board()
+        self.board = self.board.reset()
         self.say("Back to the four cards.")
 
     def action_type_expression(self) -> None:
@@ -432,7 +450,6 @@ class Game24Screen(PuzzleScreen):
         if len(steps) >= FULL_SOLUTION_HINT and level == FULL_SOLUTION_HINT - 1:
             self.solution_shown = True
         self.say(Text.assemble((f"{titles[min(level, 2)]}: ", "bold"), written(steps[level])))
-        self.refresh_title()
 
     def leave_typing(self) -> None:
         # The hand is over: its box goes, leaving the message its room at 80x24.
@@ -445,7 +462,6 @@ class Game24Screen(PuzzleScreen):
 
         if not self.over:
             self.first = self.op = None
-            self.refresh_board()
             self.give_up()
         self.app.push_screen(SolutionsDialog(self.hand, solutions(self.hand)))
 

@@ -21,7 +21,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.containers import Horizontal, Vertical
+from textual.reactive import var
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Header, Input, Static, TextArea
 
@@ -197,6 +199,23 @@ class PuzzleScreen(PonderScreen):
     # Nothing is focused at first, so a kind's keys reach the puzzle.
     AUTO_FOCUS = ""
 
+    CLOCK_TICK: ClassVar[float] = 1.0
+    """Seconds between the title clock's redraws while it runs."""
+
+    dealt: var[bool] = var(False, init=False)
+    """Whether the puzzle is on the screen (set on mount): its clock may run from then."""
+    ended: var[float | None] = var(None, init=False)
+    """When the player finished (solved, gave up or left): the clock stops there."""
+    paused_at: var[float | None] = var(None, init=False)
+    """When help, a dialog or the pause screen covered the puzzle: the clock stands still."""
+    replay_ended: var[float | None] = var(None, init=False)
+    """When the trace being replayed ran out: its clock stops there."""
+    ticking: var[bool] = var(False, init=False)
+    """Whether the title's clock runs (computed: dealt, not over, not paused, the replay not
+    ended); its timer runs only while it does."""
+    hints_used: var[int] = var(0, init=False)
+    """Hints (or checks and reveals) the player asked for; the title counts them."""
+
     def __init_subclass__(cls, **kwargs: Any) -> None:
         # Textual lists a base class's keys before a subclass's; a kind's own keys (what the
         # player does most) come first in the footer, the solver's after them.
@@ -210,12 +229,9 @@ class PuzzleScreen(PonderScreen):
         self.level = level
         self.replay: Replay | None = replay
         self.started = time.monotonic()
-        self.ended: float | None = None
-        self.replay_ended: float | None = None
-        """When the trace being replayed ran out: its clock stops there."""
-        self.paused_at: float | None = None  # while help or a dialog covers the puzzle
         self.paused_total = 0.0
-        self.hints_used = 0
+        self.clock_timer: Timer | None = None
+        """The timer that redraws the title's clock: there only while :attr:`ticking`."""
         self.solution_shown = False  # a hint showed a whole solution
         self.gave_up = False
         self.recorded = False
@@ -350,11 +366,11 @@ class PuzzleScreen(PonderScreen):
         # No spoilers: the solver's answer waits until the player is done (or asks).
         pane.answer_hidden = self.replay is None
         pane.peek_key = self.PEEK_KEY
-        self.set_interval(1.0, self.refresh_title)
         self.set_interval(0.05, self.flush_events)
-        self.set_interval(0.5, pane.tick)
-        self.set_interval(0.5, self.refresh_race)
-        self.refresh_title()
+        # The race line shows the solver's time: it follows the pane's clock, which runs
+        # only while the solver does.
+        self.watch(pane, "elapsed", self.refresh_race, init=False)
+        self.dealt = True  # the clock starts (watch_ticking draws the title)
         self.start_puzzle()
         # No race where the engine cannot run the solver here (a published run's own hand).
         self.race = self.ponder.race and self.replay is None and self.solver_problem() is None
@@ -376,6 +392,27 @@ class PuzzleScreen(PonderScreen):
         widget.update(Text(message, style=style) if isinstance(message, str) else message)
 
     # ---------------------------------------------------------------- the clock
+
+    def compute_ticking(self) -> bool:
+        return (
+            self.dealt
+            and self.ended is None
+            and self.paused_at is None
+            and self.replay_ended is None
+        )
+
+    def watch_ticking(self, ticking: bool) -> None:
+        """The clock starts or stops: its timer with it, and the title shows where it is.
+        (Textual also calls it when ``ticking`` is read: it acts only on a change.)"""
+        if ticking and self.clock_timer is None:
+            self.clock_timer = self.set_interval(self.CLOCK_TICK, self.refresh_title)
+        elif not ticking and self.clock_timer is not None:
+            self.clock_timer.stop()
+            self.clock_timer = None
+        self.refresh_title()
+
+    def watch_hints_used(self) -> None:
+        self.refresh_title()
 
     def elapsed(self) -> float:
         """The player's time on this puzzle: the clock stops while help or a dialog covers
@@ -400,7 +437,6 @@ class PuzzleScreen(PonderScreen):
         if not self._race_gate.is_set():
             self.solver_paused += time.monotonic() - self._gate_closed_at
             self._race_gate.set()
-        self.refresh_title()
 
     def solver_time(self, result: ev.RunFinished) -> float:
         """The solver's time in a race: its run's time without the pauses under help."""
@@ -433,10 +469,9 @@ class PuzzleScreen(PonderScreen):
 
     def finish(self, solved: bool, answer: str) -> None:
         """The player is done: solved with ``answer``, or not."""
-        self.ended = time.monotonic()
+        self.ended = time.monotonic()  # the clock stops (watch_ticking)
         self.leave_typing()
         self.show_answer()
-        self.refresh_title()
         if solved:
             self.say(self.race_result(answer) if self.race else self.won_text(answer))
             self.query_one("#puzzle").add_class("-won")
@@ -487,7 +522,6 @@ class PuzzleScreen(PonderScreen):
         self.ended = time.monotonic()
         self.leave_typing()
         self.show_answer()
-        self.refresh_title()
         if self.race:
             solver = self.solver_result
             self.race_won = False if solver is not None and solver.solved else None
@@ -938,7 +972,6 @@ class PuzzleScreen(PonderScreen):
         self.flush_events(everything=True)
         replay.finished = True
         self.replay_ended = time.monotonic()
-        self.refresh_title()
         self._replay_notice()
 
 

@@ -20,6 +20,7 @@ from textual import events, on
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
+from textual.reactive import var
 from textual.widgets import Input, Static
 
 from puzzles.arith import (
@@ -214,6 +215,12 @@ class WordProblemScreen(PuzzleScreen):
     ]
 
     FOCUS_KEYS: ClassVar[dict[str, str]] = {"a": "#answer", "w": "#scratch"}
+
+    scratch: var[tuple[ScratchLine, ...]] = var((), init=False)
+    """The scratchpad's lines, each checked (the last :data:`MAX_SCRATCH_LINES`); a new
+    tuple with each line kept, and the pad is drawn again."""
+    shown_hints: var[tuple[tuple[str, str], ...]] = var((), init=False)
+    """The hints shown so far (title, text), drawn under the pad."""
     """Keys that put the typing into a box (handled as keys come, see :meth:`on_key`)."""
 
     def __init__(
@@ -228,9 +235,7 @@ class WordProblemScreen(PuzzleScreen):
         self.problem = problem
         self.topic = topic
         """The topic asked for (None: any); a new problem (n) keeps it."""
-        self.scratch: list[ScratchLine] = []
         self.tries = 0
-        self.shown_hints: list[tuple[str, str]] = []
         self.collection: tuple[Sequence[WordProblem], int] | None = None
         """The problems of the file this one came from, and its place there (n: the next)."""
 
@@ -319,7 +324,8 @@ class WordProblemScreen(PuzzleScreen):
 
     def start_puzzle(self) -> None:
         self.query_one("#question", Static).update(Text(visible(question_of(self.problem))))
-        self.refresh_work()
+        self.watch_scratch()  # both empty and hidden until there is something to show
+        self.watch_shown_hints()
         keys = "a: answer · w: work it out, each line checked · h: hint"
         doubt = getattr(self.problem, "answer_doubt", lambda: None)()
         if doubt:  # the file's answer, not its worked solution's, is what answers meet
@@ -404,7 +410,7 @@ class WordProblemScreen(PuzzleScreen):
 
     # ---------------------------------------------------------------- the player's work
 
-    def refresh_work(self) -> None:
+    def watch_scratch(self) -> None:
         lines = Text()
         if self.scratch:
             lines.append("Scratchpad\n", style="bold")
@@ -413,6 +419,9 @@ class WordProblemScreen(PuzzleScreen):
                 if i < len(self.scratch) - 1:
                     lines.append("\n")
         self.query_one("#scratch-lines", Static).update(lines)
+        self.query_one("#scratch-lines").display = bool(self.scratch)
+
+    def watch_shown_hints(self) -> None:
         shown = Text()
         for i, (title, text) in enumerate(self.shown_hints):
             if i:
@@ -421,7 +430,6 @@ class WordProblemScreen(PuzzleScreen):
             shown.append(f"{title}:" + ("\n" if "\n" in text else " "), style="bold")
             shown.append(text)
         self.query_one("#hints", Static).update(shown)
-        self.query_one("#scratch-lines").display = bool(self.scratch)
         self.query_one("#hints").display = bool(self.shown_hints)
 
     @on(Input.Changed, "#scratch")
@@ -440,10 +448,8 @@ class WordProblemScreen(PuzzleScreen):
         checked = check_line(event.value)
         if not checked:
             return
-        self.scratch.extend(checked)
-        del self.scratch[:-MAX_SCRATCH_LINES]
+        self.scratch = (*self.scratch, *checked)[-MAX_SCRATCH_LINES:]
         event.input.value = ""
-        self.refresh_work()
         self.query_one("#wp-body", VerticalScroll).scroll_end(animate=False)
 
     @on(Input.Submitted, "#answer")
@@ -505,14 +511,12 @@ class WordProblemScreen(PuzzleScreen):
             return
         if self.hints_used < len(steps):
             self.hints_used += 1
-            self.shown_hints = steps[: self.hints_used]
+            self.shown_hints = tuple(steps[: self.hints_used])
         if self.hints_used >= len(steps):
             self.solution_shown = True
         title = steps[self.hints_used - 1][0]
         more = "" if self.hints_used >= len(steps) else " (h again for more)"
         self.say(Text.assemble((f"Hint {self.hints_used}: ", "bold"), title.lower(), more))
-        self.refresh_work()
-        self.refresh_title()
         self.query_one("#wp-body", VerticalScroll).scroll_end(animate=False)
 
     def give_up_now(self) -> None:
@@ -521,8 +525,7 @@ class WordProblemScreen(PuzzleScreen):
             return
         steps = hints(self.problem)
         if steps:
-            self.shown_hints = [steps[-1]]
-        self.refresh_work()
+            self.shown_hints = (steps[-1],)
         self.set_focus(None)
         self.give_up()
         self.query_one("#wp-body", VerticalScroll).scroll_end(animate=False)

@@ -15,6 +15,7 @@ from rich.text import Text
 from textual import events
 from textual.geometry import Size
 from textual.message import Message
+from textual.reactive import var
 from textual.widget import Widget
 
 from puzzles.crossword import Board, Cell, Crossword
@@ -101,15 +102,14 @@ class CrosswordGrid(Widget, can_focus=True):
             super().__init__()
             self.cell = cell
 
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id)
-        self.view: GridView | None = None
+    view: var[GridView | None] = var(None, init=False)
+    """What the grid draws: a new view (one that differs) is drawn at once."""
 
-    def show(self, view: GridView) -> None:
-        """Draw ``view`` (resizing when the grid's shape changed)."""
-        old = self.view
-        self.view = view
-        same_shape = old is not None and old.crossword.grid == view.crossword.grid
+    def watch_view(self, old: GridView | None, view: GridView | None) -> None:
+        # Laid out again only when the grid's shape changed.
+        same_shape = (
+            old is not None and view is not None and old.crossword.grid == view.crossword.grid
+        )
         self.refresh(layout=not same_shape)
 
     def get_content_width(self, container: Size, viewport: Size) -> int:

@@ -25,6 +25,10 @@ class NumberCard(Static):
     """One number on the table; its key, value and the expression that made it."""
 
     selected: reactive[bool] = reactive(False)
+    value: reactive[str] = reactive("")
+    """The number, as the card shows it (``8/3``); the card is drawn again when it changes."""
+    expression: reactive[str] = reactive("")
+    """The expression that made the number (the number itself for a dealt card)."""
 
     class Picked(Message):
         """The card was clicked: the game picks it as if its key was pressed."""
@@ -36,16 +40,10 @@ class NumberCard(Static):
     def __init__(self, index: int) -> None:
         super().__init__(classes="card", id=f"card-{index}")
         self.index = index
-        self.value = ""
-        self.expression = ""
 
     def show(self, value: str, expression: str) -> None:
         self.value, self.expression = value, expression
         self.display = True
-        self.refresh_card()
-
-    def refresh_card(self) -> None:
-        self.refresh()
 
     def render(self) -> Text:
         """Key, value and the expression that made it, each cut to the card's width (a

@@ -23,6 +23,8 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.reactive import var
+from textual.timer import Timer
 from textual.widgets import RichLog, Static, TabbedContent, TabPane, Tree
 from textual.widgets.tree import TreeNode
 
@@ -143,6 +145,14 @@ class SolverPane(Vertical):
     SolverPane RichLog { height: 1fr; }
     """
 
+    TICK = 0.5
+    """Seconds between redraws of the run's time while it runs."""
+
+    running: var[bool] = var(False, init=False)
+    """Whether a run is under way: its clock ticks (:attr:`ticker`) only while it is."""
+    elapsed: var[float] = var(0.0, init=False)
+    """The run's time so far (its wall time once finished); a host may watch it."""
+
     def __init__(self, *, id: str | None = None, checks: str | None = None) -> None:
         super().__init__(id=id)
         self.checks = checks
@@ -191,6 +201,15 @@ class SolverPane(Vertical):
         self._last_iteration: TreeNode[str] | None = None
         self.carried: tuple[str, ...] = ()
         """Experience entries of earlier runs (the library) this run started with."""
+        self.ticker: Timer | None = None
+        """The timer that advances :attr:`elapsed`: there only while a run is under way."""
+
+    def watch_running(self, running: bool) -> None:
+        if running and self.ticker is None:
+            self.ticker = self.set_interval(self.TICK, self.tick)
+        elif not running and self.ticker is not None:
+            self.ticker.stop()
+            self.ticker = None
 
     def on_mount(self) -> None:
         self.app.theme_changed_signal.subscribe(self, self._recolour)
@@ -809,7 +828,7 @@ class SolverPane(Vertical):
     # ---------------------------------------------------------------- status and details
 
     def tick(self) -> None:
-        """Advance the elapsed time (called by a timer while running)."""
+        """Advance the elapsed time (:attr:`ticker` calls it while a run is under way)."""
         if self.running and self.started is not None:
             self.elapsed = time.monotonic() - self.started
             self.refresh_status()
