@@ -466,16 +466,16 @@ async def test_s_resumes_a_stopped_run_on_its_model_and_capital_s_starts_afresh(
         assert pane.notice == "stopped" and len(made) == 1
         at_stop = pane.calls
         await pilot.press("s")  # resume: the same model, whose cache holds what was answered
-        await pilot.pause()
-        assert pane.running and len(made) == 1
+        await wait_for(pilot, lambda: pane.running)  # once its first events are shown
+        assert len(made) == 1
         assert any("resumes" in str(n.message) for n in toasts)
         # The count goes on from the stopped run's; what it had answered comes from memory.
         await wait_for(pilot, lambda: pane.cached > 0)
         status = str(pane.query_one("#solver-status", Static).render())
         assert pane.calls >= at_stop and f"(+{pane.cached} from cache)" in status
         await pilot.press("S")  # afresh: a new model
-        await pilot.pause()
-        assert pane.running and len(made) == 2
+        await wait_for(pilot, lambda: len(made) == 2)
+        await wait_for(pilot, lambda: pane.running)
 
 
 async def test_the_method_dialog_offers_only_methods_the_puzzle_can_take(tmp_path: Path) -> None:
