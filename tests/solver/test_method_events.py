@@ -1637,11 +1637,13 @@ async def test_gather_waits_for_the_siblings_it_cancels_and_closes_unstarted_wor
 async def test_a_cancel_while_gather_winds_its_siblings_down_still_reports_the_failure() -> None:
     ctx = RunContext(ScriptedModel([]), lambda e: None)
     release = asyncio.Event()
+    winding_down = asyncio.Event()
 
     async def stubborn() -> None:
         try:
             await asyncio.sleep(5)
         except asyncio.CancelledError:
+            winding_down.set()
             await release.wait()  # slow to wind down: gather is still waiting for it
             raise
 
@@ -1650,7 +1652,7 @@ async def test_a_cancel_while_gather_winds_its_siblings_down_still_reports_the_f
         raise ValueError("the model failed")
 
     outer = asyncio.ensure_future(ctx.gather(stubborn(), fail()))
-    await asyncio.sleep(0.01)  # fail() has failed; gather waits for stubborn() to stop
+    await winding_down.wait()  # fail() has failed; gather waits for stubborn() to stop
     outer.cancel()
     await asyncio.sleep(0)
     release.set()
