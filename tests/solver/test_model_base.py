@@ -189,18 +189,24 @@ def test_a_run_has_few_garbage_collections_and_the_settings_come_back_after() ->
     from solver.model.base import YOUNG_OBJECTS, few_collections
     from tui.cli.solve import run_stoppable
 
-    threshold, frozen = gc.get_threshold(), gc.get_freeze_count()
+    # As in a process that has frozen nothing yet (ponder solve, bench): the suite itself
+    # freezes what its imports made (tests/conftest.py), which is put back at the end.
+    gc.unfreeze()
+    try:
+        threshold, frozen = gc.get_threshold(), gc.get_freeze_count()
 
-    async def settings() -> tuple[int, int]:
-        return gc.get_threshold()[0], gc.get_freeze_count()
+        async def settings() -> tuple[int, int]:
+            return gc.get_threshold()[0], gc.get_freeze_count()
 
-    young, frozen_in_run = run_stoppable(settings())  # how ponder solve and bench run
-    assert young == max(threshold[0], YOUNG_OBJECTS)
-    assert frozen_in_run > frozen  # what the run started with is out of the passes
-    assert (gc.get_threshold(), gc.get_freeze_count()) == (threshold, frozen)
-    with few_collections():
-        assert gc.get_threshold()[0] == max(threshold[0], YOUNG_OBJECTS)
+        young, frozen_in_run = run_stoppable(settings())  # how ponder solve and bench run
+        assert young == max(threshold[0], YOUNG_OBJECTS)
+        assert frozen_in_run > frozen  # what the run started with is out of the passes
+        assert (gc.get_threshold(), gc.get_freeze_count()) == (threshold, frozen)
         with few_collections():
-            pass
-        assert gc.get_freeze_count() > frozen  # an inner run leaves the outer one's frozen
-    assert (gc.get_threshold(), gc.get_freeze_count()) == (threshold, frozen)
+            assert gc.get_threshold()[0] == max(threshold[0], YOUNG_OBJECTS)
+            with few_collections():
+                pass
+            assert gc.get_freeze_count() > frozen  # an inner run leaves the outer one's frozen
+        assert (gc.get_threshold(), gc.get_freeze_count()) == (threshold, frozen)
+    finally:
+        gc.freeze()
