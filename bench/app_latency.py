@@ -110,12 +110,12 @@ class AppliedEvents:
         self.batches: list[float] = []
         apply = pane.apply
 
-        def counted(events: Any) -> None:
-            batch = list(events)
+        def counted(events: Any, deadline: float | None = None) -> int:
             start = time.perf_counter()
-            apply(batch)
+            shown: int = apply(events, deadline)
             self.batches.append(time.perf_counter() - start)
-            self.events += len(batch)
+            self.events += shown
+            return shown
 
         pane.apply = counted
 

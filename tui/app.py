@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import random
 import sys
+import threading
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime, timedelta
 from functools import partial
@@ -205,11 +206,23 @@ class PonderApp(App[None]):
         if self._warmed:
             return
         self._warmed = True
-        for kind in KINDS.values():
-            if kind.playable:
-                self.run_worker(
-                    partial(_warm_up, kind), thread=True, group="warm-up", exit_on_error=False
-                )
+        kinds = [kind for kind in KINDS.values() if kind.playable]
+        left = [len(kinds)]
+        lock = threading.Lock()
+
+        def warm(kind: PuzzleKind) -> None:
+            try:
+                _warm_up(kind)
+            finally:
+                with lock:
+                    left[0] -= 1
+                    if not left[0]:
+                        # What the screens imported (sympy: hundreds of thousands of
+                        # objects) lives as long as the app: out of the full passes too.
+                        gc.freeze()
+
+        for kind in kinds:
+            self.run_worker(partial(warm, kind), thread=True, group="warm-up", exit_on_error=False)
 
     def _theme_changed(self, theme: Any) -> None:
         """Keep the theme chosen (ctrl+p, Theme) for the next start, in the config file."""
