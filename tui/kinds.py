@@ -17,6 +17,7 @@ from typing import Any
 
 from solver.kinds import KINDS as SPECS
 from solver.kinds import KindError, KindSpec, load, plugins
+from solver.methods.listing import Listed, listed_for
 
 __all__ = ["KINDS", "SCREEN_ENTRY_POINTS", "PuzzleKind", "UnknownKind", "find_kind"]
 
@@ -86,6 +87,11 @@ class PuzzleKind:
         from solver.methods import methods_for
 
         return methods_for(self.spec.roles)
+
+    def listed(self) -> list[Listed]:
+        """The methods this kind's puzzles can be solved with, as the light table lists them
+        (:mod:`solver.methods.listing`): names and labels, no method's module imported."""
+        return listed_for(self.spec.roles)
 
     def domain_class(self) -> Any:
         return self.spec.domain_class()

@@ -24,7 +24,7 @@ from textual.widgets import (
 )
 from textual.widgets.option_list import Option
 
-from solver.methods import METHODS
+from solver.methods.listing import LISTED
 from tui.kinds import KINDS, PuzzleKind
 from tui.screens.base import PonderScreen
 from tui.widgets.footer import KeyHints
@@ -464,8 +464,8 @@ def _level_choices(kind: PuzzleKind) -> list[tuple[str, str]]:
 def _method_choices(kind: PuzzleKind) -> list[tuple[str, Any]]:
     """The methods ``kind`` can run, in the catalogue's order, by their short labels (the box
     is narrow at 80 columns; the method dialog, m in a game, describes each)."""
-    offered = kind.methods() or list(METHODS.values())
-    return [(s.label, s.name) for s in offered]
+    offered = kind.listed() or list(LISTED)  # the light table: no method is imported
+    return [(entry.label, entry.name) for entry in offered]
 
 
 def _outcome(r: Result) -> str:
