@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual import events
 
 from solver.settings import Settings
 from tests.tui.processes import ROOT
@@ -106,3 +107,27 @@ async def test_home_has_its_size_classes_from_its_first_style_so_no_resize_resty
         await pilot.pause()
         assert {"-wide", "-tall"} <= set(app.screen.classes)
         assert len(changed) == 1
+
+
+async def test_home_is_not_restyled_when_first_shown_but_is_when_asked_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Styled as it mounts, home is not styled whole again by its first showing (Textual's
+    resume would); a later resume that asks for fresh styles still gets them."""
+    restyled: list[HomeScreen] = []
+    update_node_styles = HomeScreen.update_node_styles
+
+    def watched(self: HomeScreen, animate: bool = True) -> None:
+        restyled.append(self)
+        update_node_styles(self, animate)
+
+    monkeypatch.setattr(HomeScreen, "update_node_styles", watched)
+    monkeypatch.setenv("PONDER_CONFIG", str(tmp_path / "config.toml"))
+    app = make_app(Settings(), store_path=tmp_path / "r.db", seed=1)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, HomeScreen)
+        assert restyled == []
+        app.screen.post_message(events.ScreenResume())  # as a screen pushed again is
+        await pilot.pause()
+        assert len(restyled) == 1
