@@ -17,7 +17,6 @@ from typing import Any
 
 from solver.kinds import KINDS as SPECS
 from solver.kinds import KindError, KindSpec, load, plugins
-from solver.methods.listing import Listed, listed_for
 
 __all__ = ["KINDS", "SCREEN_ENTRY_POINTS", "PuzzleKind", "UnknownKind", "find_kind"]
 
@@ -88,9 +87,12 @@ class PuzzleKind:
 
         return methods_for(self.spec.roles)
 
-    def listed(self) -> list[Listed]:
+    def listed(self) -> list[Any]:
         """The methods this kind's puzzles can be solved with, as the light table lists them
-        (:mod:`solver.methods.listing`): names and labels, no method's module imported."""
+        (:class:`solver.methods.listing.Listed`): names and labels, no method's module
+        imported (nor the package, until asked: ``ponder --help`` reads none)."""
+        from solver.methods.listing import listed_for
+
         return listed_for(self.spec.roles)
 
     def domain_class(self) -> Any:
