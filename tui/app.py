@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import random
 import sys
+import threading
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime, timedelta
 from functools import partial
@@ -19,10 +20,9 @@ from textual.timer import Timer
 from textual.worker import Worker, WorkerState
 
 from puzzles.text import visible
-from solver import events as ev
 from solver import factory as model_factory
 from solver.factory import describe_engine
-from solver.methods import METHODS
+from solver.methods.listing import LISTED
 from solver.model import Model
 from solver.model.paced import OneAtATime, Pace
 from solver.settings import Settings
@@ -82,6 +82,8 @@ class Replay:
         (``RunStarted.kind``). Traces from before kinds were recorded are Game of 24 runs."""
         kind = self.header.get("kind")
         if not isinstance(kind, str) or not kind:
+            from solver import events as ev  # a replay has its events: imported by now
+
             started = (e for e in self.events if isinstance(e, ev.RunStarted))
             kind = next((e.kind for e in started if e.kind), "game24")
         return kind
@@ -112,6 +114,11 @@ class Replay:
             return "replay over · R plays it again · esc for home"
         state = "paused" if self.paused else f"playing at {self.speed:g}x"
         return f"replay {state} · space pauses · [ slower · ] faster · R restarts"
+
+
+FULL_COLLECTION_EVERY = 100
+"""Collections of the middle generation between full ones while the app runs (Python's
+default is 10)."""
 
 
 class PonderApp(App[None]):
@@ -180,8 +187,12 @@ class PonderApp(App[None]):
 
     def on_mount(self) -> None:
         # Objects made at start-up live for the whole session: keep them out of the garbage
-        # collector's full passes, which otherwise stall frames during big runs.
+        # collector's full passes, which otherwise stall frames during big runs. Those passes
+        # come a tenth as often too (each stalled a frame for 30-100 ms beside a streaming
+        # solver, about once a second): the young generations still free cycles at once.
         gc.freeze()
+        young, middle, _ = gc.get_threshold()
+        gc.set_threshold(young, middle, FULL_COLLECTION_EVERY)
         if self.settings.theme in self.available_themes:
             self.theme = self.settings.theme
         self.theme_changed_signal.subscribe(self, self._theme_changed)
@@ -194,9 +205,19 @@ class PonderApp(App[None]):
             # A record in a read-only folder is shown as it is; said once, as the app opens,
             # that nothing new can be saved to it.
             self.notify(self.store_message, severity="warning", timeout=10)
-        self.push_screen(HomeScreen())
+        self.push_screen(self._sized(HomeScreen()))
         if self.replay is not None:
             self.open_replay(self.replay)
+
+    def _sized(self, screen: Screen[Any]) -> Screen[Any]:
+        """``screen`` with the classes of the window's size (``-wide``, ``-tall``, ...) before it
+        is mounted, as its first resize would give them: styled once, not again on that
+        resize (a start-up's whole screen restyled, about a tenth of its first frame)."""
+        width, height = self.size
+        names = screen._get_breakpoint_classes(width, self.HORIZONTAL_BREAKPOINTS)
+        names |= screen._get_breakpoint_classes(height, self.VERTICAL_BREAKPOINTS)
+        screen.add_class(*names, update=False)
+        return screen
 
     def warm_up(self) -> None:
         """Import each kind's screen and run its warm-up in worker threads, so that a game
@@ -205,11 +226,23 @@ class PonderApp(App[None]):
         if self._warmed:
             return
         self._warmed = True
-        for kind in KINDS.values():
-            if kind.playable:
-                self.run_worker(
-                    partial(_warm_up, kind), thread=True, group="warm-up", exit_on_error=False
-                )
+        kinds = [kind for kind in KINDS.values() if kind.playable]
+        left = [len(kinds)]
+        lock = threading.Lock()
+
+        def warm(kind: PuzzleKind) -> None:
+            try:
+                _warm_up(kind)
+            finally:
+                with lock:
+                    left[0] -= 1
+                    if not left[0]:
+                        # What the screens imported (sympy: hundreds of thousands of
+                        # objects) lives as long as the app: out of the full passes too.
+                        gc.freeze()
+
+        for kind in kinds:
+            self.run_worker(partial(warm, kind), thread=True, group="warm-up", exit_on_error=False)
 
     def _theme_changed(self, theme: Any) -> None:
         """Keep the theme chosen (ctrl+p, Theme) for the next start, in the config file."""
@@ -463,7 +496,8 @@ class PonderApp(App[None]):
                 f"settings (s on home) to run a solver on {label}."
             )
         if problem(run, method=self.method_name) is not None:
-            labels = " or ".join(METHODS[m].label for m in run.methods if m in METHODS)
+            known = {entry.name: entry.label for entry in LISTED}
+            labels = " or ".join(known[m] for m in run.methods if m in known)
             return f"GPT-4's published run holds {labels}'s calls only: press m for {labels}."
         if problem(run, hand=puzzle if isinstance(puzzle, Hand) else None) is not None:
             return (
@@ -498,7 +532,7 @@ class PonderApp(App[None]):
         for name in (self.methods_chosen.get(kind), self._last_method):
             if name is not None and name in offered:
                 return name
-        return offered[0] if offered else next(iter(METHODS))
+        return offered[0] if offered else LISTED[0].name
 
     def make_method(self) -> Any:
         """The chosen method with the options set for it, on the app's settings (``in_app``,
@@ -641,7 +675,7 @@ class PonderApp(App[None]):
 def _offered(kind: str) -> list[str]:
     """The names of the methods ``kind`` can run (none for a kind nobody registered)."""
     try:
-        return [s.name for s in find_kind(kind).methods()]
+        return [entry.name for entry in find_kind(kind).listed()]
     except UnknownKind:
         return []
 

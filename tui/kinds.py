@@ -87,6 +87,14 @@ class PuzzleKind:
 
         return methods_for(self.spec.roles)
 
+    def listed(self) -> list[Any]:
+        """The methods this kind's puzzles can be solved with, as the light table lists them
+        (:class:`solver.methods.listing.Listed`): names and labels, no method's module
+        imported (nor the package, until asked: ``ponder --help`` reads none)."""
+        from solver.methods.listing import listed_for
+
+        return listed_for(self.spec.roles)
+
     def domain_class(self) -> Any:
         return self.spec.domain_class()
 

@@ -60,14 +60,17 @@ class CountingModel:
 
 @pytest.fixture
 def applied(monkeypatch: pytest.MonkeyPatch) -> list[ev.Event]:
-    """Every event the solver pane is given, in order (live runs and replays alike)."""
+    """Every event the solver pane shows, in order (live runs and replays alike)."""
     seen: list[ev.Event] = []
     original = SolverPane.apply
 
-    def recording(pane: SolverPane, events: Iterable[ev.Event]) -> None:
+    def recording(
+        pane: SolverPane, events: Iterable[ev.Event], deadline: float | None = None
+    ) -> int:
         batch = list(events)
-        seen.extend(batch)
-        original(pane, batch)
+        shown = original(pane, batch, deadline)  # a tick's budget may leave some for later
+        seen.extend(batch[:shown])
+        return shown
 
     monkeypatch.setattr(SolverPane, "apply", recording)
     return seen

@@ -1,4 +1,5 @@
 """The app starts light: home's first frame imports no kind's screen, no solver pane, no
+method's module (home's Solver list reads the light table, :mod:`solver.methods.listing`), no
 sympy and no plot library; each comes when first needed (a game opened, two games to plot)."""
 
 from __future__ import annotations
@@ -7,8 +8,16 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
+from typing import Any
 
+import pytest
+from textual import events
+
+from solver.settings import Settings
 from tests.tui.processes import ROOT
+from tui.app import make_app
+from tui.screens.home import HomeScreen
 
 FIRST_FRAME = """
 import json, sys, tempfile
@@ -45,6 +54,7 @@ HEAVY = (
     "textual_plotext",
     "bm25s",
     "openai",
+    "solver.events",  # a replay's or a run's: home shows none
 )
 
 
@@ -63,3 +73,61 @@ def test_home_first_frame_imports_nothing_a_game_needs() -> None:
     assert "tui.screens.home" in modules
     loaded = sorted(m for m in modules if m.split(".")[0] in HEAVY or m in HEAVY)
     assert loaded == [], f"imported before home's first frame: {loaded}"
+    methods = sorted(
+        m for m in modules if m.startswith("solver.methods.") and m != "solver.methods.listing"
+    )
+    assert methods == [], f"method modules imported before home's first frame: {methods}"
+    assert "puzzles.arith" not in modules  # the methods' tools need it; home does not
+
+
+async def test_home_has_its_size_classes_from_its_first_style_so_no_resize_restyles_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The classes of the window's size (-narrow, -short) are home's before it is mounted:
+    its first resize finds them there and restyles nothing (it restyled the whole screen)."""
+    changed: list[tuple[frozenset[str], frozenset[str]]] = []
+    update_classes = HomeScreen.update_classes
+
+    def watched(self: HomeScreen, classes: Any, *args: Any, **kwargs: Any) -> Any:
+        before = frozenset(self.classes)
+        result = update_classes(self, classes, *args, **kwargs)
+        if frozenset(self.classes) != before:
+            changed.append((before, frozenset(self.classes)))
+        return result
+
+    monkeypatch.setattr(HomeScreen, "update_classes", watched)
+    monkeypatch.setenv("PONDER_CONFIG", str(tmp_path / "config.toml"))
+    app = make_app(Settings(), store_path=tmp_path / "r.db", seed=1)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, HomeScreen)
+        assert {"-narrow", "-short"} <= set(app.screen.classes)
+        assert changed == []
+        await pilot.resize_terminal(120, 40)  # a real change of size still restyles
+        await pilot.pause()
+        assert {"-wide", "-tall"} <= set(app.screen.classes)
+        assert len(changed) == 1
+
+
+async def test_home_is_not_restyled_when_first_shown_but_is_when_asked_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Styled as it mounts, home is not styled whole again by its first showing (Textual's
+    resume would); a later resume that asks for fresh styles still gets them."""
+    restyled: list[HomeScreen] = []
+    update_node_styles = HomeScreen.update_node_styles
+
+    def watched(self: HomeScreen, animate: bool = True) -> None:
+        restyled.append(self)
+        update_node_styles(self, animate)
+
+    monkeypatch.setattr(HomeScreen, "update_node_styles", watched)
+    monkeypatch.setenv("PONDER_CONFIG", str(tmp_path / "config.toml"))
+    app = make_app(Settings(), store_path=tmp_path / "r.db", seed=1)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, HomeScreen)
+        assert restyled == []
+        app.screen.post_message(events.ScreenResume())  # as a screen pushed again is
+        await pilot.pause()
+        assert len(restyled) == 1

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.cells import cell_len
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -24,7 +24,7 @@ from textual.widgets import (
 )
 from textual.widgets.option_list import Option
 
-from solver.methods import METHODS
+from solver.methods.listing import LISTED
 from tui.kinds import KINDS, PuzzleKind
 from tui.screens.base import PonderScreen
 from tui.widgets.footer import KeyHints
@@ -79,6 +79,8 @@ class HomeScreen(PonderScreen):
         Binding("s", "settings", "Settings", id="home.settings"),
     ]
 
+    _kind_list: KindList | None = None
+
     def compose(self) -> ComposeResult:
         yield Header()
         with Horizontal(id="home"):
@@ -87,7 +89,8 @@ class HomeScreen(PonderScreen):
                 title.append("  puzzles, with a reasoning method beside you", style="dim")
                 yield Static(title, id="home-title")
                 yield Static(id="model-line")
-                yield KindList(*_kind_options(), id="kinds")
+                self._kind_list = KindList(*_kind_options(), id="kinds")
+                yield self._kind_list
                 with Horizontal(classes="field"):
                     yield Static("Difficulty", classes="field-label")
                     yield Select(
@@ -131,9 +134,10 @@ class HomeScreen(PonderScreen):
     def kind(self) -> PuzzleKind:
         """The kind play opens: the highlighted one if it can be played, else the first that
         can."""
-        kinds = self.query("#kinds")
-        if kinds:
-            at = kinds.only_one(OptionList).highlighted
+        # Held from compose, not queried: asked for a score of times as home starts.
+        kinds = self._kind_list
+        if kinds is not None and kinds.is_attached:
+            at = kinds.highlighted
             listed = list(KINDS.values())
             if at is not None and at < len(listed) and listed[at].playable:
                 return listed[at]
@@ -153,7 +157,15 @@ class HomeScreen(PonderScreen):
         self.refresh_home()
         self.call_after_refresh(self.ponder.warm_up)
 
-    def on_screen_resume(self) -> None:
+    _resumed = False
+
+    def on_screen_resume(self, event: events.ScreenResume) -> None:
+        if not self._resumed:
+            # Shown for the first time: styled as it mounted a moment ago, with the classes
+            # of the window's size (PonderApp._sized). Textual would style every widget
+            # again, about a seventh of the first frame.
+            self._resumed = True
+            event.refresh_styles = False
         # The method may have been changed in a game (m): show the one the next game runs.
         self._show_methods()
         if isinstance(self.focused, Input):
@@ -464,8 +476,8 @@ def _level_choices(kind: PuzzleKind) -> list[tuple[str, str]]:
 def _method_choices(kind: PuzzleKind) -> list[tuple[str, Any]]:
     """The methods ``kind`` can run, in the catalogue's order, by their short labels (the box
     is narrow at 80 columns; the method dialog, m in a game, describes each)."""
-    offered = kind.methods() or list(METHODS.values())
-    return [(s.label, s.name) for s in offered]
+    offered = kind.listed() or list(LISTED)  # the light table: no method is imported
+    return [(entry.label, entry.name) for entry in offered]
 
 
 def _outcome(r: Result) -> str:

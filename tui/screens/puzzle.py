@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from tui.app import Replay
 
 __all__ = [
+    "FLUSH_BUDGET",
     "MAX_BATCH",
     "GiveUpDialog",
     "LeaveDialog",
@@ -57,6 +58,10 @@ __all__ = [
 
 MAX_BATCH = 250
 """Most solver events shown per 50 ms tick."""
+
+FLUSH_BUDGET = 0.008
+"""Seconds a tick spends applying solver events (at least one is applied); the rest wait for
+the next tick, so a key pressed meanwhile reaches the screen within a frame or two."""
 
 
 class GiveUpDialog(ConfirmDialog):
@@ -915,12 +920,14 @@ class PuzzleScreen(PonderScreen):
         """Show buffered events in one batch (the solver never waits on the screen)."""
         if not self._pending:
             return
-        # At most MAX_BATCH events a tick, so one burst cannot hold up a key press; the rest
-        # wait for the next tick (the solver itself never waits).
+        # At most MAX_BATCH events and FLUSH_BUDGET seconds a tick, so one burst cannot hold
+        # up a key press; the rest wait for the next tick (the solver itself never waits).
         cut = len(self._pending) if everything else MAX_BATCH
-        batch, self._pending = self._pending[:cut], self._pending[cut:]
+        deadline = None if everything else time.perf_counter() + FLUSH_BUDGET
         with self.app.batch_update():
-            self.query_one(SolverPane).apply(batch)
+            shown = self.query_one(SolverPane).apply(self._pending[:cut], deadline)
+            batch = self._pending[:shown]
+            del self._pending[:shown]
             self.refresh_race()
             if self._held is not None and any(isinstance(e, ev.RunFinished) for e in batch):
                 self._solver_done_after_win()

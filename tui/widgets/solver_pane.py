@@ -15,15 +15,19 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Any, Self
 
-from rich.console import RenderableType
+from rich.console import Group, RenderableType
 from rich.padding import Padding
+from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.geometry import Region
 from textual.reactive import var
+from textual.strip import Strip
 from textual.timer import Timer
 from textual.widgets import RichLog, Static, TabbedContent, TabPane, Tree
 from textual.widgets.tree import TreeNode
@@ -34,10 +38,11 @@ from solver.methods import METHODS, MethodSpec, find_spec
 from solver.text import visible, visible_event
 from tui.notation import written
 from tui.widgets.dialogue import DialogueView, TurnCard
+from tui.widgets.grows import GrowsInPlace
 from tui.widgets.rounds_plot import RoundsPlot
 from tui.widgets.tones import Tone, tone
 
-__all__ = ["NodeInfo", "SolverPane", "ThoughtTree", "restates"]
+__all__ = ["NodeInfo", "PaneLog", "SolverPane", "ThoughtTree", "restates"]
 
 _GROUP_NAMES = {"i": "Iteration", "t": "tree", "s": "sample"}
 
@@ -109,7 +114,36 @@ class NodeInfo:
     wrong: bool = False  # one of its arithmetic claims is wrong or unreadable
 
 
-class ThoughtTree(Tree[str]):
+class PaneLog(GrowsInPlace, RichLog):
+    """A log of the pane (checks, experience, details, a transcript). While the pane applies
+    a batch of events (:meth:`hold`), the lines written are kept and written in one go when
+    it ends (:meth:`release`): one render for the batch rather than one a line, which is
+    about half the cost."""
+
+    _held: list[RenderableType] | None = None
+
+    def hold(self) -> None:
+        if self._held is None:
+            self._held = []
+
+    def release(self) -> None:
+        held, self._held = self._held, None
+        if held:
+            super().write(held[0] if len(held) == 1 else Group(*held))
+
+    def write(self, content: RenderableType | object, *args: Any, **kwargs: Any) -> Self:
+        if self._held is not None and not args and not kwargs:
+            self._held.append(content)  # type: ignore[arg-type]
+            return self
+        return super().write(content, *args, **kwargs)
+
+    def clear(self) -> Self:
+        if self._held:
+            self._held.clear()
+        return super().clear()
+
+
+class ThoughtTree(GrowsInPlace, Tree[str]):
     """The solver's thoughts. Enter shows a thought's details without folding it; space
     folds and unfolds. The cursor shows as soon as the tree has focus."""
 
@@ -120,6 +154,36 @@ class ThoughtTree(Tree[str]):
 
     def on_mount(self) -> None:
         self.auto_expand = False  # Enter selects; folding is space's job
+
+    def _invalidate(self) -> None:
+        """A node added, relabelled, folded: the lines are built again when next drawn
+        (which sets the virtual size, see :class:`~tui.widgets.grows.GrowsInPlace`), and the
+        screen is not laid out again (Textual's tree asks for a layout on every change)."""
+        if self.styles.auto_dimensions:
+            super()._invalidate()
+            return
+        self._clear_line_cache()
+        self._updates += 1
+        self.root._reset()
+        self.refresh()
+
+    _line_style: Style | None = None
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # The tree's style, worked out from its ancestors' backgrounds, once a frame rather
+        # than once a line: most of what redrawing a line cost.
+        self._line_style = self.rich_style
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._line_style = None
+
+    def render_line(self, y: int) -> Strip:
+        style = self._line_style
+        if style is None:
+            return super().render_line(y)
+        scroll_x, scroll_y = self.scroll_offset
+        return self._render_line(y + scroll_y, scroll_x, scroll_x + self.size.width, style)
 
     def on_focus(self) -> None:
         if self.cursor_line < 0 and self.last_line >= 0:
@@ -230,19 +294,19 @@ class SolverPane(Vertical):
         tree.guide_depth = 3
         yield tree
         yield DialogueView(id="dialogue")
-        yield RichLog(id="transcript", max_lines=3000, markup=False, wrap=True, min_width=10)
+        yield PaneLog(id="transcript", max_lines=3000, markup=False, wrap=True, min_width=10)
         with TabbedContent(id="solver-tabs"):
             with TabPane(self.checks_title(), id="tab-arith"):
-                yield RichLog(id="arith", max_lines=3000, markup=False, wrap=True, min_width=10)
+                yield PaneLog(id="arith", max_lines=3000, markup=False, wrap=True, min_width=10)
             with TabPane("Experience", id="tab-experience"):
-                yield RichLog(
+                yield PaneLog(
                     id="experience", max_lines=3000, markup=False, wrap=True, min_width=10
                 )
             with TabPane("Rounds", id="tab-rounds"):
                 yield RoundsPlot(id="rounds")
             with TabPane("Details", id="tab-details"):
                 # It opens at its top: the summary first, the prompts and replies below.
-                yield RichLog(
+                yield PaneLog(
                     id="details",
                     max_lines=3000,
                     markup=False,
@@ -372,13 +436,31 @@ class SolverPane(Vertical):
 
     # ---------------------------------------------------------------- events
 
-    def apply(self, events: Iterable[ev.Event]) -> None:
-        """Show a batch of events."""
-        for event in events:
-            # Events carry text from models, servers and traces: its control characters are
-            # made visible here, once. (Text reaches widgets as ``Text``, never as markup.)
-            self._apply(visible_event(event))
+    def apply(self, events: Iterable[ev.Event], deadline: float | None = None) -> int:
+        """Show a batch of events; the status line and the logs are drawn once for it.
+
+        With a ``deadline`` (a :func:`time.perf_counter` time) it stops at the first event
+        applied after it, so that one batch cannot hold up a frame; the count applied (at
+        least one of a batch that has any) is returned, and the rest are the caller's to
+        apply later, in order."""
+        logs = list(self.query(PaneLog))
+        for log in logs:
+            log.hold()
+        applied = 0
+        try:
+            for event in events:
+                # Events carry text from models, servers and traces: its control characters
+                # are made visible here, once. (Text reaches widgets as ``Text``, never as
+                # markup.)
+                self._apply(visible_event(event))
+                applied += 1
+                if deadline is not None and time.perf_counter() >= deadline:
+                    break
+        finally:
+            for log in logs:
+                log.release()
         self.refresh_status()
+        return applied
 
     def _apply(self, event: ev.Event) -> None:
         match event:
@@ -885,7 +967,18 @@ class SolverPane(Vertical):
             line.append(f"\n⚠ {self.warnings[-1]}{more}", style=tone(self, Tone.WARNING))
         if self.error:
             line.append(f"\n{self.error}", style=tone(self, Tone.WRONG, "bold"))
-        self.query_one("#solver-status", Static).update(line)
+        self._show_status(line)
+
+    def _show_status(self, line: Text) -> None:
+        """Put ``line`` in the status line; the screen is laid out again only when the line
+        takes another number of rows than it did (it is redrawn with every batch of events)."""
+        status = self.query_one("#solver-status", Static)
+        shown = status.content_size
+        status.update(line, layout=False)
+        if not shown or status.get_content_height(shown, self.screen.size, shown.width) != (
+            shown.height
+        ):
+            status.refresh(layout=True)
 
     def show_details(self, node_id: str) -> None:
         """Put everything known about a thought into the Details tab."""

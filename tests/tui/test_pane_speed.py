@@ -1,0 +1,162 @@
+"""Keys stay quick beside a streaming solver: a tick applies solver events for at most its
+budget and leaves the rest for later ticks, in order; a growing tree, a growing log and a
+key typed into the box repaint themselves without laying out the whole screen; the lines of
+a batch reach the log in order, in one write."""
+
+from __future__ import annotations
+
+import gc
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+from textual.screen import Screen
+from textual.widgets import RichLog, Static
+
+import tui.screens.puzzle as puzzle_module
+from puzzles.game24 import Hand
+from solver import events as ev
+from solver.settings import Settings
+from tui.app import FULL_COLLECTION_EVERY, PonderApp, make_app
+from tui.screens.game24 import Game24Screen
+from tui.widgets.solver_pane import SolverPane, ThoughtTree
+
+SIZE = (120, 40)
+
+
+@pytest.fixture
+def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> PonderApp:
+    monkeypatch.setenv("PONDER_CONFIG", str(tmp_path / "config.toml"))
+    return make_app(Settings(), store_path=tmp_path / "r.db", seed=1)
+
+
+def thoughts(n: int, tree: str = "t1") -> list[ev.Event]:
+    """``n`` thoughts in one tree, each with its arithmetic checked."""
+    out: list[ev.Event] = [
+        ev.TreeStarted(tree_id=tree, strategy="layer", temperature=0.7, top_p=0.9)
+    ]
+    for k in range(n):
+        node = f"{tree}.n{k}"
+        out.append(ev.ThoughtAdded(tree, node, None, f"{k} + 1 = {k + 1} (left: 1 1 {k})", 1))
+        out.append(ev.ClaimVerified(node, f"{k} + 1", str(k + 1), str(k + 1), "exact", True))
+    return out
+
+
+async def open_game(pilot: Pilot[None]) -> tuple[Game24Screen, SolverPane]:
+    screen = Game24Screen(Hand.parse("1 1 1 2"), "bench")
+    await pilot.app.push_screen(screen)
+    await pilot.pause()
+    pane = screen.query_one(SolverPane)
+    pane.reset("bot", "offline")
+    return screen, pane
+
+
+async def test_a_tick_applies_events_for_its_budget_and_the_rest_on_later_ticks(
+    app: PonderApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        screen, pane = await open_game(pilot)
+        slow = pane._apply
+
+        def three_ms(event: ev.Event) -> None:  # every event takes 3 ms to show
+            time.sleep(0.003)
+            slow(event)
+
+        monkeypatch.setattr(pane, "_apply", three_ms)
+        events = thoughts(20)  # 41 events
+        screen._pending.extend(events)
+        started = time.perf_counter()
+        screen.flush_events()
+        took = time.perf_counter() - started
+        shown = len(events) - len(screen._pending)
+        # 8 ms of budget: the event that crosses it is the last (3 of 3 ms: at most 3).
+        assert 1 <= shown <= 3, shown
+        assert took < 0.1
+        assert screen._pending == events[shown:]  # the rest wait, in order
+        ticks = 1
+        while screen._pending:
+            screen.flush_events()
+            ticks += 1
+        assert ticks >= len(events) // 3
+        assert list(pane.nodes) == [f"t1.n{k}" for k in range(20)]
+        assert pane.counts["exact"] == 20
+
+
+async def test_a_tick_applies_at_least_one_event_and_everything_means_all(
+    app: PonderApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(puzzle_module, "FLUSH_BUDGET", 0.0)
+    async with app.run_test(size=SIZE) as pilot:
+        screen, pane = await open_game(pilot)
+        events = thoughts(5)
+        screen._pending.extend(events)
+        screen.flush_events()
+        assert len(screen._pending) == len(events) - 1  # a spent budget still shows one
+        screen.flush_events(everything=True)  # a stop or a replay's end: all at once
+        assert screen._pending == []
+        assert len(pane.nodes) == 5
+
+
+async def test_streaming_thoughts_and_typing_lay_out_no_screen(
+    app: PonderApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        screen, pane = await open_game(pilot)
+        await pilot.press("e")  # into the expression box
+        await pilot.pause()
+        layouts: list[Any] = []
+        refresh_layout = Screen._refresh_layout
+
+        def counted(self: Screen[Any], *args: Any, **kwargs: Any) -> None:
+            layouts.append(self)
+            refresh_layout(self, *args, **kwargs)
+
+        monkeypatch.setattr(Screen, "_refresh_layout", counted)
+        for batch in range(6):
+            screen._pending.extend(thoughts(8, f"t{batch}"))
+            screen.flush_events(everything=True)
+            await pilot.pause()
+        await pilot.press("1", "plus", "2")
+        await pilot.pause()
+        tree = pane.query_one(ThoughtTree)
+        # The tree outgrew its height: it scrolls, with its scrollbar shown (which lays out
+        # the screen, as a scrollbar appearing must; so may the clock in the title, once a
+        # second). Laid out on every batch and key, it was 9 or more.
+        assert tree.virtual_size.height == 6 + 6 * 8 > tree.size.height
+        assert tree.show_vertical_scrollbar and tree.max_scroll_y > 0
+        assert len(layouts) <= 3, f"{len(layouts)} layouts for 6 batches and 3 keys"
+        assert screen.query_one("#expression").value == "1+2"  # type: ignore[attr-defined]
+        log = pane.query_one("#arith", RichLog)
+        assert log.virtual_size.height == 48
+        assert log.max_scroll_y > 0 and log.scroll_y == log.max_scroll_y  # shows the last
+
+
+async def test_a_batchs_log_lines_arrive_in_order_and_a_reset_drops_them(
+    app: PonderApp,
+) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        _, pane = await open_game(pilot)
+        log = pane.query_one("#arith", RichLog)
+        pane.apply(thoughts(3))
+        await pilot.pause()
+        lines = [strip.text.rstrip() for strip in log.lines]
+        assert lines == ["✓ 0 + 1 = 1", "✓ 1 + 1 = 2", "✓ 2 + 1 = 3"]
+        # A run starting afresh within a batch clears what that batch had written before.
+        pane.running = False
+        pane.apply([*thoughts(2, "old"), ev.RunStarted("bot", "1 1 1 2", "game24", "offline")])
+        await pilot.pause()
+        assert log.lines == []
+        status = pane.query_one("#solver-status", Static)
+        assert "thinking…" in str(status.render())
+
+
+async def test_full_garbage_collections_are_rare_while_the_app_runs(app: PonderApp) -> None:
+    """A full collection stalled a frame for 30-100 ms about once a second beside a streaming
+    solver: while the app runs they come a tenth as often (the young generations still run
+    as they did)."""
+    young, middle, _ = gc.get_threshold()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert gc.get_threshold() == (young, middle, FULL_COLLECTION_EVERY)
