@@ -22,7 +22,7 @@ from textual.worker import Worker, WorkerState
 from puzzles.text import visible
 from solver import factory as model_factory
 from solver.factory import describe_engine
-from solver.methods.listing import LISTED
+from solver.methods.listing import LISTED, every_listed
 from solver.model import Model
 from solver.model.paced import OneAtATime, Pace
 from solver.settings import Settings
@@ -226,13 +226,16 @@ class PonderApp(App[None]):
         if self._warmed:
             return
         self._warmed = True
-        kinds = [kind for kind in KINDS.values() if kind.playable]
-        left = [len(kinds)]
+        jobs: list[Callable[[], None]] = [
+            partial(_warm_up, kind) for kind in KINDS.values() if kind.playable
+        ]
+        jobs.append(self._load_catalogue)
+        left = [len(jobs)]
         lock = threading.Lock()
 
-        def warm(kind: PuzzleKind) -> None:
+        def warm(job: Callable[[], None]) -> None:
             try:
-                _warm_up(kind)
+                job()
             finally:
                 with lock:
                     left[0] -= 1
@@ -241,8 +244,23 @@ class PonderApp(App[None]):
                         # objects) lives as long as the app: out of the full passes too.
                         gc.freeze()
 
-        for kind in kinds:
-            self.run_worker(partial(warm, kind), thread=True, group="warm-up", exit_on_error=False)
+        for job in jobs:
+            self.run_worker(partial(warm, job), thread=True, group="warm-up", exit_on_error=False)
+
+    def _load_catalogue(self) -> None:
+        """Load the method catalogue (every method module; on a worker thread). Home's first
+        frame listed the methods from the light table; a method the table does not name (one
+        added in a module of its own) is offered from now on."""
+        import solver.methods
+
+        solver.methods.METHODS  # noqa: B018 - loaded when first asked for
+        if every_listed() != LISTED:
+            self.call_from_thread(self._catalogue_loaded)
+
+    def _catalogue_loaded(self) -> None:
+        for screen in self.screen_stack:
+            if isinstance(screen, HomeScreen):
+                screen.show_methods()
 
     def _theme_changed(self, theme: Any) -> None:
         """Keep the theme chosen (ctrl+p, Theme) for the next start, in the config file."""
@@ -496,7 +514,7 @@ class PonderApp(App[None]):
                 f"settings (s on home) to run a solver on {label}."
             )
         if problem(run, method=self.method_name) is not None:
-            known = {entry.name: entry.label for entry in LISTED}
+            known = {entry.name: entry.label for entry in every_listed()}
             labels = " or ".join(known[m] for m in run.methods if m in known)
             return f"GPT-4's published run holds {labels}'s calls only: press m for {labels}."
         if problem(run, hand=puzzle if isinstance(puzzle, Hand) else None) is not None:
@@ -532,7 +550,7 @@ class PonderApp(App[None]):
         for name in (self.methods_chosen.get(kind), self._last_method):
             if name is not None and name in offered:
                 return name
-        return offered[0] if offered else LISTED[0].name
+        return offered[0] if offered else every_listed()[0].name
 
     def make_method(self) -> Any:
         """The chosen method with the options set for it, on the app's settings (``in_app``,

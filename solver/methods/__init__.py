@@ -1,10 +1,10 @@
 """Reasoning methods, each written once against the model and domain seams.
 
 The catalogue is collected from the modules of this package: each declares ``SPEC`` (or
-``SPECS``), a :class:`~solver.methods.spec.MethodSpec`. Adding a method is adding a module
-(and its row in :mod:`solver.methods.listing`, the light table the app's home reads at
-start-up; a test says when the two disagree); the command line, the app's dialogs and the
-panes read it from here. The catalogue is collected when first asked for.
+``SPECS``), a :class:`~solver.methods.spec.MethodSpec`. Adding a method is adding a module:
+the command line, the app's dialogs and the panes read it from here (home's first frame
+reads the light table :mod:`solver.methods.listing`, which gives way to this catalogue once
+it is loaded). The catalogue is collected when first asked for.
 """
 
 from __future__ import annotations

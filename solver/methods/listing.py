@@ -1,17 +1,21 @@
 """The method catalogue as a light table: each method's name, label, roles and place, read
-without importing a method's module (home's Solver list at start-up needs no more).
+without importing a method's module (home's Solver list at its first frame needs no more).
 
-It repeats what each module's ``SPEC`` declares; a test checks that the two agree, so a
-method added, renamed or given other roles is added or changed here too.
+The table is a start-up hint, not a second registry: it repeats what the built-in modules'
+``SPEC`` declare (a test checks that each row agrees with its SPEC), and once the catalogue
+itself is loaded (the app loads it just after home's first frame) :func:`listed_for` and
+:func:`every_listed` read the catalogue instead. A method added in a module of its own, with
+no row here, is offered as soon as the catalogue is loaded.
 """
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 
 from solver.roles import Role
 
-__all__ = ["LISTED", "Listed", "listed_for"]
+__all__ = ["LISTED", "Listed", "catalogue_loaded", "every_listed", "listed_for"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +51,22 @@ LISTED: tuple[Listed, ...] = (
 del R
 
 
+def catalogue_loaded() -> bool:
+    """Whether :data:`solver.methods.METHODS` has been loaded (by anyone) in this process."""
+    package = sys.modules.get("solver.methods")
+    return package is not None and "METHODS" in vars(package)
+
+
+def every_listed() -> tuple[Listed, ...]:
+    """Every method, in the catalogue's order: from the catalogue once it is loaded, else
+    from the light table."""
+    if not catalogue_loaded():
+        return LISTED
+    from solver.methods import METHODS
+
+    return tuple(Listed(s.name, s.label, s.roles, s.order) for s in METHODS.values())
+
+
 def listed_for(roles: frozenset[Role]) -> list[Listed]:
     """The methods, in the catalogue's order, whose every role is among ``roles``."""
-    return [entry for entry in LISTED if entry.roles <= roles]
+    return [entry for entry in every_listed() if entry.roles <= roles]

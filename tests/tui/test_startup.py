@@ -131,3 +131,36 @@ async def test_home_is_not_restyled_when_first_shown_but_is_when_asked_again(
         app.screen.post_message(events.ScreenResume())  # as a screen pushed again is
         await pilot.pause()
         assert len(restyled) == 1
+
+
+async def test_home_offers_a_method_the_light_table_lacks_once_the_catalogue_is_loaded(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Home's first frame lists the methods from the light table; a method added in a module
+    of its own, with no row there, is offered once the warm-up has loaded the catalogue."""
+    from textual.widgets import Select
+
+    from solver.methods import listing
+    from tests.tui.harness import choices, wait_for
+    from tui.app import PonderApp
+
+    short = tuple(entry for entry in listing.LISTED if entry.name != "io")
+    monkeypatch.setattr(listing, "LISTED", short)
+    monkeypatch.setattr("tui.app.LISTED", short)
+    loaded = [False]
+    monkeypatch.setattr(listing, "catalogue_loaded", lambda: loaded[0])
+    load = PonderApp._load_catalogue
+
+    def loading(app: PonderApp) -> None:
+        loaded[0] = True
+        load(app)
+
+    monkeypatch.setattr(PonderApp, "_load_catalogue", loading)
+    app = make_app(Settings(), store_path=tmp_path / "r.db", seed=1)
+    async with app.run_test(size=(120, 40)) as pilot:
+        home = app.screen
+        assert isinstance(home, HomeScreen)
+        method = home.query_one("#method", Select)
+        await wait_for(pilot, lambda: loaded[0])
+        await wait_for(pilot, lambda: "IO" in choices(method))
+        assert choices(method)[0] == "BoT"

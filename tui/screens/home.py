@@ -24,7 +24,7 @@ from textual.widgets import (
 )
 from textual.widgets.option_list import Option
 
-from solver.methods.listing import LISTED
+from solver.methods.listing import every_listed
 from tui.kinds import KINDS, PuzzleKind
 from tui.screens.base import PonderScreen
 from tui.widgets.footer import KeyHints
@@ -167,7 +167,7 @@ class HomeScreen(PonderScreen):
             self._resumed = True
             event.refresh_styles = False
         # The method may have been changed in a game (m): show the one the next game runs.
-        self._show_methods()
+        self.show_methods()
         if isinstance(self.focused, Input):
             # Back from a game begun in a box (your own, the seed): home's keys work again.
             self.set_focus(self.query_one("#kinds"), scroll_visible=False)
@@ -393,10 +393,10 @@ class HomeScreen(PonderScreen):
         kept = level.value if level.value in {v for _, v in choices} else ANY_LEVEL
         level.set_options(choices)
         level.value = kept
-        self._show_methods()
+        self.show_methods()
         self._show_own()
 
-    def _show_methods(self) -> None:
+    def show_methods(self) -> None:
         """The Solver list: the methods the highlighted kind can run, showing the one chosen
         for it (each kind keeps its own)."""
         kind = self.kind
@@ -476,7 +476,7 @@ def _level_choices(kind: PuzzleKind) -> list[tuple[str, str]]:
 def _method_choices(kind: PuzzleKind) -> list[tuple[str, Any]]:
     """The methods ``kind`` can run, in the catalogue's order, by their short labels (the box
     is narrow at 80 columns; the method dialog, m in a game, describes each)."""
-    offered = kind.listed() or list(LISTED)  # the light table: no method is imported
+    offered = kind.listed() or list(every_listed())  # no method imported at start
     return [(entry.label, entry.name) for entry in offered]
 
 
