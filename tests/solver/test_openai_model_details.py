@@ -45,6 +45,7 @@ from solver.model.openai import (
     base_url_problem,
 )
 from solver.model.retry import retry_after as _retry_after
+from solver.model.transport import http_library
 from solver.roles import Purpose
 from solver.settings import Settings
 
@@ -885,7 +886,7 @@ def test_client_errors_no_stream_of_ours_raises_are_still_sorted_in_words() -> N
     # The raw event stream meets a broken connection as httpx's own error and never validates
     # a reply, so these two come only from the client itself; they are sorted directly.
     model = OpenAIModel(base_url="http://127.0.0.1:9/v1", api_key=KEY, model="m")
-    http = openai_model._http_library()  # httpx, or httpx2 in newer clients
+    http = http_library()  # httpx, or httpx2 in newer clients
     request = http.Request("POST", "http://127.0.0.1:9/v1/chat/completions")
     cut = model._classify(openai.APIConnectionError(request=request), responded=True)
     assert (cut.kind, cut.detail, cut.retryable) == (
@@ -1889,7 +1890,7 @@ async def test_a_stream_broken_below_the_http_layer_is_retried(
     monkeypatch: pytest.MonkeyPatch, broken: Exception
 ) -> None:
     # Errors of the operating system (or a decoder) that reach the reply stream unwrapped.
-    http = openai_model._http_library()
+    http = http_library()
     attempts: list[int] = []
 
     class Breaking(http.AsyncByteStream):  # type: ignore[misc, name-defined]
@@ -1908,7 +1909,7 @@ async def test_a_stream_broken_below_the_http_layer_is_retried(
 
     monkeypatch.setattr(
         openai_model,
-        "_capped_http_client",
+        "capped_http_client",
         lambda: openai.DefaultAsyncHttpxClient(transport=Transport()),
     )
     told: list[str] = []
