@@ -86,7 +86,10 @@ __all__ = [
     "ReplyLimits",
     "ResponseCache",
     "RetryCallback",
+    "StreamRedactor",
     "base_url_problem",
+    "cause_text",
+    "gather_all",
 ]
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
@@ -256,7 +259,7 @@ def _piece_sources(secret: str) -> tuple[str, ...]:
     return tuple(_fold(text) for text in (secret, secret[::-1], secret.encode().hex()))
 
 
-class _StreamRedactor:
+class StreamRedactor:
     """Scrubs one sample's deltas as they stream: a tail that may be the start of a secret is
     held back until later text shows it is not one (or hides it)."""
 
@@ -345,7 +348,7 @@ class _Reading:
     finished: dict[int, str] = field(default_factory=dict)
     usage: object = None
     model: str = ""
-    streams: dict[int, _StreamRedactor] = field(default_factory=dict)
+    streams: dict[int, StreamRedactor] = field(default_factory=dict)
 
 
 @dataclass
@@ -483,7 +486,7 @@ class OpenAIModel:
                     self._server_ignores_n = self._n_ignored >= 2
                 groups = [[i] for i in missing[got:]]
             if groups:
-                more = await _gather_all(
+                more = await gather_all(
                     [self._request(call, group, on_token, tally) for group in groups]
                 )
                 replies += zip(groups, more, strict=True)
@@ -549,7 +552,7 @@ class OpenAIModel:
         """The names of the server's models; none when it cannot list them (the probe of
         :meth:`check_connection` still tells)."""
         try:
-            client = self._client()
+            client = self.client()
             async with self._listing_slot():
                 self.requests += 1
                 async with asyncio.timeout(self.call_deadline):
@@ -570,7 +573,7 @@ class OpenAIModel:
             openai.APIError,
             ValueError,
         ) as err:
-            raise self._model_error(self._list_failure(err), attempts=1) from None
+            raise self.model_error(self._list_failure(err), attempts=1) from None
 
     def _list_failure(self, err: Exception) -> Failure:
         """What a failed request for the list of models means."""
@@ -583,7 +586,7 @@ class OpenAIModel:
         if isinstance(err, RecursionError):
             detail = "its list of models is nested too deeply to read"
             return Failure("bad_response", detail, retryable=False)
-        return self._classify(err, responded=False)
+        return self.classify(err, responded=False)
 
     # -- one request, with retries -----------------------------------------------------------
 
@@ -598,7 +601,7 @@ class OpenAIModel:
 
         Every attempt, and every wait before the next, ends by the call's deadline.
         """
-        client = self._client()
+        client = self.client()
         limit = self._bound().limit
         limits = ReplyLimits.of(call.sampling.max_tokens, len(positions))
         loop = asyncio.get_running_loop()
@@ -645,11 +648,11 @@ class OpenAIModel:
                     self.json_mode_refused = True
                     continue
                 if not failure.retryable or attempt >= self.settings.max_retries:
-                    raise self._model_error(failure, attempts=attempt + 1) from None
-                wait = self._backoff(attempt, failure.retry_after)
+                    raise self.model_error(failure, attempts=attempt + 1) from None
+                wait = self.backoff(attempt, failure.retry_after)
                 if tally.deadline is not None and loop.time() + wait >= tally.deadline:
                     # The next try could not even start in time: say what went wrong.
-                    raise self._model_error(
+                    raise self.model_error(
                         failure, attempts=attempt + 1, out_of_time=True
                     ) from None
                 if failure.retry_after is not None:
@@ -706,7 +709,7 @@ class OpenAIModel:
                     for data in payloads:
                         self._take(reading, data)
         except (openai.APIError, json.JSONDecodeError) as err:
-            raise self._classify(err, responded) from None
+            raise self.classify(err, responded) from None
         except (BodyTooLarge, BadCoding) as err:
             raise _body_failure(err) from None
         except (OSError, UnicodeDecodeError) as err:
@@ -885,14 +888,14 @@ class OpenAIModel:
             return
         stream = reading.streams.get(index)
         if stream is None:
-            stream = reading.streams[index] = _StreamRedactor(self.redactor)
+            stream = reading.streams[index] = StreamRedactor(self.redactor)
         shown = stream.feed(content)
         if shown:
             on_token(reading.positions[index], shown)
 
     # -- errors ------------------------------------------------------------------------------
 
-    def _classify(self, err: Exception, responded: bool) -> Failure:
+    def classify(self, err: Exception, responded: bool) -> Failure:
         """Sort an exception from the client into a kind, and whether to try again."""
         if isinstance(err, json.JSONDecodeError):
             return Failure(
@@ -907,9 +910,9 @@ class OpenAIModel:
                 return Failure("bad_response", "the connection dropped mid-reply", retryable=True)
             if _bad_head(err):  # it answered, but not in HTTP: no reason to think it is down
                 detail = "the server's reply headers were too large or malformed"
-                cause = self._error_text(_cause_text(err))
+                cause = self._error_text(cause_text(err))
                 return Failure("bad_response", f"{detail} ({cause})", retryable=True)
-            return Failure("unreachable", self._error_text(_cause_text(err)), retryable=True)
+            return Failure("unreachable", self._error_text(cause_text(err)), retryable=True)
         if isinstance(err, openai.APIStatusError):
             status = err.status_code
             if 300 <= status < 400:
@@ -978,7 +981,7 @@ class OpenAIModel:
             text = f"an error of type {type(error).__name__}"
         return short(self.redactor.scrub(text).strip(), _DETAIL_CHARS)
 
-    def _model_error(
+    def model_error(
         self, failure: Failure, attempts: int, *, out_of_time: bool = False
     ) -> ModelError:
         """The plain-English error a person sees once ``failure`` is final."""
@@ -1053,7 +1056,7 @@ class OpenAIModel:
 
     # -- plumbing ----------------------------------------------------------------------------
 
-    def _backoff(self, attempt: int, retry_after: float | None) -> float:
+    def backoff(self, attempt: int, retry_after: float | None) -> float:
         """Seconds to wait before retry number ``attempt + 1``."""
         return backoff(
             attempt,
@@ -1097,7 +1100,10 @@ class OpenAIModel:
         finally:
             limit.release(ticket, "other")
 
-    def _client(self) -> Any:
+    def client(self) -> Any:
+        """The ``openai.AsyncOpenAI`` of the running event loop, made on first use (raises
+        :class:`~solver.model.ModelError` for a base URL that is not usable, or OpenAI's
+        own server with no key)."""
         slots = self._bound()
         if slots.client is None:
             problem = base_url_problem(self.base_url)
@@ -1148,7 +1154,7 @@ def _overloaded(failure: Failure) -> bool:
     return failure.kind in ("rate_limited", "timeout") or failure.status == 503
 
 
-async def _gather_all(jobs: Sequence[Coroutine[Any, Any, _Reply]]) -> list[_Reply]:
+async def gather_all(jobs: Sequence[Coroutine[Any, Any, _Reply]]) -> list[_Reply]:
     """Run ``jobs`` together; if one fails, cancel the rest rather than let them run on."""
     tasks = [asyncio.ensure_future(job) for job in jobs]
     try:
@@ -1160,13 +1166,13 @@ async def _gather_all(jobs: Sequence[Coroutine[Any, Any, _Reply]]) -> list[_Repl
         raise
 
 
-def _cause_text(err: BaseException) -> str:
+def cause_text(err: BaseException) -> str:
     """What lies under a connection error, in words (the first of a group of errors)."""
     cause: BaseException = err.__cause__ or err
     while isinstance(cause, BaseExceptionGroup) and cause.exceptions:
         cause = cause.exceptions[0]
     if cause is not err and cause.__cause__ is not None and not str(cause).strip():
-        return _cause_text(cause)
+        return cause_text(cause)
     text = str(cause).strip() or type(cause).__name__
     return short(text, 160)
 

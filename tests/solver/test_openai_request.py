@@ -50,7 +50,7 @@ async def test_sends_the_headers_the_openai_client_would(
             generation = await model.generate(_call())
             assert generation.texts == ("echo 0: What is 4 * 6?",)
             # The same request through the openai client's own path, for comparison.
-            client = model._client()
+            client = model.client()
             stream = await client.chat.completions.create(
                 model="fake-model",
                 messages=[{"role": "user", "content": "What is 4 * 6?"}],
