@@ -14,6 +14,9 @@ once decompressed, and bodies read whole (an error, a list of models) have caps 
 No redirect is followed. Every string that comes from a server (reply text, error messages)
 passes through a :class:`Redactor` first, so an API key a server echoes back never reaches a
 screen, a log or a file.
+
+The HTTP client under the openai client, and what it refuses, is :mod:`solver.model.transport`;
+the reading of a reply's event stream within its caps is :mod:`solver.model.stream`.
 """
 
 from __future__ import annotations
@@ -22,28 +25,20 @@ import asyncio
 import base64
 import bisect
 import contextlib
-import functools
 import hashlib
-import importlib
 import json
 import math
-import operator
 import os
 import random
 import re
-import select
-import ssl
 import string
-import sys
 import time
 import urllib.parse
-import zlib
 from collections.abc import (
     AsyncIterator,
     Callable,
     Coroutine,
     Iterable,
-    Iterator,
     Mapping,
     Sequence,
 )
@@ -68,6 +63,19 @@ from solver.model.base import (
 from solver.model.cache import ResponseCache
 from solver.model.retry import backoff
 from solver.model.retry import retry_after as _retry_after
+from solver.model.stream import ReplyLimits, events, json_value, usage_of
+from solver.model.transport import (
+    CLIENT_INTERNALS,
+    REQUEST_ERRORS,
+    BadCoding,
+    BodyTooLarge,
+    Failure,
+    capped_http_client,
+    http_library,
+    read_whole_chunks,
+    request_template,
+    short,
+)
 from solver.roles import Purpose
 from solver.settings import Settings, mask_url
 
@@ -78,7 +86,10 @@ __all__ = [
     "ReplyLimits",
     "ResponseCache",
     "RetryCallback",
+    "StreamRedactor",
     "base_url_problem",
+    "cause_text",
+    "gather_all",
 ]
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
@@ -91,8 +102,6 @@ RetryCallback = Callable[[str, int, float], None]
 _RETRY_STATUSES = {408, 409, 429}
 
 _DETAIL_CHARS = 240  # of a server's error message shown to people
-_ERROR_BODY_BYTES = 1 << 20  # an error body longer than this is not read on
-_BODY_BYTES = 32 << 20  # nor any other body read whole (a model list)
 
 
 # -- secrets --------------------------------------------------------------------------------
@@ -250,7 +259,7 @@ def _piece_sources(secret: str) -> tuple[str, ...]:
     return tuple(_fold(text) for text in (secret, secret[::-1], secret.encode().hex()))
 
 
-class _StreamRedactor:
+class StreamRedactor:
     """Scrubs one sample's deltas as they stream: a tail that may be the start of a secret is
     held back until later text shows it is not one (or hides it)."""
 
@@ -308,66 +317,6 @@ def _url_password(url: str) -> str:
 # -- reply limits ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class ReplyLimits:
-    """How much of one reply is read before it counts as a flood (an error of the call).
-
-    From ``max_tokens`` with a margin: a choice may bring ``2 * max_tokens + 64`` content
-    deltas (a delta is a token or more on every server we know; the margin covers servers
-    that split them) and 16 characters a token; the whole stream 1 KiB a delta of envelope
-    per choice, plus 1 MiB; one line 1 MiB. Without ``max_tokens``, :attr:`CEILING` tokens.
-    """
-
-    tokens: int
-    chars: int
-    bytes: int
-    line: int
-    max_tokens: int | None = None
-
-    CEILING = 32_768
-
-    @classmethod
-    def of(cls, max_tokens: int | None, choices: int) -> ReplyLimits:
-        tokens = 2 * max_tokens + 64 if max_tokens else cls.CEILING
-        return cls(
-            tokens=tokens,
-            chars=16 * tokens,
-            bytes=max(1, choices) * tokens * 1024 + (1 << 20),
-            line=max(1 << 20, 8 * 16 * tokens),
-            max_tokens=max_tokens,
-        )
-
-    def too_long(self, what: str) -> str:
-        asked = (
-            f"max_tokens was {self.max_tokens:,}: the server ignores it"
-            if self.max_tokens
-            else "no reply needs that much"
-        )
-        return f"the reply passed {what} and was not read further ({asked})"
-
-
-class _Failure(Exception):
-    """One failed HTTP attempt, classified; becomes a ModelError once retries are spent."""
-
-    def __init__(
-        self,
-        kind: str,
-        detail: str,
-        *,
-        retryable: bool,
-        retry_after: float | None = None,
-        status: int | None = None,
-        deadline: bool = False,
-    ) -> None:
-        super().__init__(detail)
-        self.kind = kind
-        self.detail = detail
-        self.retryable = retryable
-        self.retry_after = retry_after
-        self.status = status
-        self.deadline = deadline  # the call's deadline ran out
-
-
 @dataclass
 class _Reply:
     """What one successful HTTP request brought back."""
@@ -399,7 +348,7 @@ class _Reading:
     finished: dict[int, str] = field(default_factory=dict)
     usage: object = None
     model: str = ""
-    streams: dict[int, _StreamRedactor] = field(default_factory=dict)
+    streams: dict[int, StreamRedactor] = field(default_factory=dict)
 
 
 @dataclass
@@ -537,7 +486,7 @@ class OpenAIModel:
                     self._server_ignores_n = self._n_ignored >= 2
                 groups = [[i] for i in missing[got:]]
             if groups:
-                more = await _gather_all(
+                more = await gather_all(
                     [self._request(call, group, on_token, tally) for group in groups]
                 )
                 replies += zip(groups, more, strict=True)
@@ -603,7 +552,7 @@ class OpenAIModel:
         """The names of the server's models; none when it cannot list them (the probe of
         :meth:`check_connection` still tells)."""
         try:
-            client = self._client()
+            client = self.client()
             async with self._listing_slot():
                 self.requests += 1
                 async with asyncio.timeout(self.call_deadline):
@@ -617,27 +566,27 @@ class OpenAIModel:
             return []
         except (
             TimeoutError,
-            _Failure,
-            _BodyTooLarge,
-            _BadCoding,
+            Failure,
+            BodyTooLarge,
+            BadCoding,
             RecursionError,
             openai.APIError,
             ValueError,
         ) as err:
-            raise self._model_error(self._list_failure(err), attempts=1) from None
+            raise self.model_error(self._list_failure(err), attempts=1) from None
 
-    def _list_failure(self, err: Exception) -> _Failure:
+    def _list_failure(self, err: Exception) -> Failure:
         """What a failed request for the list of models means."""
-        if isinstance(err, _Failure):  # sorted already (a web page)
+        if isinstance(err, Failure):  # sorted already (a web page)
             return err
         if isinstance(err, TimeoutError):
-            return _Failure("timeout", "", retryable=False, deadline=True)
-        if isinstance(err, (_BodyTooLarge, _BadCoding)):
+            return Failure("timeout", "", retryable=False, deadline=True)
+        if isinstance(err, (BodyTooLarge, BadCoding)):
             return _body_failure(err)
         if isinstance(err, RecursionError):
             detail = "its list of models is nested too deeply to read"
-            return _Failure("bad_response", detail, retryable=False)
-        return self._classify(err, responded=False)
+            return Failure("bad_response", detail, retryable=False)
+        return self.classify(err, responded=False)
 
     # -- one request, with retries -----------------------------------------------------------
 
@@ -652,7 +601,7 @@ class OpenAIModel:
 
         Every attempt, and every wait before the next, ends by the call's deadline.
         """
-        client = self._client()
+        client = self.client()
         limit = self._bound().limit
         limits = ReplyLimits.of(call.sampling.max_tokens, len(positions))
         loop = asyncio.get_running_loop()
@@ -666,7 +615,7 @@ class OpenAIModel:
                         tally.deadline = loop.time() + self.call_deadline
                     remaining = tally.deadline - loop.time()
                     if remaining <= 0:
-                        raise _Failure("timeout", "", retryable=False, deadline=True)
+                        raise Failure("timeout", "", retryable=False, deadline=True)
                     self.requests += 1
                     tally.requests += 1
                     request_sent()
@@ -678,16 +627,16 @@ class OpenAIModel:
                     except TimeoutError:
                         if not timer.expired():
                             raise
-                        raise _Failure("timeout", "", retryable=False, deadline=True) from None
+                        raise Failure("timeout", "", retryable=False, deadline=True) from None
                     outcome = "ok"
                     return reply
-                except _Failure as failure:
+                except Failure as failure:
                     if outcome == "sent" and _overloaded(failure):
                         outcome = "overloaded"
                     raise
                 finally:
                     limit.release(ticket, "other" if outcome == "sent" else outcome)
-            except _Failure as failure:
+            except Failure as failure:
                 if (
                     call.json
                     and not self.json_mode_refused
@@ -699,11 +648,11 @@ class OpenAIModel:
                     self.json_mode_refused = True
                     continue
                 if not failure.retryable or attempt >= self.settings.max_retries:
-                    raise self._model_error(failure, attempts=attempt + 1) from None
-                wait = self._backoff(attempt, failure.retry_after)
+                    raise self.model_error(failure, attempts=attempt + 1) from None
+                wait = self.backoff(attempt, failure.retry_after)
                 if tally.deadline is not None and loop.time() + wait >= tally.deadline:
                     # The next try could not even start in time: say what went wrong.
-                    raise self._model_error(
+                    raise self.model_error(
                         failure, attempts=attempt + 1, out_of_time=True
                     ) from None
                 if failure.retry_after is not None:
@@ -725,7 +674,7 @@ class OpenAIModel:
         on_token: TokenCallback | None,
         limits: ReplyLimits,
     ) -> _Reply:
-        """One streamed request; raises :class:`_Failure` for anything short of a full reply."""
+        """One streamed request; raises :class:`Failure` for anything short of a full reply."""
         sampling = call.sampling
         params: dict[str, Any] = {
             "model": self.model,
@@ -751,26 +700,26 @@ class OpenAIModel:
         reading = _Reading(limits, positions, on_token)
         responded = False
         try:
-            # The raw event stream, read with the JSON decoder (_json): the client's typed chunk
-            # objects cost about 0.3 ms each, which a BoT run (tens of thousands of chunks)
-            # cannot afford.
+            # The raw event stream, read with the JSON decoder (json_value): the client's typed
+            # chunk objects cost about 0.3 ms each, which a BoT run (tens of thousands of
+            # chunks) cannot afford.
             async with self._post_stream(client, params) as blocks:
                 responded = True
-                async for payloads in _events(blocks, limits):
+                async for payloads in events(blocks, limits):
                     for data in payloads:
                         self._take(reading, data)
         except (openai.APIError, json.JSONDecodeError) as err:
-            raise self._classify(err, responded) from None
-        except (_BodyTooLarge, _BadCoding) as err:
+            raise self.classify(err, responded) from None
+        except (BodyTooLarge, BadCoding) as err:
             raise _body_failure(err) from None
         except (OSError, UnicodeDecodeError) as err:
-            raise _Failure(
+            raise Failure(
                 "bad_response", f"the reply stream broke: {err}", retryable=True
             ) from None
         except Exception as err:
             # The HTTP layer's own errors (a connection dropped mid-stream) are not openai's.
             if type(err).__module__.split(".")[0].startswith(("httpx", "httpcore")):
-                raise _Failure(
+                raise Failure(
                     "bad_response", "the reply stream was cut off", retryable=True
                 ) from None
             raise
@@ -778,7 +727,7 @@ class OpenAIModel:
         parts, finished = reading.parts, reading.finished
         unfinished = sorted(set(parts) - set(finished))
         if unfinished or not finished:
-            raise _Failure(
+            raise Failure(
                 "bad_response",
                 "the reply stream ended before the answer was finished",
                 retryable=True,
@@ -791,10 +740,10 @@ class OpenAIModel:
         reasons = [finished[i] for i in range(count)]
 
         notes: list[str] = []
-        used, sensible = _usage(reading.usage)
+        used, sensible = usage_of(reading.usage)
         if used is None:
             if not sensible:
-                shown = self.redactor.scrub(_short(json.dumps(reading.usage, default=str), 60))
+                shown = self.redactor.scrub(short(json.dumps(reading.usage, default=str), 60))
                 notes.append(
                     f"the server's token usage {shown} is not a count of tokens; "
                     "it was ignored and estimated instead"
@@ -813,17 +762,17 @@ class OpenAIModel:
         (checking and copying the parameters against their types, building headers and
         options afresh for every request) cost about a millisecond of CPU a call, as much as
         all the rest of a call together. What it would send is kept, worked out once per
-        client (:func:`_request_template`); its errors are the same as the openai client's.
+        client (:func:`request_template`); its errors are the same as the openai client's.
         """
-        if not all(hasattr(client, name) for name in _CLIENT_INTERNALS):
+        if not all(hasattr(client, name) for name in CLIENT_INTERNALS):
             # An openai release without the internals the quick path uses: its own path.
             params = {**params, "extra_headers": {"Accept-Encoding": "identity"}}
             create = client.chat.completions.with_streaming_response.create
             async with create(**params) as response:
                 yield response.iter_bytes()
             return
-        http = _http_library()
-        template = _request_template(client)
+        http = http_library()
+        template = request_template(client)
         content = json.dumps(params).encode()
         http_client = client._client
         if template.merged is None or http_client.cookies or http_client.params:
@@ -843,7 +792,7 @@ class OpenAIModel:
             response = await client._client.send(request, stream=True)
         except http.TimeoutException as err:
             raise openai.APITimeoutError(request=request) from err
-        except (*_REQUEST_ERRORS, http.RequestError) as err:
+        except (*REQUEST_ERRORS, http.RequestError) as err:
             raise openai.APIConnectionError(request=request) from err
         try:
             if not 200 <= response.status_code < 300:
@@ -851,7 +800,7 @@ class OpenAIModel:
                 raise client._make_status_error_from_response(response) from None
             # The body's own stream, not the response's iterators: those pass each block
             # through two more layers (counting, decoding what is already decoded).
-            _read_whole_chunks(response.stream)
+            read_whole_chunks(response.stream)
             yield aiter(response.stream)
         finally:
             await response.aclose()
@@ -862,23 +811,23 @@ class OpenAIModel:
         Called some fifty times a call: the checks are the same for every chunk, but the
         common one (a single choice's delta) is read with as few steps as they allow."""
         try:
-            chunk = _json(data)
+            chunk = json_value(data)
         except RecursionError:  # [[[[... a hundred thousand deep: no chunk of any server
-            raise _Failure(
+            raise Failure(
                 "bad_response", "a chunk was nested too deeply to read", retryable=True
             ) from None
         if type(chunk) is not dict:
-            raise _Failure("bad_response", "a chunk was not a JSON object", retryable=True)
+            raise Failure("bad_response", "a chunk was not a JSON object", retryable=True)
         get = chunk.get
         error = get("error")
         if error:
-            raise _Failure(
+            raise Failure(
                 "server",
                 f"it reported an error mid-reply: {self._error_text(error)}",
                 retryable=True,
             )
         if not reading.model and isinstance(get("model"), str):
-            reading.model = self.redactor.scrub(_short(chunk["model"], 100))
+            reading.model = self.redactor.scrub(short(chunk["model"], 100))
         usage = get("usage")
         if usage is not None:
             reading.usage = usage
@@ -886,10 +835,10 @@ class OpenAIModel:
         if choices is None:
             return
         if type(choices) is not list:
-            raise _Failure("bad_response", "a chunk's choices were not a list", retryable=True)
+            raise Failure("bad_response", "a chunk's choices were not a list", retryable=True)
         for choice in choices:
             if type(choice) is not dict:
-                raise _Failure("bad_response", "a choice was not a JSON object", retryable=True)
+                raise Failure("bad_response", "a choice was not a JSON object", retryable=True)
             index = choice.get("index")
             if type(index) is not int or not 0 <= index < len(reading.positions):
                 continue
@@ -899,19 +848,19 @@ class OpenAIModel:
             elif type(delta) is dict:
                 content = delta.get("content")
                 if content is not None and type(content) is not str:
-                    raise _Failure("bad_response", "a delta's content was not text", retryable=True)
+                    raise Failure("bad_response", "a delta's content was not text", retryable=True)
             else:
-                raise _Failure("bad_response", "a delta was not a JSON object", retryable=True)
+                raise Failure("bad_response", "a delta was not a JSON object", retryable=True)
             reason = choice.get("finish_reason")
             if reason is not None and type(reason) is not str:
-                raise _Failure("bad_response", "a finish_reason was not text", retryable=True)
+                raise Failure("bad_response", "a finish_reason was not text", retryable=True)
             parts = reading.parts.get(index)
             if parts is None:
                 parts = reading.parts[index] = []
             if content:
                 self._grow(reading, index, parts, content)
             if reason:
-                reading.finished[index] = _short(reason, 40)
+                reading.finished[index] = short(reason, 40)
                 stream = reading.streams.pop(index, None)
                 if stream is not None and reading.on_token is not None:
                     tail = stream.flush()
@@ -924,11 +873,11 @@ class OpenAIModel:
         parts.append(content)
         chars = reading.chars[index] = reading.chars.get(index, 0) + len(content)
         if len(parts) > limits.tokens:
-            raise _Failure(
+            raise Failure(
                 "too_large", limits.too_long(f"{limits.tokens:,} tokens"), retryable=False
             )
         if chars > limits.chars:
-            raise _Failure(
+            raise Failure(
                 "too_large", limits.too_long(f"{limits.chars:,} characters"), retryable=False
             )
         on_token = reading.on_token
@@ -939,31 +888,31 @@ class OpenAIModel:
             return
         stream = reading.streams.get(index)
         if stream is None:
-            stream = reading.streams[index] = _StreamRedactor(self.redactor)
+            stream = reading.streams[index] = StreamRedactor(self.redactor)
         shown = stream.feed(content)
         if shown:
             on_token(reading.positions[index], shown)
 
     # -- errors ------------------------------------------------------------------------------
 
-    def _classify(self, err: Exception, responded: bool) -> _Failure:
+    def classify(self, err: Exception, responded: bool) -> Failure:
         """Sort an exception from the client into a kind, and whether to try again."""
         if isinstance(err, json.JSONDecodeError):
-            return _Failure(
+            return Failure(
                 "bad_response", "the server sent a reply that is not JSON", retryable=True
             )
         if isinstance(err, openai.APITimeoutError):
             if type(err.__cause__).__name__ == "ConnectTimeout":
-                return _Failure("unreachable", "connecting timed out", retryable=True)
-            return _Failure("timeout", "no answer in time", retryable=True)
+                return Failure("unreachable", "connecting timed out", retryable=True)
+            return Failure("timeout", "no answer in time", retryable=True)
         if isinstance(err, openai.APIConnectionError):
             if responded:  # the connection broke mid-reply
-                return _Failure("bad_response", "the connection dropped mid-reply", retryable=True)
+                return Failure("bad_response", "the connection dropped mid-reply", retryable=True)
             if _bad_head(err):  # it answered, but not in HTTP: no reason to think it is down
                 detail = "the server's reply headers were too large or malformed"
-                cause = self._error_text(_cause_text(err))
-                return _Failure("bad_response", f"{detail} ({cause})", retryable=True)
-            return _Failure("unreachable", self._error_text(_cause_text(err)), retryable=True)
+                cause = self._error_text(cause_text(err))
+                return Failure("bad_response", f"{detail} ({cause})", retryable=True)
+            return Failure("unreachable", self._error_text(cause_text(err)), retryable=True)
         if isinstance(err, openai.APIStatusError):
             status = err.status_code
             if 300 <= status < 400:
@@ -971,22 +920,22 @@ class OpenAIModel:
             detail = self._server_detail(err)
             if status == 429:
                 wait = _retry_after(err.response.headers)
-                return _Failure(
+                return Failure(
                     "rate_limited", detail, retryable=True, retry_after=wait, status=status
                 )
             if status in (401, 403):
-                return _Failure("auth", detail, retryable=False, status=status)
+                return Failure("auth", detail, retryable=False, status=status)
             if status == 404 or _names_missing_model(err):
-                return _Failure("unknown_model", detail, retryable=False, status=status)
+                return Failure("unknown_model", detail, retryable=False, status=status)
             if status >= 500 or status in _RETRY_STATUSES:
-                return _Failure("server", detail, retryable=True, status=status)
-            return _Failure("bad_request", detail, retryable=False, status=status)
+                return Failure("server", detail, retryable=True, status=status)
+            return Failure("bad_request", detail, retryable=False, status=status)
         if isinstance(err, openai.APIResponseValidationError):
-            return _Failure("bad_response", "the reply did not match the API", retryable=True)
+            return Failure("bad_response", "the reply did not match the API", retryable=True)
         # An error event inside the stream (openai.APIError without a status).
-        return _Failure("server", self._error_text(str(err)), retryable=True)
+        return Failure("server", self._error_text(str(err)), retryable=True)
 
-    def _redirected(self, response: Any) -> _Failure:
+    def _redirected(self, response: Any) -> Failure:
         """A redirect, refused: following it would send the prompt and the key elsewhere.
         Where it points is said (the base URL to set, if that server is the right one)."""
         status = response.status_code
@@ -996,7 +945,7 @@ class OpenAIModel:
                 f"answered HTTP {status}, a redirect without a location; ponder does not "
                 "follow redirects. Check the base URL."
             )
-            return _Failure("bad_url", detail, retryable=False, status=status)
+            return Failure("bad_url", detail, retryable=False, status=status)
         target = urllib.parse.urljoin(str(response.url), location)
         asked = str(response.request.url)
         # The request went to the base URL plus a path (/chat/completions); a server that
@@ -1009,12 +958,12 @@ class OpenAIModel:
             f"address. If that server is the right one, set the base URL to "
             f"{self._shown_url(base)}."
         )
-        return _Failure("bad_url", detail, retryable=False, status=status)
+        return Failure("bad_url", detail, retryable=False, status=status)
 
     def _shown_url(self, url: str) -> str:
         """A URL a server sent, fit to show: password masked, secrets hidden, printable."""
         text = "".join(c for c in mask_url(url) if c.isprintable())
-        return _short(self.redactor.scrub(text), 200)
+        return short(self.redactor.scrub(text), 200)
 
     def _server_detail(self, err: openai.APIStatusError) -> str:
         body = err.body
@@ -1030,10 +979,10 @@ class OpenAIModel:
             text = error if isinstance(error, str) else json.dumps(error, default=str)
         except (RecursionError, ValueError):  # nested past what can be written out again
             text = f"an error of type {type(error).__name__}"
-        return _short(self.redactor.scrub(text).strip(), _DETAIL_CHARS)
+        return short(self.redactor.scrub(text).strip(), _DETAIL_CHARS)
 
-    def _model_error(
-        self, failure: _Failure, attempts: int, *, out_of_time: bool = False
+    def model_error(
+        self, failure: Failure, attempts: int, *, out_of_time: bool = False
     ) -> ModelError:
         """The plain-English error a person sees once ``failure`` is final."""
         url = self.url
@@ -1107,7 +1056,7 @@ class OpenAIModel:
 
     # -- plumbing ----------------------------------------------------------------------------
 
-    def _backoff(self, attempt: int, retry_after: float | None) -> float:
+    def backoff(self, attempt: int, retry_after: float | None) -> float:
         """Seconds to wait before retry number ``attempt + 1``."""
         return backoff(
             attempt,
@@ -1151,7 +1100,10 @@ class OpenAIModel:
         finally:
             limit.release(ticket, "other")
 
-    def _client(self) -> Any:
+    def client(self) -> Any:
+        """The ``openai.AsyncOpenAI`` of the running event loop, made on first use (raises
+        :class:`~solver.model.ModelError` for a base URL that is not usable, or OpenAI's
+        own server with no key)."""
         slots = self._bound()
         if slots.client is None:
             problem = base_url_problem(self.base_url)
@@ -1172,7 +1124,7 @@ class OpenAIModel:
                 base_url=self.base_url,
                 timeout=self.settings.timeout,
                 max_retries=0,  # our retry loop is in charge
-                http_client=_capped_http_client(),
+                http_client=capped_http_client(),
                 **({} if self.settings.env_credentials else _without_env_credentials(key)),
             )
         return slots.client
@@ -1196,13 +1148,13 @@ class OpenAIModel:
         return hashlib.sha256(text.encode()).hexdigest()
 
 
-def _overloaded(failure: _Failure) -> bool:
+def _overloaded(failure: Failure) -> bool:
     """Whether a failed request says the server has more calls than it can take: a rate
     limit (429), 503 (unavailable: busy), or no answer in time."""
     return failure.kind in ("rate_limited", "timeout") or failure.status == 503
 
 
-async def _gather_all(jobs: Sequence[Coroutine[Any, Any, _Reply]]) -> list[_Reply]:
+async def gather_all(jobs: Sequence[Coroutine[Any, Any, _Reply]]) -> list[_Reply]:
     """Run ``jobs`` together; if one fails, cancel the rest rather than let them run on."""
     tasks = [asyncio.ensure_future(job) for job in jobs]
     try:
@@ -1214,42 +1166,27 @@ async def _gather_all(jobs: Sequence[Coroutine[Any, Any, _Reply]]) -> list[_Repl
         raise
 
 
-def _cause_text(err: BaseException) -> str:
+def cause_text(err: BaseException) -> str:
     """What lies under a connection error, in words (the first of a group of errors)."""
     cause: BaseException = err.__cause__ or err
     while isinstance(cause, BaseExceptionGroup) and cause.exceptions:
         cause = cause.exceptions[0]
     if cause is not err and cause.__cause__ is not None and not str(cause).strip():
-        return _cause_text(cause)
+        return cause_text(cause)
     text = str(cause).strip() or type(cause).__name__
-    return _short(text, 160)
+    return short(text, 160)
 
 
-def _body_failure(err: _BodyTooLarge | _BadCoding) -> _Failure:
+def _body_failure(err: BodyTooLarge | BadCoding) -> Failure:
     """What a body that was not read means."""
-    if isinstance(err, _BadCoding):
-        return _Failure("bad_response", err.detail, retryable=err.retryable)
+    if isinstance(err, BadCoding):
+        return Failure("bad_response", err.detail, retryable=err.retryable)
     detail = f"the server's reply was too large to read: {err}"
     if err.cap.status >= 300:
         # The status says what went wrong (the body would only have said it at length): a
         # server error, worth another try as before.
-        return _Failure("server", detail, retryable=True, status=err.cap.status)
-    return _Failure("too_large", detail, retryable=False)
-
-
-def _refuse_html(response: Any) -> None:
-    """Raise when a successful reply is a web page: the base URL leads to a web site (a chat
-    app's own page, a proxy's login page), not to the API, and nothing in it is an answer."""
-    if response.status_code >= 300:
-        return  # an error page: its status says what went wrong
-    if "html" in response.headers.get("content-type", "").lower():
-        wanted = "list of models" if _asked_for_models(response) else "event stream"
-        raise _Failure(
-            "bad_url",
-            f"answered with an HTML page, not an OpenAI-compatible {wanted}. "
-            "Is the base URL right? It usually ends in /v1.",
-            retryable=False,
-        )
+        return Failure("server", detail, retryable=True, status=err.cap.status)
+    return Failure("too_large", detail, retryable=False)
 
 
 def _bad_head(err: BaseException) -> bool:
@@ -1264,613 +1201,6 @@ def _bad_head(err: BaseException) -> bool:
         # httpcore raises its own error while handling h11's, without "from".
         cause = cause.__cause__ or cause.__context__
     return False
-
-
-def _short(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-_DATA_LINE = re.compile(rb"^data:([^\n]*)", re.MULTILINE)
-
-
-async def _events(blocks: AsyncIterator[bytes], limits: ReplyLimits) -> AsyncIterator[list[str]]:
-    """The ``data:`` payloads of a server-sent event stream, read within ``limits``: those of
-    each block read, together (a list for each block that holds any).
-
-    Lines are split here rather than by the HTTP client, which would hold a line that never
-    ends in memory whole. After ``[DONE]`` a little more is read, so that the connection can
-    be used again, but never much.
-    """
-    buffer = bytearray()
-    received = 0
-    done_at: int | None = None
-    async for block in blocks:
-        received += len(block)
-        if done_at is not None:
-            if received - done_at > 65536:
-                return
-            continue
-        if received > limits.bytes:
-            raise _Failure("too_large", limits.too_long(f"{limits.bytes:,} bytes"), retryable=False)
-        if not buffer and block.endswith(b"\n"):
-            lines = block  # whole lines, as a server's events mostly come: nothing to keep
-        else:
-            buffer += block
-            end = buffer.rfind(b"\n") + 1  # the whole lines in the buffer end here
-            lines = bytes(buffer[:end])
-            del buffer[:end]
-        # A regular expression finds the data lines: looked at one by one in Python, lines
-        # with no data (a few bytes each, or none) would cost seconds a megabyte.
-        payloads: list[str] = []
-        for found in _DATA_LINE.findall(lines):
-            data = found.strip().decode("utf-8", errors="replace")
-            if data == "[DONE]":
-                done_at = received
-                break
-            payloads.append(data)
-        if payloads:
-            yield payloads
-        if done_at is not None:
-            buffer.clear()
-        elif len(buffer) > limits.line:
-            raise _Failure(
-                "too_large",
-                limits.too_long(f"{limits.line:,} bytes in one line"),
-                retryable=False,
-            )
-
-
-_SCAN: Callable[[str, int], tuple[Any, int]]
-_SCAN = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
-
-
-def _json(text: str) -> Any:
-    """``json.loads(text)`` for a text with no white space at either end (a ``data:``
-    payload, stripped), without the three Python layers ``json.loads`` puts over the
-    decoder's C scanner: the same values, and the same errors."""
-    try:
-        value, end = _SCAN(text, 0)
-    except StopIteration as err:
-        raise json.JSONDecodeError("Expecting value", text, err.value) from None
-    if end != len(text):
-        raise json.JSONDecodeError("Extra data", text, end)
-    return value
-
-
-_USAGE_CEILING = 10**12  # tokens: more than any call has used, and safe as a float
-
-
-def _usage(value: object) -> tuple[Usage | None, bool]:
-    """Token usage as the server reported it (None when it did not), and whether what it
-    reported made sense: counts must be whole, finite, non-negative numbers."""
-    if value is None:
-        return None, True
-    if not isinstance(value, Mapping):
-        return None, False
-    counts = []
-    for name in ("prompt_tokens", "completion_tokens"):
-        count = value.get(name, 0)
-        if count is None:
-            count = 0
-        if isinstance(count, float) and math.isfinite(count) and count.is_integer():
-            count = int(count)
-        if type(count) is not int or not 0 <= count <= _USAGE_CEILING:
-            return None, False
-        counts.append(count)
-    if not any(counts):
-        return None, True
-    return Usage(counts[0], counts[1]), True
-
-
-@dataclass(frozen=True)
-class _RequestTemplate:
-    """What every chat completion request of one client carries: where it goes, and the
-    headers the openai client would send (its credentials, its own headers, the ones set
-    in ``default_headers``), less the ones it counts afresh for each request."""
-
-    url: Any  # the HTTP library's URL
-    headers: tuple[tuple[str, str], ...]
-    merged: Any  # those merged with the HTTP client's own, as it would for each request
-    # (None: a release of the HTTP library that does not merge them so)
-    timeout: dict[str, float | None]  # the client's timeouts, as a request carries them
-
-
-def _read_whole_chunks(stream: Any) -> None:
-    """Have the HTTP/1.1 parser under ``stream`` (a response's body) give all the chunks it
-    holds at once, as one block, instead of one block for each.
-
-    A server sends each event of a stream as a chunk of its own (chunked transfer coding),
-    and the parser (h11) hands on one chunk at a time, each through about ten layers of the
-    HTTP library's iterators and state keeping: 15 to 25 µs an event, most of a streamed
-    call's CPU time. The chunks of a reply mostly arrive together, in one read from the
-    socket. Left alone where the library is not built as expected."""
-    state = _parser_of(stream)
-    reader = getattr(state, "_reader", None)
-    module = sys.modules.get(type(reader).__module__)
-    data = getattr(module, "Data", None)
-    if (
-        type(reader).__name__ == "ChunkedReader"
-        and type(reader).__module__.split(".")[0] == "h11"
-        and isinstance(data, type)
-    ):
-        state._reader = _WholeChunks(reader, data)
-
-
-def _parser_of(stream: Any) -> Any:
-    """The h11 connection under a response body's stream, through the layers the HTTP
-    library wraps it in (None if it is not found)."""
-    for _ in range(8):
-        state = getattr(stream, "_h11_state", None)
-        if state is not None:
-            return state
-        for name in ("_stream", "_httpcore_stream", "_connection"):
-            inner = getattr(stream, name, None)
-            if inner is not None:
-                stream = inner
-                break
-        else:
-            return None
-    return None
-
-
-_CHUNK_HEAD = re.compile(rb"([0-9A-Fa-f]{1,16})\r\n")
-"""The head of a chunk in its plainest form (a size, no extensions): a subset of what h11
-reads as one."""
-
-
-class _WholeChunks:
-    """An h11 ``ChunkedReader`` that gives, for each call, the data of every whole or partial
-    chunk in the parser's buffer together, as one ``Data`` event.
-
-    The whole chunks at the start of the buffer are read here, in one pass; the rest (a
-    chunk not all come yet, the last chunk and what follows it, a chunk written in any
-    other way, a malformed one) by the reader itself, as before. What follows the data
-    (the end of the body) or goes wrong after it (a malformed chunk) is given on the next
-    call, after the data before it, as the reader would give them."""
-
-    def __init__(self, inner: Any, data: type) -> None:
-        self.inner = inner
-        self.data: Any = data  # h11's Data event
-        self.next: Any = None  # an event, or an exception, to give on the next call
-
-    def __call__(self, buffer: Any) -> Any:
-        if self.next is not None:
-            held, self.next = self.next, None
-            if isinstance(held, BaseException):
-                raise held
-            return held
-        data = self._whole(buffer)
-        while True:
-            try:
-                event = self.inner(buffer)
-            except Exception as err:
-                if not data:
-                    raise
-                self.next = err  # given on the next call
-                break
-            if event is None:
-                break
-            if type(event) is not self.data:
-                if not data:
-                    return event
-                self.next = event
-                break
-            data.append(event.data)
-        return self.data(data=b"".join(data)) if data else None
-
-    def _whole(self, buffer: Any) -> list[Any]:
-        """The data of the whole chunks, in their plainest form, at the start of ``buffer``,
-        taken out of it (none unless the reader is between chunks)."""
-        inner = self.inner
-        held = getattr(buffer, "_data", None)
-        if (
-            type(held) is not bytearray
-            or getattr(inner, "_bytes_in_chunk", None) != 0
-            or getattr(inner, "_bytes_to_discard", None) != b""
-            or getattr(inner, "_reading_trailer", None) is not False
-            or not hasattr(buffer, "_next_line_search")
-        ):
-            return []
-        found: list[Any] = []
-        at = 0
-        head = _CHUNK_HEAD.match(held, at)
-        while head is not None:
-            start = head.end()
-            end = start + int(head.group(1), 16)
-            if end == start or held[end : end + 2] != b"\r\n":
-                break  # the last chunk, or one not all here yet, or malformed: the reader's
-            found.append(held[start:end])
-            at = end + 2
-            head = _CHUNK_HEAD.match(held, at)
-        if at:
-            del held[:at]
-            # As the buffer does when it gives bytes out: its searches start again.
-            buffer._next_line_search = 0
-            buffer._multiple_lines_search = 0
-        return found
-
-    def read_eof(self) -> Any:
-        return self.inner.read_eof()
-
-
-_CLIENT_INTERNALS = ("_client", "_make_status_error_from_response", "auth_headers")
-"""What :meth:`OpenAIModel._post_stream`'s quick path reads of the openai client beyond its
-public API; a release without them gets the client's own request path."""
-
-_PER_REQUEST_HEADERS = {"x-stainless-retry-count", "x-stainless-read-timeout", "idempotency-key"}
-
-# Errors of sending a request that are not the HTTP library's own (as the openai client sorts
-# them): a TLS failure it does not wrap, a stream that ends before a reply begins.
-_REQUEST_ERRORS: tuple[type[Exception], ...] = (ssl.SSLError,)
-with contextlib.suppress(ImportError):
-    import anyio
-
-    _REQUEST_ERRORS += (anyio.EndOfStream,)
-
-
-def _request_template(client: Any) -> _RequestTemplate:
-    """The :class:`_RequestTemplate` of ``client`` (an ``openai.AsyncOpenAI``), made once."""
-    template: _RequestTemplate | None = getattr(client, "_ponder_template", None)
-    if template is None:
-        merged: dict[str, tuple[str, object]] = {}
-        for name, value in {**client.auth_headers, **client.default_headers}.items():
-            merged[name.lower()] = (name, value)
-        headers = tuple(
-            (name, value)
-            for key, (name, value) in merged.items()
-            if isinstance(value, str) and key not in _PER_REQUEST_HEADERS
-        )
-        # A compressed stream could inflate past the caps within a single read.
-        headers = tuple(pair for pair in headers if pair[0].lower() != "accept-encoding")
-        headers += (("Accept-Encoding", "identity"),)
-        url = client.base_url.copy_with(raw_path=client.base_url.raw_path + b"chat/completions")
-        http_client = client._client
-        merge = getattr(http_client, "_merge_headers", None)
-        timeout = _http_library().Timeout(client.timeout).as_dict()
-        template = _RequestTemplate(
-            url, headers, merge(headers) if merge is not None else None, timeout
-        )
-        client._ponder_template = template
-    return template
-
-
-@functools.cache
-def _http_library() -> Any:
-    """The httpx the openai client is built on (``httpx``, or ``httpx2`` in newer releases)."""
-    for cls in openai.DefaultAsyncHttpxClient.__mro__:
-        if cls.__name__ == "AsyncClient":
-            return importlib.import_module(cls.__module__.split(".")[0])
-    raise RuntimeError("the openai client's HTTP library was not found")
-
-
-def _capped_http_client() -> Any:
-    """The openai client's own HTTP client, made safe against what a server sends back.
-
-    It follows no redirect: one would send the whole prompt to wherever a server points. It
-    refuses a web page where the API should answer. It undoes content codings itself, one
-    layer of gzip or deflate and no more, a bounded piece at a time (the HTTP library would
-    undo up to five stacked layers, each multiplying what a few bytes unpack to), and caps
-    what bodies read whole (an error, a list of models) come to once decompressed: 1 MB of
-    gzip can unpack to 1 GB. A stream of events is read, and capped on its decompressed
-    bytes, by :func:`_events`.
-    """
-    http = _http_library()
-
-    class CappedBody(http.AsyncByteStream):  # type: ignore[misc, name-defined]
-        def __init__(self, inner: Any, unpack: _Inflater | None, cap: _Cap | None) -> None:
-            self.inner = inner
-            self.unpack = unpack
-            self.cap = cap
-
-        async def __aiter__(self) -> AsyncIterator[bytes]:
-            size = 0
-            async for block in self.inner:
-                for piece in self.unpack.feed(block) if self.unpack else (block,):
-                    size += len(piece)
-                    if self.cap is not None and size > self.cap.limit:
-                        raise _BodyTooLarge(self.cap)
-                    yield piece
-
-        async def aclose(self) -> None:
-            await self.inner.aclose()
-
-    class Unread(http.AsyncByteStream):  # type: ignore[misc, name-defined]
-        def __init__(self, inner: Any) -> None:
-            self.inner = inner
-
-        async def __aiter__(self) -> AsyncIterator[bytes]:
-            return
-            yield b""  # an async generator that yields nothing
-
-        async def aclose(self) -> None:
-            await self.inner.aclose()
-
-    async def cap(response: Any) -> None:
-        if response.is_redirect:
-            # Only where it points matters, and that is in its headers: what a redirect
-            # says besides (a page, perhaps huge or compressed) is never read.
-            response.stream = Unread(response.stream)
-            return
-        _refuse_html(response)
-        coding = _content_coding(response.headers.get_list("content-encoding", split_commas=True))
-        limit = _cap_of(response, packed=coding is not None)
-        if coding is not None:
-            # Decoded here, so the HTTP library must not decode again.
-            del response.headers["content-encoding"]
-        unpack = _Inflater(coding) if coding is not None else None
-        if unpack is not None or limit is not None:
-            # (A plain event stream is read as it comes, capped by _events: a layer that
-            # only passed each block on would cost time on every one of them.)
-            response.stream = CappedBody(response.stream, unpack, limit)
-
-    client = openai.DefaultAsyncHttpxClient(
-        event_hooks={"response": [cap]},
-        follow_redirects=False,
-        verify=_tls_context(),
-        # Only what CappedBody undoes (the HTTP library would offer brotli and zstd too, were
-        # they installed).
-        headers={"Accept-Encoding": "gzip, deflate"},
-    )
-    for transport in [client._transport, *client._mounts.values()]:
-        pool = getattr(transport, "_pool", None)
-        backend = getattr(pool, "_network_backend", None)
-        if backend is not None and not isinstance(backend, _QuickChecks):
-            quick = _QuickChecks(backend)
-            pool._network_backend = quick  # type: ignore[union-attr]
-            _tidy_once_a_turn(pool, quick)
-    return client
-
-
-_CONNECTION_OF = operator.attrgetter("connection")  # of a request in the pool: None while it waits
-
-
-def _tidy_once_a_turn(pool: Any, turns: _QuickChecks) -> None:
-    """Have the connection pool look over its connections at most once a turn of the event
-    loop when no request waits for one.
-
-    The pool looks over every connection (closed? expired? idle? available?) when a request
-    starts and again when each reply is closed: with 64 connections, about a tenth of a
-    call's CPU time. A request waiting for a connection is always given one at once, as
-    before; with none waiting, a look is only tidying (dropping closed connections,
-    closing expired or surplus idle ones), and a second look in the same turn finds what
-    the first found, or what the next turn's look tidies no later than a request needs it.
-    """
-    look = getattr(pool, "_assign_requests_to_connections", None)
-    if look is None or not isinstance(getattr(pool, "_requests", None), list):
-        return
-    looked: list[int | None] = [None]
-
-    def tidy() -> Any:
-        try:  # does a request wait for a connection? (asked in C: there are 64 of them)
-            waiting = None in map(_CONNECTION_OF, pool._requests)
-        except AttributeError:
-            waiting = True
-        if not waiting:
-            turn = turns.this_turn()
-            if turn is not None and turn == looked[0]:
-                return []  # nothing to close
-            looked[0] = turn
-        return look()
-
-    pool._assign_requests_to_connections = tidy
-
-
-@functools.cache
-def _tls_context() -> ssl.SSLContext:
-    """The HTTP library's default TLS settings (its certificates, ``SSL_CERT_FILE``), made once
-    a process: reading the certificates took 50 ms, more than the calls of a small run."""
-    return _http_library().create_ssl_context()  # type: ignore[no-any-return]
-
-
-class _QuickChecks:
-    """The HTTP library's network backend, with connections that tell quickly whether the
-    server has closed them.
-
-    Before each request, and after each reply, the connection pool asks every idle
-    connection whether it is still open, and the library finds each one's socket afresh
-    every time, through several layers: with 64 calls in flight that came to about a third
-    of a call's CPU time. Here each connection finds its socket once, keeps one poller for
-    it, and answers again what it answered earlier in the same turn of the event loop (a
-    reply that ends wakes many calls in one turn, and each asks about every idle
-    connection): a server that closes one meanwhile is seen at the next turn, no later than
-    had it closed just after the first look."""
-
-    def __init__(self, inner: Any) -> None:
-        self.inner = inner
-        self.turn = 0  # counts the turns of the event loop in which connections were asked
-        self.counting = False
-
-    def this_turn(self) -> int | None:
-        """A number that stays the same until the event loop's next turn (None outside
-        a running loop)."""
-        if not self.counting:
-            try:
-                asyncio.get_running_loop().call_soon(self._next_turn)
-            except RuntimeError:
-                return None
-            self.counting = True
-        return self.turn
-
-    def _next_turn(self) -> None:
-        self.turn += 1
-        self.counting = False
-
-    async def connect_tcp(self, *args: Any, **kwargs: Any) -> _QuickStream:
-        return _QuickStream(await self.inner.connect_tcp(*args, **kwargs), self)
-
-    async def connect_unix_socket(self, *args: Any, **kwargs: Any) -> _QuickStream:
-        return _QuickStream(await self.inner.connect_unix_socket(*args, **kwargs), self)
-
-    async def sleep(self, seconds: float) -> None:
-        await self.inner.sleep(seconds)
-
-
-class _QuickStream:
-    """One connection of :class:`_QuickChecks`: the library's own, its socket kept, and
-    what is written sent at once when the reply is first read.
-
-    The library writes a request in three pieces (its head, its body and nothing, the end),
-    each a call into the kernel that on a local server costs as much again on the other
-    side; a client has nothing to read before its request is all sent, so the pieces go
-    together."""
-
-    def __init__(self, inner: Any, backend: _QuickChecks) -> None:
-        self.inner = inner
-        self.backend = backend
-        self.socket = inner.get_extra_info("socket")
-        self.unsent: list[bytes] = []
-        self.write_timeout: float | None = None
-        self.poller: Any = None
-        self.asked: int | None = None  # the turn in which it was last asked if readable
-        self.readable = False  # and what it answered
-
-    async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-        await self._send()
-        return bytes(await self.inner.read(max_bytes, timeout))
-
-    async def write(self, buffer: bytes, timeout: float | None = None) -> None:
-        if buffer:
-            self.unsent.append(bytes(buffer))
-            self.write_timeout = timeout
-
-    async def _send(self) -> None:
-        if self.unsent:
-            data = b"".join(self.unsent)
-            self.unsent.clear()
-            await self.inner.write(data, self.write_timeout)
-
-    async def aclose(self) -> None:
-        self.unsent.clear()
-        await self.inner.aclose()
-
-    async def start_tls(self, *args: Any, **kwargs: Any) -> _QuickStream:
-        await self._send()  # a proxy's CONNECT, before the handshake
-        return _QuickStream(await self.inner.start_tls(*args, **kwargs), self.backend)
-
-    def get_extra_info(self, info: str) -> Any:
-        if info == "is_readable" and self.socket is not None:
-            # Readable while idle: the server closed it (or sent what it should not have).
-            turn = self.backend.this_turn()
-            if turn is None or turn != self.asked:
-                self.asked = turn
-                self.readable = self._readable()
-            return self.readable
-        return self.inner.get_extra_info(info)
-
-    def _readable(self) -> bool:
-        """Whether the socket has something to read (or is closed), without waiting."""
-        sock = self.socket
-        try:
-            if sock.fileno() < 0:
-                return True
-            if not hasattr(select, "poll"):  # Windows
-                return bool(select.select([sock], [], [], 0)[0])
-            if self.poller is None:
-                self.poller = select.poll()
-                self.poller.register(sock, select.POLLIN)
-            return bool(self.poller.poll(0))
-        except (OSError, ValueError):
-            return True
-
-
-_PIECE_BYTES = 64 << 10  # a compressed body is unpacked this much at a time
-_CODINGS = {"gzip": 16 + zlib.MAX_WBITS, "x-gzip": 16 + zlib.MAX_WBITS, "deflate": zlib.MAX_WBITS}
-
-
-@dataclass(frozen=True)
-class _Cap:
-    """How much of one body is read: ``limit`` bytes once decompressed."""
-
-    limit: int
-    status: int
-    what: str  # what the body is, in words: "an error message", "a list of models"
-    packed: bool  # the body came compressed
-
-
-class _BodyTooLarge(Exception):
-    """A body read whole (an error, a list of models) passed its cap."""
-
-    def __init__(self, cap: _Cap) -> None:
-        self.cap = cap
-        unpacked = " once decompressed" if cap.packed else ""
-        super().__init__(f"{cap.what} past {cap.limit >> 20} MiB{unpacked}")
-
-
-class _BadCoding(Exception):
-    """A body in a content coding that is not read: several stacked, an unknown one, or
-    compressed data that is broken (which may be the network's doing: worth another try)."""
-
-    def __init__(self, detail: str, *, retryable: bool) -> None:
-        super().__init__(detail)
-        self.detail = detail
-        self.retryable = retryable
-
-
-def _content_coding(values: list[str]) -> str | None:
-    """The one content coding of a body (None: none), from its ``Content-Encoding`` values.
-
-    Several codings are refused: each layer of gzip multiplies what a few bytes unpack to,
-    and no server compresses twice but to do that. So is any coding not asked for.
-    """
-    codings = [value.strip().lower() for value in values]
-    codings = [coding for coding in codings if coding not in ("", "identity")]
-    shown = _short(", ".join(codings), 60)
-    if len(codings) > 1:
-        raise _BadCoding(
-            f"its reply is compressed {len(codings)} times over ({shown!r}); "
-            "ponder reads one layer of gzip or deflate",
-            retryable=False,
-        )
-    if codings and codings[0] not in _CODINGS:
-        raise _BadCoding(
-            f"its reply is compressed as {shown!r}, which ponder did not ask for "
-            "and does not read (it reads gzip and deflate)",
-            retryable=False,
-        )
-    return codings[0] if codings else None
-
-
-def _cap_of(response: Any, *, packed: bool) -> _Cap | None:
-    """The cap on a body read whole, by its status and what was asked; None for a reply's
-    event stream (read by :func:`_events` under its own caps)."""
-    status = response.status_code
-    if status >= 300:  # whatever its type: the client reads an error whole
-        return _Cap(_ERROR_BODY_BYTES, status, "an error message", packed)
-    if _asked_for_models(response):
-        return _Cap(_BODY_BYTES, status, "a list of models", packed)
-    if response.headers.get("content-type", "").lower().startswith("text/event-stream"):
-        return None
-    return _Cap(_BODY_BYTES, status, "a reply (not an event stream)", packed)
-
-
-def _asked_for_models(response: Any) -> bool:
-    return bool(response.request.url.path.endswith("/models"))
-
-
-class _Inflater:
-    """Undoes one gzip or deflate coding, :data:`_PIECE_BYTES` of output at a time, so that
-    however far a body unpacks, no more than a piece of it is held at once."""
-
-    def __init__(self, coding: str) -> None:
-        self.coding = coding
-        self.engine = zlib.decompressobj(_CODINGS[coding])
-        self.fed = False
-
-    def feed(self, data: bytes) -> Iterator[bytes]:
-        try:
-            piece = self.engine.decompress(data, _PIECE_BYTES)
-            self.fed = True
-            while piece:
-                yield piece
-                piece = self.engine.decompress(self.engine.unconsumed_tail, _PIECE_BYTES)
-        except zlib.error as err:
-            if self.coding == "deflate" and not self.fed:
-                # Some servers send deflate raw, without the zlib wrapper HTTP asks for.
-                self.engine = zlib.decompressobj(-zlib.MAX_WBITS)
-                self.fed = True
-                yield from self.feed(data)
-                return
-            raise _BadCoding(f"its {self.coding} data is broken ({err})", retryable=True) from None
 
 
 def _without_env_credentials(key: str | None) -> dict[str, Any]:

@@ -41,7 +41,7 @@ from solver.domains.game24 import Game24Domain
 from solver.events import Event, RunFinished
 from solver.methods import make_method, run_method
 from solver.model import Call, Message, Model, ModelError, Sampling, ScriptedModel
-from solver.model.openai import OpenAIModel, Redactor, _StreamRedactor
+from solver.model.openai import OpenAIModel, Redactor, StreamRedactor
 from solver.roles import Purpose
 from solver.settings import Settings
 from tests.solver.hostile import leaks
@@ -600,7 +600,7 @@ def test_a_streamed_echo_is_hidden_as_if_read_whole() -> None:
         echo = echo_secret(f"Bearer {key}")
         whole = redactor.scrub(echo)
         for size in (1, 3, 7):
-            stream = _StreamRedactor(redactor)
+            stream = StreamRedactor(redactor)
             shown = [stream.feed(echo[i : i + size]) for i in range(0, len(echo), size)]
             assert "".join(shown) + stream.flush() == whole, (key, size)
         assert leaks(whole, key) == []

@@ -23,7 +23,7 @@ from solver.model.openai import (
     OpenAIModel,
     Redactor,
     ReplyLimits,
-    _StreamRedactor,
+    StreamRedactor,
     base_url_problem,
 )
 from solver.roles import Purpose
@@ -165,7 +165,7 @@ def test_a_streamed_key_is_held_back_until_it_can_be_hidden() -> None:
     redactor = Redactor([CANARY])
     text = f"the key is {CANARY} and that is all"
     for size in (1, 3, 7, 50):
-        stream = _StreamRedactor(redactor)
+        stream = StreamRedactor(redactor)
         out = [stream.feed(text[i : i + size]) for i in range(0, len(text), size)]
         out.append(stream.flush())
         joined = "".join(out)

@@ -40,11 +40,13 @@ from solver.model.openai import (
     Redactor,
     ReplyLimits,
     ResponseCache,
-    _cause_text,
-    _StreamRedactor,
+    StreamRedactor,
     base_url_problem,
+    cause_text,
+    gather_all,
 )
-from solver.model.retry import retry_after as _retry_after
+from solver.model.retry import retry_after
+from solver.model.transport import http_library
 from solver.roles import Purpose
 from solver.settings import Settings
 
@@ -138,7 +140,7 @@ class RawServer:
         self.connections = 0
         self.closed = 0
         self._server: asyncio.Server | None = None
-        self._tasks: set[asyncio.Task[None]] = set()
+        self.tasks: set[asyncio.Task[None]] = set()
 
     async def __aenter__(self) -> RawServer:
         self._server = await asyncio.start_server(self._accept, "127.0.0.1", 0)
@@ -147,9 +149,9 @@ class RawServer:
     async def __aexit__(self, *exc_info: object) -> None:
         assert self._server is not None
         self._server.close()
-        for task in self._tasks:
+        for task in self.tasks:
             task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await asyncio.gather(*self.tasks, return_exceptions=True)
 
     @property
     def url(self) -> str:
@@ -163,7 +165,7 @@ class RawServer:
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         task = asyncio.current_task()
         assert task is not None
-        self._tasks.add(task)
+        self.tasks.add(task)
         self.connections += 1
         number = self.connections
         try:
@@ -176,7 +178,7 @@ class RawServer:
         finally:
             self.closed += 1
             writer.close()
-            self._tasks.discard(task)
+            self.tasks.discard(task)
 
     async def _serve(
         self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, number: int
@@ -638,7 +640,7 @@ def test_holdback_keeps_exactly_what_could_start_a_key() -> None:
 
 
 def test_a_stream_redactor_hides_a_key_split_across_deltas() -> None:
-    stream = _StreamRedactor(Redactor([KEY]))
+    stream = StreamRedactor(Redactor([KEY]))
     shown = [stream.feed("key: " + KEY[:10]), stream.feed(KEY[10:]), stream.feed(" done")]
     assert "".join(shown) + stream.flush() == "key: [redacted] done"
     assert stream.flush() == ""
@@ -715,27 +717,27 @@ async def test_a_retry_after_that_is_no_number_falls_back_to_backoff(
 
 
 def test_retry_after_headers_read_directly() -> None:
-    assert _retry_after({}) is None
-    assert _retry_after({"retry-after": ""}) is None
-    assert _retry_after({"retry-after-ms": "1500", "retry-after": "9"}) == 1.5
-    assert _retry_after({"retry-after-ms": "x", "retry-after": "9"}) == 9.0
-    assert _retry_after({"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"}) == 0.0
-    future = _retry_after(
+    assert retry_after({}) is None
+    assert retry_after({"retry-after": ""}) is None
+    assert retry_after({"retry-after-ms": "1500", "retry-after": "9"}) == 1.5
+    assert retry_after({"retry-after-ms": "x", "retry-after": "9"}) == 9.0
+    assert retry_after({"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"}) == 0.0
+    future = retry_after(
         {"retry-after": time.strftime("%a, %d %b %Y %H:%M:%S GMT", time.gmtime(time.time() + 30))}
     )
     assert future is not None and 28 <= future <= 30
-    assert _retry_after({"retry-after": "soon"}) is None
+    assert retry_after({"retry-after": "soon"}) is None
 
 
 def test_backoff_doubles_with_jitter_up_to_the_cap() -> None:
     model = OpenAIModel(base_url="http://127.0.0.1:9/v1", backoff_base=1.0, backoff_cap=5.0)
     for attempt, ceiling in [(0, 1.0), (1, 2.0), (2, 4.0), (3, 5.0), (10, 5.0)]:
-        waits = [model._backoff(attempt, None) for _ in range(200)]
+        waits = [model.backoff(attempt, None) for _ in range(200)]
         assert all(ceiling / 2 <= w <= ceiling for w in waits)
         assert max(waits) > ceiling * 0.9 and min(waits) < ceiling * 0.6  # spread, not fixed
-    assert model._backoff(3, 7.5) == 7.5  # a server's word beats the backoff
-    assert model._backoff(0, 100.0) == 60.0  # up to retry_after_cap
-    assert model._backoff(0, -1.0) == 0.0
+    assert model.backoff(3, 7.5) == 7.5  # a server's word beats the backoff
+    assert model.backoff(0, 100.0) == 60.0  # up to retry_after_cap
+    assert model.backoff(0, -1.0) == 0.0
 
 
 # -- what a failure is called --------------------------------------------------------------------
@@ -864,30 +866,30 @@ def test_the_cause_of_a_connection_error_in_words() -> None:
     class Refused(OSError):
         pass
 
-    assert _cause_text(caused(RuntimeError("outer"), OSError("refused"))) == "refused"
-    assert _cause_text(RuntimeError("alone")) == "alone"
-    assert _cause_text(RuntimeError("")) == "RuntimeError"
-    assert _cause_text(caused(RuntimeError("outer"), Refused(""))) == "Refused"
+    assert cause_text(caused(RuntimeError("outer"), OSError("refused"))) == "refused"
+    assert cause_text(RuntimeError("alone")) == "alone"
+    assert cause_text(RuntimeError("")) == "RuntimeError"
+    assert cause_text(caused(RuntimeError("outer"), Refused(""))) == "Refused"
     group = ExceptionGroup("many", [OSError("first"), OSError("second")])
-    assert _cause_text(caused(RuntimeError("outer"), group)) == "first"
+    assert cause_text(caused(RuntimeError("outer"), group)) == "first"
     # An empty cause with a cause of its own: that one says it.
     deep = caused(RuntimeError("outer"), caused(Refused(""), OSError("deep down")))
-    assert _cause_text(deep) == "deep down"
+    assert cause_text(deep) == "deep down"
     # A cause that says something is taken as it is, not the cause beneath it.
     middle = caused(RuntimeError("outer"), caused(Refused("middle"), OSError("deep down")))
-    assert _cause_text(middle) == "middle"
-    long = _cause_text(caused(RuntimeError("outer"), OSError("y" * 300)))
+    assert cause_text(middle) == "middle"
+    long = cause_text(caused(RuntimeError("outer"), OSError("y" * 300)))
     assert long == "y" * 157 + "..."
-    assert _cause_text(caused(RuntimeError("outer"), OSError("z" * 160))) == "z" * 160
+    assert cause_text(caused(RuntimeError("outer"), OSError("z" * 160))) == "z" * 160
 
 
 def test_client_errors_no_stream_of_ours_raises_are_still_sorted_in_words() -> None:
     # The raw event stream meets a broken connection as httpx's own error and never validates
     # a reply, so these two come only from the client itself; they are sorted directly.
     model = OpenAIModel(base_url="http://127.0.0.1:9/v1", api_key=KEY, model="m")
-    http = openai_model._http_library()  # httpx, or httpx2 in newer clients
+    http = http_library()  # httpx, or httpx2 in newer clients
     request = http.Request("POST", "http://127.0.0.1:9/v1/chat/completions")
-    cut = model._classify(openai.APIConnectionError(request=request), responded=True)
+    cut = model.classify(openai.APIConnectionError(request=request), responded=True)
     assert (cut.kind, cut.detail, cut.retryable) == (
         "bad_response",
         "the connection dropped mid-reply",
@@ -896,13 +898,13 @@ def test_client_errors_no_stream_of_ours_raises_are_still_sorted_in_words() -> N
     invalid = openai.APIResponseValidationError(
         response=http.Response(200, request=request), body=None
     )
-    odd = model._classify(invalid, responded=True)
+    odd = model.classify(invalid, responded=True)
     assert (odd.kind, odd.detail, odd.retryable) == (
         "bad_response",
         "the reply did not match the API",
         True,
     )
-    assert str(model._model_error(odd, attempts=2)) == (
+    assert str(model.model_error(odd, attempts=2)) == (
         "The model server at http://127.0.0.1:9/v1 sent a broken reply: "
         "the reply did not match the API (gave up after 2 tries)."
     )
@@ -1688,10 +1690,10 @@ def test_the_defaults_a_person_gets() -> None:
     assert model.call_deadline == 60.0 * 5  # timeout 60 s, 4 retries
     assert OpenAIModel(base_url="http://h/aX/").base_url == "http://h/aX"
     # Backoff from half a second, doubling to 20 s; a server's Retry-After up to a minute.
-    firsts = [model._backoff(0, None) for _ in range(100)]
+    firsts = [model.backoff(0, None) for _ in range(100)]
     assert all(0.25 <= wait <= 0.5 for wait in firsts)
-    assert all(10.0 <= model._backoff(9, None) <= 20.0 for _ in range(100))
-    assert model._backoff(0, 600.0) == 60.0
+    assert all(10.0 <= model.backoff(9, None) <= 20.0 for _ in range(100))
+    assert model.backoff(0, 600.0) == 60.0
 
 
 @pytest.mark.parametrize("deadline", [0.0, -1.0, math.inf, math.nan])
@@ -1852,7 +1854,7 @@ async def test_a_failed_sample_leaves_no_request_of_its_call_running(raw: RawSer
         others = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
         assert info.value.kind == "bad_request"
         assert len(raw.chat_requests) == 3
-        assert [task for task in others if task not in raw._tasks] == []
+        assert [task for task in others if task not in raw.tasks] == []
     finally:
         await model.aclose()
 
@@ -1877,7 +1879,7 @@ async def test_a_failed_request_is_reported_only_once_its_siblings_have_wound_do
         raise ModelError("bad_request", "no")
 
     with pytest.raises(ModelError, match="no"):
-        await openai_model._gather_all([sibling("first"), failing(), sibling("last")])
+        await gather_all([sibling("first"), failing(), sibling("last")])
     assert wound_down == ["first", "last"]
 
 
@@ -1889,7 +1891,7 @@ async def test_a_stream_broken_below_the_http_layer_is_retried(
     monkeypatch: pytest.MonkeyPatch, broken: Exception
 ) -> None:
     # Errors of the operating system (or a decoder) that reach the reply stream unwrapped.
-    http = openai_model._http_library()
+    http = http_library()
     attempts: list[int] = []
 
     class Breaking(http.AsyncByteStream):  # type: ignore[misc, name-defined]
@@ -1908,7 +1910,7 @@ async def test_a_stream_broken_below_the_http_layer_is_retried(
 
     monkeypatch.setattr(
         openai_model,
-        "_capped_http_client",
+        "capped_http_client",
         lambda: openai.DefaultAsyncHttpxClient(transport=Transport()),
     )
     told: list[str] = []

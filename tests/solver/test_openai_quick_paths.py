@@ -1,6 +1,6 @@
 """The quick paths of OpenAIModel's HTTP client, pinned to what they replace.
 
-A streamed reply's chunks are read together (``solver.model.openai._WholeChunks``): the HTTP
+A streamed reply's chunks are read together (``solver.model.transport.WholeChunks``): the HTTP
 parser (h11) gives a chunked body one chunk at a time; OpenAIModel has it give every chunk it
 holds at once. These tests pin that nothing else changes: the parser alone and the parser
 reading whole chunks give the same bytes and the same end, or the same error, for bodies
@@ -26,13 +26,9 @@ import pytest
 
 from solver.model import Call, Message, ModelError, Sampling
 from solver.model import openai as openai_model
-from solver.model.openai import (
-    OpenAIModel,
-    _QuickChecks,
-    _QuickStream,
-    _tidy_once_a_turn,
-    _WholeChunks,
-)
+from solver.model.openai import OpenAIModel
+from solver.model.stream import events as read_events
+from solver.model.transport import QuickChecks, QuickStream, WholeChunks, tidy_once_a_turn
 from solver.roles import Purpose
 
 KEY = "sk-chunks-7Hq2vX9pLm4RtY8wZb3N"
@@ -77,7 +73,7 @@ def parse(body: bytes, step: int, *, whole: bool) -> tuple[bytes, list[int], str
     conn.receive_data(HEAD)
     assert isinstance(conn.next_event(), h11.Response)
     if whole:
-        conn._reader = _WholeChunks(conn._reader, h11.Data)
+        conn._reader = WholeChunks(conn._reader, h11.Data)
     data = b""
     sizes: list[int] = []
     fed = 0
@@ -213,9 +209,9 @@ async def outcome(server: OneWriteServer, body: bytes, *, whole: bool) -> tuple[
     """What a model makes of ``body`` (the answer, or its error's words), and the tokens it
     streamed first; reading whole chunks or, as before, one at a time."""
     server.replies = [body]
-    saved = openai_model._read_whole_chunks
+    patch = pytest.MonkeyPatch()
     if not whole:
-        openai_model._read_whole_chunks = lambda stream: None
+        patch.setattr(openai_model, "read_whole_chunks", lambda stream: None)
     tokens: list[str] = []
     model = OpenAIModel(base_url=server.url, api_key=KEY, model="m", cache=False, max_retries=0)
     try:
@@ -224,7 +220,7 @@ async def outcome(server: OneWriteServer, body: bytes, *, whole: bool) -> tuple[
     except ModelError as err:
         return f"error: {err}", tokens
     finally:
-        openai_model._read_whole_chunks = saved
+        patch.undo()
         await model.aclose()
 
 
@@ -276,7 +272,6 @@ async def test_a_reply_read_whole_leaves_the_connection_fit_for_the_next(
     """All of a reply's events came in one write: they are read as one block, and the
     parser still sees the body end, so the next call goes on the same connection."""
     blocks: list[int] = []
-    events = openai_model._events
 
     async def counted(source: AsyncIterator[bytes], limits: Any) -> AsyncIterator[list[str]]:
         async def counting() -> AsyncIterator[bytes]:
@@ -284,10 +279,10 @@ async def test_a_reply_read_whole_leaves_the_connection_fit_for_the_next(
                 blocks.append(len(block))
                 yield block
 
-        async for payloads in events(counting(), limits):
+        async for payloads in read_events(counting(), limits):
             yield payloads
 
-    monkeypatch.setattr(openai_model, "_events", counted)
+    monkeypatch.setattr(openai_model, "events", counted)
     body = chunks(*(b"data: " + event(c) + b"\n\n" for c in "Hello"))
     body += chunked(b"data: " + event(finish="stop") + b"\n\ndata: [DONE]\n\n")
     server.replies = [body, body]
@@ -336,16 +331,16 @@ async def test_an_idle_connection_is_polled_once_a_turn_of_the_loop(
     server closed it: it is answered once in each turn of the event loop (at 64 calls in
     flight that was 30 polls a request), and a close is seen at the next turn."""
     polls: list[bool] = []
-    poll = _QuickStream._readable
+    poll = QuickStream.poll_socket
 
-    def counted(self: _QuickStream) -> bool:
+    def counted(self: QuickStream) -> bool:
         polls.append(poll(self))
         return polls[-1]
 
-    monkeypatch.setattr(_QuickStream, "_readable", counted)
+    monkeypatch.setattr(QuickStream, "poll_socket", counted)
     ours, theirs = socket.socketpair()
     with ours, theirs:
-        stream = _QuickStream(_Stream(ours), _QuickChecks(None))
+        stream = QuickStream(_Stream(ours), QuickChecks(None))
         assert [stream.get_extra_info("is_readable") for _ in range(5)] == [False] * 5
         assert polls == [False]
         theirs.close()
@@ -362,7 +357,7 @@ class _Request:
 
 
 class _Pool:
-    """A connection pool, as far as :func:`_tidy_once_a_turn` uses it."""
+    """A connection pool, as far as :func:`tidy_once_a_turn` uses it."""
 
     def __init__(self) -> None:
         self._requests: list[_Request] = []
@@ -375,7 +370,7 @@ class _Pool:
 
 async def test_the_pool_looks_over_its_connections_once_a_turn_unless_a_request_waits() -> None:
     pool = _Pool()
-    _tidy_once_a_turn(pool, _QuickChecks(None))
+    tidy_once_a_turn(pool, QuickChecks(None))
     look = pool._assign_requests_to_connections
     pool._requests = [_Request(queued=False)]
     assert look() == ["a connection to close"]

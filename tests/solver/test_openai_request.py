@@ -50,7 +50,7 @@ async def test_sends_the_headers_the_openai_client_would(
             generation = await model.generate(_call())
             assert generation.texts == ("echo 0: What is 4 * 6?",)
             # The same request through the openai client's own path, for comparison.
-            client = model._client()
+            client = model.client()
             stream = await client.chat.completions.create(
                 model="fake-model",
                 messages=[{"role": "user", "content": "What is 4 * 6?"}],
@@ -142,7 +142,7 @@ def test_an_openai_client_without_the_internals_the_quick_path_reads_uses_its_ow
 ) -> None:
     """Should an openai release rename what the quick path reads, calls still work, through
     the client's own request path."""
-    monkeypatch.setattr("solver.model.openai._CLIENT_INTERNALS", ("_a_name_no_release_has",))
+    monkeypatch.setattr("solver.model.openai.CLIENT_INTERNALS", ("_a_name_no_release_has",))
     model = OpenAIModel(base_url=fake_server.url, api_key=KEY, model="fake-model", cache=False)
 
     async def ask() -> str:

@@ -1,0 +1,613 @@
+"""The HTTP transport under :class:`~solver.model.openai.OpenAIModel`: the openai client's own
+HTTP client, made safe against what a server sends back and quick at what it does often.
+
+:func:`capped_http_client` follows no redirect, refuses a web page where the API should
+answer, undoes one layer of gzip or deflate itself and caps what bodies read whole come to
+once decompressed; its connections tell quickly whether a server closed them
+(:class:`QuickChecks`) and send a request in one write (:class:`QuickStream`), and its pool
+tidies itself once a turn of the event loop (:func:`tidy_once_a_turn`).
+:func:`request_template` keeps what every chat completion request of a client carries, so the
+model can send one without the openai client's own request path, and
+:func:`read_whole_chunks` has the HTTP parser give a streamed reply's chunks together.
+What goes wrong is raised as a :class:`Failure` (a web page), :class:`BodyTooLarge` or
+:class:`BadCoding`; the model says what each means.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import importlib
+import operator
+import re
+import select
+import ssl
+import sys
+import zlib
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import openai
+
+__all__ = [
+    "CLIENT_INTERNALS",
+    "REQUEST_ERRORS",
+    "BadCoding",
+    "BodyTooLarge",
+    "Cap",
+    "Failure",
+    "Inflater",
+    "QuickChecks",
+    "QuickStream",
+    "RequestTemplate",
+    "WholeChunks",
+    "cap_of",
+    "capped_http_client",
+    "content_coding",
+    "http_library",
+    "parser_of",
+    "read_whole_chunks",
+    "refuse_html",
+    "request_template",
+    "short",
+    "tidy_once_a_turn",
+    "tls_context",
+]
+
+_ERROR_BODY_BYTES = 1 << 20  # an error body longer than this is not read on
+_BODY_BYTES = 32 << 20  # nor any other body read whole (a model list)
+
+
+class Failure(Exception):
+    """One failed HTTP attempt, classified; becomes a ModelError once retries are spent."""
+
+    def __init__(
+        self,
+        kind: str,
+        detail: str,
+        *,
+        retryable: bool,
+        retry_after: float | None = None,
+        status: int | None = None,
+        deadline: bool = False,
+    ) -> None:
+        super().__init__(detail)
+        self.kind = kind
+        self.detail = detail
+        self.retryable = retryable
+        self.retry_after = retry_after
+        self.status = status
+        self.deadline = deadline  # the call's deadline ran out
+
+
+def short(text: str, limit: int) -> str:
+    """``text``, cut to ``limit`` characters (the last three an ellipsis) if it is longer."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+@dataclass(frozen=True)
+class RequestTemplate:
+    """What every chat completion request of one client carries: where it goes, and the
+    headers the openai client would send (its credentials, its own headers, the ones set
+    in ``default_headers``), less the ones it counts afresh for each request."""
+
+    url: Any  # the HTTP library's URL
+    headers: tuple[tuple[str, str], ...]
+    merged: Any  # those merged with the HTTP client's own, as it would for each request
+    # (None: a release of the HTTP library that does not merge them so)
+    timeout: dict[str, float | None]  # the client's timeouts, as a request carries them
+
+
+def read_whole_chunks(stream: Any) -> None:
+    """Have the HTTP/1.1 parser under ``stream`` (a response's body) give all the chunks it
+    holds at once, as one block, instead of one block for each.
+
+    A server sends each event of a stream as a chunk of its own (chunked transfer coding),
+    and the parser (h11) hands on one chunk at a time, each through about ten layers of the
+    HTTP library's iterators and state keeping: 15 to 25 µs an event, most of a streamed
+    call's CPU time. The chunks of a reply mostly arrive together, in one read from the
+    socket. Left alone where the library is not built as expected."""
+    state = parser_of(stream)
+    reader = getattr(state, "_reader", None)
+    module = sys.modules.get(type(reader).__module__)
+    data = getattr(module, "Data", None)
+    if (
+        type(reader).__name__ == "ChunkedReader"
+        and type(reader).__module__.split(".")[0] == "h11"
+        and isinstance(data, type)
+    ):
+        state._reader = WholeChunks(reader, data)
+
+
+def parser_of(stream: Any) -> Any:
+    """The h11 connection under a response body's stream, through the layers the HTTP
+    library wraps it in (None if it is not found)."""
+    for _ in range(8):
+        state = getattr(stream, "_h11_state", None)
+        if state is not None:
+            return state
+        for name in ("_stream", "_httpcore_stream", "_connection"):
+            inner = getattr(stream, name, None)
+            if inner is not None:
+                stream = inner
+                break
+        else:
+            return None
+    return None
+
+
+_CHUNK_HEAD = re.compile(rb"([0-9A-Fa-f]{1,16})\r\n")
+"""The head of a chunk in its plainest form (a size, no extensions): a subset of what h11
+reads as one."""
+
+
+class WholeChunks:
+    """An h11 ``ChunkedReader`` that gives, for each call, the data of every whole or partial
+    chunk in the parser's buffer together, as one ``Data`` event.
+
+    The whole chunks at the start of the buffer are read here, in one pass; the rest (a
+    chunk not all come yet, the last chunk and what follows it, a chunk written in any
+    other way, a malformed one) by the reader itself, as before. What follows the data
+    (the end of the body) or goes wrong after it (a malformed chunk) is given on the next
+    call, after the data before it, as the reader would give them."""
+
+    def __init__(self, inner: Any, data: type) -> None:
+        self.inner = inner
+        self.data: Any = data  # h11's Data event
+        self.next: Any = None  # an event, or an exception, to give on the next call
+
+    def __call__(self, buffer: Any) -> Any:
+        if self.next is not None:
+            held, self.next = self.next, None
+            if isinstance(held, BaseException):
+                raise held
+            return held
+        data = self._whole(buffer)
+        while True:
+            try:
+                event = self.inner(buffer)
+            except Exception as err:
+                if not data:
+                    raise
+                self.next = err  # given on the next call
+                break
+            if event is None:
+                break
+            if type(event) is not self.data:
+                if not data:
+                    return event
+                self.next = event
+                break
+            data.append(event.data)
+        return self.data(data=b"".join(data)) if data else None
+
+    def _whole(self, buffer: Any) -> list[Any]:
+        """The data of the whole chunks, in their plainest form, at the start of ``buffer``,
+        taken out of it (none unless the reader is between chunks)."""
+        inner = self.inner
+        held = getattr(buffer, "_data", None)
+        if (
+            type(held) is not bytearray
+            or getattr(inner, "_bytes_in_chunk", None) != 0
+            or getattr(inner, "_bytes_to_discard", None) != b""
+            or getattr(inner, "_reading_trailer", None) is not False
+            or not hasattr(buffer, "_next_line_search")
+        ):
+            return []
+        found: list[Any] = []
+        at = 0
+        head = _CHUNK_HEAD.match(held, at)
+        while head is not None:
+            start = head.end()
+            end = start + int(head.group(1), 16)
+            if end == start or held[end : end + 2] != b"\r\n":
+                break  # the last chunk, or one not all here yet, or malformed: the reader's
+            found.append(held[start:end])
+            at = end + 2
+            head = _CHUNK_HEAD.match(held, at)
+        if at:
+            del held[:at]
+            # As the buffer does when it gives bytes out: its searches start again.
+            buffer._next_line_search = 0
+            buffer._multiple_lines_search = 0
+        return found
+
+    def read_eof(self) -> Any:
+        return self.inner.read_eof()
+
+
+CLIENT_INTERNALS = ("_client", "_make_status_error_from_response", "auth_headers")
+"""What :meth:`OpenAIModel._post_stream`'s quick path reads of the openai client beyond its
+public API; a release without them gets the client's own request path."""
+
+_PER_REQUEST_HEADERS = {"x-stainless-retry-count", "x-stainless-read-timeout", "idempotency-key"}
+
+REQUEST_ERRORS: tuple[type[Exception], ...] = (ssl.SSLError,)
+"""Errors of sending a request that are not the HTTP library's own (as the openai client sorts
+them): a TLS failure it does not wrap, a stream that ends before a reply begins."""
+with contextlib.suppress(ImportError):
+    import anyio
+
+    REQUEST_ERRORS += (anyio.EndOfStream,)
+
+
+def request_template(client: Any) -> RequestTemplate:
+    """The :class:`RequestTemplate` of ``client`` (an ``openai.AsyncOpenAI``), made once."""
+    template: RequestTemplate | None = getattr(client, "_ponder_template", None)
+    if template is None:
+        merged: dict[str, tuple[str, object]] = {}
+        for name, value in {**client.auth_headers, **client.default_headers}.items():
+            merged[name.lower()] = (name, value)
+        headers = tuple(
+            (name, value)
+            for key, (name, value) in merged.items()
+            if isinstance(value, str) and key not in _PER_REQUEST_HEADERS
+        )
+        # A compressed stream could inflate past the caps within a single read.
+        headers = tuple(pair for pair in headers if pair[0].lower() != "accept-encoding")
+        headers += (("Accept-Encoding", "identity"),)
+        url = client.base_url.copy_with(raw_path=client.base_url.raw_path + b"chat/completions")
+        http_client = client._client
+        merge = getattr(http_client, "_merge_headers", None)
+        timeout = http_library().Timeout(client.timeout).as_dict()
+        template = RequestTemplate(
+            url, headers, merge(headers) if merge is not None else None, timeout
+        )
+        client._ponder_template = template
+    return template
+
+
+@functools.cache
+def http_library() -> Any:
+    """The httpx the openai client is built on (``httpx``, or ``httpx2`` in newer releases)."""
+    for cls in openai.DefaultAsyncHttpxClient.__mro__:
+        if cls.__name__ == "AsyncClient":
+            return importlib.import_module(cls.__module__.split(".")[0])
+    raise RuntimeError("the openai client's HTTP library was not found")
+
+
+def capped_http_client() -> Any:
+    """The openai client's own HTTP client, made safe against what a server sends back.
+
+    It follows no redirect: one would send the whole prompt to wherever a server points. It
+    refuses a web page where the API should answer. It undoes content codings itself, one
+    layer of gzip or deflate and no more, a bounded piece at a time (the HTTP library would
+    undo up to five stacked layers, each multiplying what a few bytes unpack to), and caps
+    what bodies read whole (an error, a list of models) come to once decompressed: 1 MB of
+    gzip can unpack to 1 GB. A stream of events is read, and capped on its decompressed
+    bytes, by :func:`solver.model.stream.events`.
+    """
+    http = http_library()
+
+    class CappedBody(http.AsyncByteStream):  # type: ignore[misc, name-defined]
+        def __init__(self, inner: Any, unpack: Inflater | None, cap: Cap | None) -> None:
+            self.inner = inner
+            self.unpack = unpack
+            self.cap = cap
+
+        async def __aiter__(self) -> AsyncIterator[bytes]:
+            size = 0
+            async for block in self.inner:
+                for piece in self.unpack.feed(block) if self.unpack else (block,):
+                    size += len(piece)
+                    if self.cap is not None and size > self.cap.limit:
+                        raise BodyTooLarge(self.cap)
+                    yield piece
+
+        async def aclose(self) -> None:
+            await self.inner.aclose()
+
+    class Unread(http.AsyncByteStream):  # type: ignore[misc, name-defined]
+        def __init__(self, inner: Any) -> None:
+            self.inner = inner
+
+        async def __aiter__(self) -> AsyncIterator[bytes]:
+            return
+            yield b""  # an async generator that yields nothing
+
+        async def aclose(self) -> None:
+            await self.inner.aclose()
+
+    async def cap(response: Any) -> None:
+        if response.is_redirect:
+            # Only where it points matters, and that is in its headers: what a redirect
+            # says besides (a page, perhaps huge or compressed) is never read.
+            response.stream = Unread(response.stream)
+            return
+        refuse_html(response)
+        coding = content_coding(response.headers.get_list("content-encoding", split_commas=True))
+        limit = cap_of(response, packed=coding is not None)
+        if coding is not None:
+            # Decoded here, so the HTTP library must not decode again.
+            del response.headers["content-encoding"]
+        unpack = Inflater(coding) if coding is not None else None
+        if unpack is not None or limit is not None:
+            # (A plain event stream is read as it comes, capped by stream.events: a layer that
+            # only passed each block on would cost time on every one of them.)
+            response.stream = CappedBody(response.stream, unpack, limit)
+
+    client = openai.DefaultAsyncHttpxClient(
+        event_hooks={"response": [cap]},
+        follow_redirects=False,
+        verify=tls_context(),
+        # Only what CappedBody undoes (the HTTP library would offer brotli and zstd too, were
+        # they installed).
+        headers={"Accept-Encoding": "gzip, deflate"},
+    )
+    for transport in [client._transport, *client._mounts.values()]:
+        pool = getattr(transport, "_pool", None)
+        backend = getattr(pool, "_network_backend", None)
+        if backend is not None and not isinstance(backend, QuickChecks):
+            quick = QuickChecks(backend)
+            pool._network_backend = quick  # type: ignore[union-attr]
+            tidy_once_a_turn(pool, quick)
+    return client
+
+
+_CONNECTION_OF = operator.attrgetter("connection")  # of a request in the pool: None while it waits
+
+
+def tidy_once_a_turn(pool: Any, turns: QuickChecks) -> None:
+    """Have the connection pool look over its connections at most once a turn of the event
+    loop when no request waits for one.
+
+    The pool looks over every connection (closed? expired? idle? available?) when a request
+    starts and again when each reply is closed: with 64 connections, about a tenth of a
+    call's CPU time. A request waiting for a connection is always given one at once, as
+    before; with none waiting, a look is only tidying (dropping closed connections,
+    closing expired or surplus idle ones), and a second look in the same turn finds what
+    the first found, or what the next turn's look tidies no later than a request needs it.
+    """
+    look = getattr(pool, "_assign_requests_to_connections", None)
+    if look is None or not isinstance(getattr(pool, "_requests", None), list):
+        return
+    looked: list[int | None] = [None]
+
+    def tidy() -> Any:
+        try:  # does a request wait for a connection? (asked in C: there are 64 of them)
+            waiting = None in map(_CONNECTION_OF, pool._requests)
+        except AttributeError:
+            waiting = True
+        if not waiting:
+            turn = turns.this_turn()
+            if turn is not None and turn == looked[0]:
+                return []  # nothing to close
+            looked[0] = turn
+        return look()
+
+    pool._assign_requests_to_connections = tidy
+
+
+@functools.cache
+def tls_context() -> ssl.SSLContext:
+    """The HTTP library's default TLS settings (its certificates, ``SSL_CERT_FILE``), made once
+    a process: reading the certificates took 50 ms, more than the calls of a small run."""
+    return http_library().create_ssl_context()  # type: ignore[no-any-return]
+
+
+class QuickChecks:
+    """The HTTP library's network backend, with connections that tell quickly whether the
+    server has closed them.
+
+    Before each request, and after each reply, the connection pool asks every idle
+    connection whether it is still open, and the library finds each one's socket afresh
+    every time, through several layers: with 64 calls in flight that came to about a third
+    of a call's CPU time. Here each connection finds its socket once, keeps one poller for
+    it, and answers again what it answered earlier in the same turn of the event loop (a
+    reply that ends wakes many calls in one turn, and each asks about every idle
+    connection): a server that closes one meanwhile is seen at the next turn, no later than
+    had it closed just after the first look."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.turn = 0  # counts the turns of the event loop in which connections were asked
+        self.counting = False
+
+    def this_turn(self) -> int | None:
+        """A number that stays the same until the event loop's next turn (None outside
+        a running loop)."""
+        if not self.counting:
+            try:
+                asyncio.get_running_loop().call_soon(self._next_turn)
+            except RuntimeError:
+                return None
+            self.counting = True
+        return self.turn
+
+    def _next_turn(self) -> None:
+        self.turn += 1
+        self.counting = False
+
+    async def connect_tcp(self, *args: Any, **kwargs: Any) -> QuickStream:
+        return QuickStream(await self.inner.connect_tcp(*args, **kwargs), self)
+
+    async def connect_unix_socket(self, *args: Any, **kwargs: Any) -> QuickStream:
+        return QuickStream(await self.inner.connect_unix_socket(*args, **kwargs), self)
+
+    async def sleep(self, seconds: float) -> None:
+        await self.inner.sleep(seconds)
+
+
+class QuickStream:
+    """One connection of :class:`QuickChecks`: the library's own, its socket kept, and
+    what is written sent at once when the reply is first read.
+
+    The library writes a request in three pieces (its head, its body and nothing, the end),
+    each a call into the kernel that on a local server costs as much again on the other
+    side; a client has nothing to read before its request is all sent, so the pieces go
+    together."""
+
+    def __init__(self, inner: Any, backend: QuickChecks) -> None:
+        self.inner = inner
+        self.backend = backend
+        self.socket = inner.get_extra_info("socket")
+        self.unsent: list[bytes] = []
+        self.write_timeout: float | None = None
+        self.poller: Any = None
+        self.asked: int | None = None  # the turn in which it was last asked if readable
+        self.readable = False  # and what it answered
+
+    async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        await self._send()
+        return bytes(await self.inner.read(max_bytes, timeout))
+
+    async def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        if buffer:
+            self.unsent.append(bytes(buffer))
+            self.write_timeout = timeout
+
+    async def _send(self) -> None:
+        if self.unsent:
+            data = b"".join(self.unsent)
+            self.unsent.clear()
+            await self.inner.write(data, self.write_timeout)
+
+    async def aclose(self) -> None:
+        self.unsent.clear()
+        await self.inner.aclose()
+
+    async def start_tls(self, *args: Any, **kwargs: Any) -> QuickStream:
+        await self._send()  # a proxy's CONNECT, before the handshake
+        return QuickStream(await self.inner.start_tls(*args, **kwargs), self.backend)
+
+    def get_extra_info(self, info: str) -> Any:
+        if info == "is_readable" and self.socket is not None:
+            # Readable while idle: the server closed it (or sent what it should not have).
+            turn = self.backend.this_turn()
+            if turn is None or turn != self.asked:
+                self.asked = turn
+                self.readable = self.poll_socket()
+            return self.readable
+        return self.inner.get_extra_info(info)
+
+    def poll_socket(self) -> bool:
+        """Whether the socket has something to read (or is closed), without waiting."""
+        sock = self.socket
+        try:
+            if sock.fileno() < 0:
+                return True
+            if not hasattr(select, "poll"):  # Windows
+                return bool(select.select([sock], [], [], 0)[0])
+            if self.poller is None:
+                self.poller = select.poll()
+                self.poller.register(sock, select.POLLIN)
+            return bool(self.poller.poll(0))
+        except (OSError, ValueError):
+            return True
+
+
+_PIECE_BYTES = 64 << 10  # a compressed body is unpacked this much at a time
+_CODINGS = {"gzip": 16 + zlib.MAX_WBITS, "x-gzip": 16 + zlib.MAX_WBITS, "deflate": zlib.MAX_WBITS}
+
+
+@dataclass(frozen=True)
+class Cap:
+    """How much of one body is read: ``limit`` bytes once decompressed."""
+
+    limit: int
+    status: int
+    what: str  # what the body is, in words: "an error message", "a list of models"
+    packed: bool  # the body came compressed
+
+
+class BodyTooLarge(Exception):
+    """A body read whole (an error, a list of models) passed its cap."""
+
+    def __init__(self, cap: Cap) -> None:
+        self.cap = cap
+        unpacked = " once decompressed" if cap.packed else ""
+        super().__init__(f"{cap.what} past {cap.limit >> 20} MiB{unpacked}")
+
+
+class BadCoding(Exception):
+    """A body in a content coding that is not read: several stacked, an unknown one, or
+    compressed data that is broken (which may be the network's doing: worth another try)."""
+
+    def __init__(self, detail: str, *, retryable: bool) -> None:
+        super().__init__(detail)
+        self.detail = detail
+        self.retryable = retryable
+
+
+def content_coding(values: list[str]) -> str | None:
+    """The one content coding of a body (None: none), from its ``Content-Encoding`` values.
+
+    Several codings are refused: each layer of gzip multiplies what a few bytes unpack to,
+    and no server compresses twice but to do that. So is any coding not asked for.
+    """
+    codings = [value.strip().lower() for value in values]
+    codings = [coding for coding in codings if coding not in ("", "identity")]
+    shown = short(", ".join(codings), 60)
+    if len(codings) > 1:
+        raise BadCoding(
+            f"its reply is compressed {len(codings)} times over ({shown!r}); "
+            "ponder reads one layer of gzip or deflate",
+            retryable=False,
+        )
+    if codings and codings[0] not in _CODINGS:
+        raise BadCoding(
+            f"its reply is compressed as {shown!r}, which ponder did not ask for "
+            "and does not read (it reads gzip and deflate)",
+            retryable=False,
+        )
+    return codings[0] if codings else None
+
+
+def cap_of(response: Any, *, packed: bool) -> Cap | None:
+    """The cap on a body read whole, by its status and what was asked; None for a reply's
+    event stream (read by :func:`solver.model.stream.events` under its own caps)."""
+    status = response.status_code
+    if status >= 300:  # whatever its type: the client reads an error whole
+        return Cap(_ERROR_BODY_BYTES, status, "an error message", packed)
+    if _asked_for_models(response):
+        return Cap(_BODY_BYTES, status, "a list of models", packed)
+    if response.headers.get("content-type", "").lower().startswith("text/event-stream"):
+        return None
+    return Cap(_BODY_BYTES, status, "a reply (not an event stream)", packed)
+
+
+def _asked_for_models(response: Any) -> bool:
+    return bool(response.request.url.path.endswith("/models"))
+
+
+class Inflater:
+    """Undoes one gzip or deflate coding, :data:`_PIECE_BYTES` of output at a time, so that
+    however far a body unpacks, no more than a piece of it is held at once."""
+
+    def __init__(self, coding: str) -> None:
+        self.coding = coding
+        self.engine = zlib.decompressobj(_CODINGS[coding])
+        self.fed = False
+
+    def feed(self, data: bytes) -> Iterator[bytes]:
+        try:
+            piece = self.engine.decompress(data, _PIECE_BYTES)
+            self.fed = True
+            while piece:
+                yield piece
+                piece = self.engine.decompress(self.engine.unconsumed_tail, _PIECE_BYTES)
+        except zlib.error as err:
+            if self.coding == "deflate" and not self.fed:
+                # Some servers send deflate raw, without the zlib wrapper HTTP asks for.
+                self.engine = zlib.decompressobj(-zlib.MAX_WBITS)
+                self.fed = True
+                yield from self.feed(data)
+                return
+            raise BadCoding(f"its {self.coding} data is broken ({err})", retryable=True) from None
+
+
+def refuse_html(response: Any) -> None:
+    """Raise when a successful reply is a web page: the base URL leads to a web site (a chat
+    app's own page, a proxy's login page), not to the API, and nothing in it is an answer."""
+    if response.status_code >= 300:
+        return  # an error page: its status says what went wrong
+    if "html" in response.headers.get("content-type", "").lower():
+        wanted = "list of models" if _asked_for_models(response) else "event stream"
+        raise Failure(
+            "bad_url",
+            f"answered with an HTML page, not an OpenAI-compatible {wanted}. "
+            "Is the base URL right? It usually ends in /v1.",
+            retryable=False,
+        )
