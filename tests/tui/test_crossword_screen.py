@@ -183,7 +183,7 @@ async def test_the_ghost_shows_the_solvers_board(app: PonderApp) -> None:
         assert screen.show_ghost
         row = screen.crossword.solution[0]
         state = "/".join([row, *["_____"] * 4])
-        screen._pending.append(ev.ThoughtAdded("t", "n1", None, f"h1. {row}", 1, state))
+        screen.receive(ev.ThoughtAdded("t", "n1", None, f"h1. {row}", 1, state))
         screen.flush_events()
         assert screen.ghost is not None and screen.ghost.letter((0, 0)) == row[0]
         grid = screen.query_one(CrosswordGrid)

@@ -51,7 +51,7 @@ def solver_finishes(screen: PuzzleScreen, answer: str) -> None:
     """The solver's run ends with ``answer``, as its events reach the screen."""
     pane = screen.query_one(SolverPane)
     pane.reset("bot", "offline")
-    screen._pending.append(ev.RunFinished(answer, True, "", 1, 1, 1, 0.0, 0.1, "done", 1, 0))
+    screen.receive(ev.RunFinished(answer, True, "", 1, 1, 1, 0.0, 0.1, "done", 1, 0))
     screen.flush_events(everything=True)
 
 

@@ -910,11 +910,15 @@ class PuzzleScreen(PonderScreen):
                 # The moment it finished, not the moment the screen shows it: a race is
                 # decided on this.
                 self.solver_result = event
-            self._pending.append(event)
+            self.receive(event)
+
+    def receive(self, event: ev.Event) -> None:
+        """An event of the solver's run (or of a replay), shown with the next batch."""
+        self._pending.append(event)
 
     def _retrying(self, kind: str, attempt: int, wait: float) -> None:
         what = "rate limited" if kind == "rate_limited" else kind.replace("_", " ")
-        self._pending.append(ev.ErrorRaised("retrying", f"{what}; retry {attempt} in {wait:.1f}s"))
+        self.receive(ev.ErrorRaised("retrying", f"{what}; retry {attempt} in {wait:.1f}s"))
 
     def flush_events(self, everything: bool = False) -> None:
         """Show buffered events in one batch (the solver never waits on the screen)."""
@@ -975,7 +979,7 @@ class PuzzleScreen(PonderScreen):
             at = event.t
             if gap > 0.001:
                 await asyncio.sleep(min(gap, 2.0))
-            self._pending.append(event)
+            self.receive(event)
         self.flush_events(everything=True)
         replay.finished = True
         self.replay_ended = time.monotonic()
