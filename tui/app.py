@@ -229,7 +229,7 @@ class PonderApp(App[None]):
         jobs: list[Callable[[], None]] = [
             partial(_warm_up, kind) for kind in KINDS.values() if kind.playable
         ]
-        jobs.append(self._load_catalogue)
+        jobs.append(self.load_catalogue)
         left = [len(jobs)]
         lock = threading.Lock()
 
@@ -247,7 +247,7 @@ class PonderApp(App[None]):
         for job in jobs:
             self.run_worker(partial(warm, job), thread=True, group="warm-up", exit_on_error=False)
 
-    def _load_catalogue(self) -> None:
+    def load_catalogue(self) -> None:
         """Load the method catalogue (every method module; on a worker thread). Home's first
         frame listed the methods from the light table; a method the table does not name (one
         added in a module of its own) is offered from now on."""

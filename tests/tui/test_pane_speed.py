@@ -32,6 +32,12 @@ def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> PonderApp:
     return make_app(Settings(), store_path=tmp_path / "r.db", seed=1)
 
 
+def receive(screen: Game24Screen, events: list[ev.Event]) -> None:
+    """The events reach the screen as a run's do, waiting for its next tick."""
+    for event in events:
+        screen.receive(event)
+
+
 def thoughts(n: int, tree: str = "t1") -> list[ev.Event]:
     """``n`` thoughts in one tree, each with its arithmetic checked."""
     out: list[ev.Event] = [
@@ -58,25 +64,25 @@ async def test_a_tick_applies_events_for_its_budget_and_the_rest_on_later_ticks(
 ) -> None:
     async with app.run_test(size=SIZE) as pilot:
         screen, pane = await open_game(pilot)
-        slow = pane._apply
+        slow = pane.apply_one
 
         def three_ms(event: ev.Event) -> None:  # every event takes 3 ms to show
             time.sleep(0.003)
             slow(event)
 
-        monkeypatch.setattr(pane, "_apply", three_ms)
+        monkeypatch.setattr(pane, "apply_one", three_ms)
         events = thoughts(20)  # 41 events
-        screen._pending.extend(events)
+        receive(screen, events)
         started = time.perf_counter()
         screen.flush_events()
         took = time.perf_counter() - started
-        shown = len(events) - len(screen._pending)
+        shown = len(events) - len(screen.waiting)
         # 8 ms of budget: the event that crosses it is the last (3 of 3 ms: at most 3).
         assert 1 <= shown <= 3, shown
         assert took < 0.1
-        assert screen._pending == events[shown:]  # the rest wait, in order
+        assert list(screen.waiting) == events[shown:]  # the rest wait, in order
         ticks = 1
-        while screen._pending:
+        while screen.waiting:
             screen.flush_events()
             ticks += 1
         assert ticks >= len(events) // 3
@@ -91,11 +97,11 @@ async def test_a_tick_applies_at_least_one_event_and_everything_means_all(
     async with app.run_test(size=SIZE) as pilot:
         screen, pane = await open_game(pilot)
         events = thoughts(5)
-        screen._pending.extend(events)
+        receive(screen, events)
         screen.flush_events()
-        assert len(screen._pending) == len(events) - 1  # a spent budget still shows one
+        assert len(screen.waiting) == len(events) - 1  # a spent budget still shows one
         screen.flush_events(everything=True)  # a stop or a replay's end: all at once
-        assert screen._pending == []
+        assert screen.waiting == ()
         assert len(pane.nodes) == 5
 
 
@@ -115,7 +121,7 @@ async def test_streaming_thoughts_and_typing_lay_out_no_screen(
 
         monkeypatch.setattr(Screen, "_refresh_layout", counted)
         for batch in range(6):
-            screen._pending.extend(thoughts(8, f"t{batch}"))
+            receive(screen, thoughts(8, f"t{batch}"))
             screen.flush_events(everything=True)
             await pilot.pause()
         await pilot.press("1", "plus", "2")

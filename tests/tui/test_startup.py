@@ -149,13 +149,13 @@ async def test_home_offers_a_method_the_light_table_lacks_once_the_catalogue_is_
     monkeypatch.setattr("tui.app.LISTED", short)
     loaded = [False]
     monkeypatch.setattr(listing, "catalogue_loaded", lambda: loaded[0])
-    load = PonderApp._load_catalogue
+    load = PonderApp.load_catalogue
 
     def loading(app: PonderApp) -> None:
         loaded[0] = True
         load(app)
 
-    monkeypatch.setattr(PonderApp, "_load_catalogue", loading)
+    monkeypatch.setattr(PonderApp, "load_catalogue", loading)
     app = make_app(Settings(), store_path=tmp_path / "r.db", seed=1)
     async with app.run_test(size=(120, 40)) as pilot:
         home = app.screen

@@ -916,6 +916,11 @@ class PuzzleScreen(PonderScreen):
         """An event of the solver's run (or of a replay), shown with the next batch."""
         self._pending.append(event)
 
+    @property
+    def waiting(self) -> tuple[ev.Event, ...]:
+        """The events received and not shown yet, in order."""
+        return tuple(self._pending)
+
     def _retrying(self, kind: str, attempt: int, wait: float) -> None:
         what = "rate limited" if kind == "rate_limited" else kind.replace("_", " ")
         self.receive(ev.ErrorRaised("retrying", f"{what}; retry {attempt} in {wait:.1f}s"))

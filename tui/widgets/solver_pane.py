@@ -452,7 +452,7 @@ class SolverPane(Vertical):
                 # Events carry text from models, servers and traces: its control characters
                 # are made visible here, once. (Text reaches widgets as ``Text``, never as
                 # markup.)
-                self._apply(visible_event(event))
+                self.apply_one(visible_event(event))
                 applied += 1
                 if deadline is not None and time.perf_counter() >= deadline:
                     break
@@ -462,7 +462,8 @@ class SolverPane(Vertical):
         self.refresh_status()
         return applied
 
-    def _apply(self, event: ev.Event) -> None:
+    def apply_one(self, event: ev.Event) -> None:
+        """Show one event (what :meth:`apply` does for each of a batch)."""
         match event:
             case ev.RunStarted(method=method, model=model, config=config):
                 if not self.running:
