@@ -24,6 +24,7 @@ from solver import factory as model_factory
 from solver.factory import describe_engine
 from solver.methods.listing import LISTED, every_listed
 from solver.model import Model
+from solver.model.base import freeze_once
 from solver.model.paced import OneAtATime, Pace
 from solver.settings import Settings
 from tui.kinds import KINDS, PuzzleKind, UnknownKind, find_kind
@@ -190,7 +191,7 @@ class PonderApp(App[None]):
         # collector's full passes, which otherwise stall frames during big runs. Those passes
         # come a tenth as often too (each stalled a frame for 30-100 ms beside a streaming
         # solver, about once a second): the young generations still free cycles at once.
-        gc.freeze()
+        freeze_once("start")
         young, middle, _ = gc.get_threshold()
         gc.set_threshold(young, middle, FULL_COLLECTION_EVERY)
         if self.settings.theme in self.available_themes:
@@ -242,7 +243,7 @@ class PonderApp(App[None]):
                     if not left[0]:
                         # What the screens imported (sympy: hundreds of thousands of
                         # objects) lives as long as the app: out of the full passes too.
-                        gc.freeze()
+                        freeze_once("warm-up")
 
         for job in jobs:
             self.run_worker(partial(warm, job), thread=True, group="warm-up", exit_on_error=False)

@@ -21,6 +21,7 @@ from solver.roles import Purpose
 
 __all__ = [
     "CUT_REASONS",
+    "FROZEN_FOR",
     "Call",
     "Generation",
     "Message",
@@ -32,6 +33,7 @@ __all__ = [
     "Usage",
     "counting_requests",
     "few_collections",
+    "freeze_once",
     "request_sent",
     "rough_tokens",
 ]
@@ -218,24 +220,44 @@ YOUNG_OBJECTS = 20_000
 (Python's default is 700)."""
 
 
+FROZEN_FOR: set[str] = set()
+"""Why what is frozen out of the garbage collector's passes was frozen (:func:`freeze_once`);
+empty while nothing is."""
+
+
+def freeze_once(why: str) -> None:
+    """Freeze what exists now out of the garbage collector's passes, once a process for each
+    reason (``"start"``, ``"warm-up"``): what an app makes as it opens lives as long as it.
+    Once, because a process that opens a second app (the tests, a server) would otherwise
+    freeze the first one's garbage for good."""
+    if why not in FROZEN_FOR:
+        FROZEN_FOR.add(why)
+        gc.freeze()
+
+
 @contextlib.contextmanager
 def few_collections() -> Iterator[None]:
     """Keep the garbage collector's passes short and few for a run of many model calls.
 
     What exists when the run starts (the modules imported, settings, puzzles) lives through
-    it: it is frozen out of the collector's passes (as the app does when it opens), which
-    otherwise walk all of it (the openai client's modules among it), 40 to 130 ms a full
-    pass. Young objects are collected every :data:`YOUNG_OBJECTS` allocations rather than
-    every 700: with 64 calls in flight each pass walked their chunks, requests and
-    replies again, about a tenth of a streamed call's CPU time. Both are undone at the end.
+    it: unless something is frozen already (the app's start-up, :func:`freeze_once`), it is
+    frozen out of the collector's passes, which otherwise walk all of it (the openai client's
+    modules among it), 40 to 130 ms a full pass. Young objects are collected every
+    :data:`YOUNG_OBJECTS` allocations rather than every 700: with 64 calls in flight each
+    pass walked their chunks, requests and replies again, about a tenth of a streamed call's
+    CPU time. Both are undone at the end. (Whether anything is frozen is kept here, not asked
+    of ``gc.get_freeze_count()``, which counts every frozen object each time it is asked.)
     """
     threshold = gc.get_threshold()
-    frozen = gc.get_freeze_count()
-    gc.freeze()
+    first = not FROZEN_FOR
+    if first:
+        FROZEN_FOR.add("run")
+        gc.freeze()
     gc.set_threshold(max(threshold[0], YOUNG_OBJECTS), *threshold[1:])
     try:
         yield
     finally:
         gc.set_threshold(*threshold)
-        if not frozen:  # what was frozen before (the app's start-up) stays so
+        if first:  # what was frozen before (the app's start-up) stays so
+            FROZEN_FOR.discard("run")
             gc.unfreeze()

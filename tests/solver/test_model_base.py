@@ -8,8 +8,10 @@ count tokens as the real engines estimate them. These tests hold it to that.
 
 from __future__ import annotations
 
-import gc
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -25,6 +27,8 @@ from solver.model import (
     rough_tokens,
 )
 from solver.roles import Purpose
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def call(n: int = 1, text: str = "What is 4 * 6?") -> Call:
@@ -186,27 +190,37 @@ async def test_scripted_name_and_finish_reason_are_reported() -> None:
 
 
 def test_a_run_has_few_garbage_collections_and_the_settings_come_back_after() -> None:
-    from solver.model.base import YOUNG_OBJECTS, few_collections
-    from tui.cli.solve import run_stoppable
+    # In a process of its own, as ponder solve and bench run (the suite has frozen its imports).
+    script = """
+import gc
+from solver.model.base import YOUNG_OBJECTS, FROZEN_FOR, few_collections, freeze_once
+from tui.cli.solve import run_stoppable
 
-    # As in a process that has frozen nothing yet (ponder solve, bench): the suite itself
-    # freezes what its imports made (tests/conftest.py), which is put back at the end.
-    gc.unfreeze()
-    try:
-        threshold, frozen = gc.get_threshold(), gc.get_freeze_count()
+threshold, frozen = gc.get_threshold(), gc.get_freeze_count()
 
-        async def settings() -> tuple[int, int]:
-            return gc.get_threshold()[0], gc.get_freeze_count()
+async def settings():
+    return gc.get_threshold()[0], gc.get_freeze_count()
 
-        young, frozen_in_run = run_stoppable(settings())  # how ponder solve and bench run
-        assert young == max(threshold[0], YOUNG_OBJECTS)
-        assert frozen_in_run > frozen  # what the run started with is out of the passes
-        assert (gc.get_threshold(), gc.get_freeze_count()) == (threshold, frozen)
-        with few_collections():
-            assert gc.get_threshold()[0] == max(threshold[0], YOUNG_OBJECTS)
-            with few_collections():
-                pass
-            assert gc.get_freeze_count() > frozen  # an inner run leaves the outer one's frozen
-        assert (gc.get_threshold(), gc.get_freeze_count()) == (threshold, frozen)
-    finally:
-        gc.freeze()
+young, frozen_in_run = run_stoppable(settings())  # how ponder solve and bench run
+assert young == max(threshold[0], YOUNG_OBJECTS), young
+assert frozen_in_run > frozen  # what the run started with is out of the passes
+assert (gc.get_threshold(), gc.get_freeze_count()) == (threshold, frozen)
+with few_collections():
+    assert gc.get_threshold()[0] == max(threshold[0], YOUNG_OBJECTS)
+    with few_collections():
+        pass
+    assert gc.get_freeze_count() > frozen  # an inner run leaves the outer one's frozen
+assert (gc.get_threshold(), gc.get_freeze_count()) == (threshold, frozen)
+# An app's start-up froze what it made: a run keeps that frozen, and so does a second app.
+freeze_once("start")
+started = gc.get_freeze_count()
+with few_collections():
+    pass
+freeze_once("start")
+assert gc.get_freeze_count() == started and FROZEN_FOR == {"start"}
+print("ok")
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, timeout=60
+    )
+    assert done.stdout.strip() == "ok", done.stderr
