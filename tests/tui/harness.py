@@ -15,7 +15,19 @@ if TYPE_CHECKING:
 
     from tui.screens.game24 import Game24Screen
 
-__all__ = ["Notice", "choices", "notifications", "open_hand", "shown", "wait_for"]
+__all__ = ["FrozenClock", "Notice", "choices", "notifications", "open_hand", "shown", "wait_for"]
+
+
+class FrozenClock:
+    """Stands in for the ``time`` module where the screens read the clock (patched in, e.g.
+    ``monkeypatch.setattr("tui.screens.puzzle.time", FrozenClock())``): always 0:00, for
+    snapshots that show a clock."""
+
+    def monotonic(self) -> float:
+        return 1000.0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(time, name)
 
 
 async def wait_for(pilot: Any, condition: Callable[[], object], timeout: float = 60.0) -> None:

@@ -15,7 +15,6 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, cast
@@ -31,7 +30,7 @@ from solver.methods import METHODS
 from solver.model import Call, Message
 from solver.model.offline.crossword import CrosswordPlayer
 from solver.roles import Purpose
-from tests.tui.harness import wait_for
+from tests.tui.harness import FrozenClock, wait_for
 from tui.app import PonderApp
 from tui.cli.main import main
 from tui.kinds import KINDS
@@ -374,16 +373,6 @@ async def test_open_a_tot_mini_start_a_method_and_win_by_keyboard(
         (result,) = app.store.recent(1)
         assert result.kind == "crossword" and result.solved
         assert result.answer == "/".join(mini.solution)
-
-
-class FrozenClock:
-    """Stands in for the ``time`` module where the screen reads the clock: always 0:00."""
-
-    def monotonic(self) -> float:
-        return 1000.0
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(time, name)
 
 
 def test_snapshot_a_tot_mini_mid_game_120x40(

@@ -4,9 +4,7 @@ the solver's ghost board, a solver run beside the grid, and 80x24 throughout."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
-from typing import Any
 
 import pytest
 from textual.pilot import Pilot
@@ -14,7 +12,7 @@ from textual.widgets import OptionList, Static
 
 from puzzles.crossword import Direction, generate
 from solver import events as ev
-from tests.tui.harness import wait_for
+from tests.tui.harness import FrozenClock, wait_for
 from tui.app import PonderApp
 from tui.kinds import KINDS
 from tui.screens.crossword import CrosswordScreen
@@ -229,16 +227,6 @@ async def test_every_key_at_80x24_without_a_crash(app: PonderApp) -> None:
         assert grid.size.width == 19 and grid.size.height == 10
         await pilot.click(CrosswordGrid, offset=(9, 3))  # row 1, column 2
         assert screen.cursor == (1, 2) or screen.crossword.grid.is_block((1, 2))
-
-
-class FrozenClock:
-    """Stands in for the ``time`` module where the screen reads the clock: always 0:00."""
-
-    def monotonic(self) -> float:
-        return 1000.0
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(time, name)
 
 
 def test_snapshot_mid_game_80x24(

@@ -8,10 +8,8 @@ solver pane is fed a fixed, recorded event list, so nothing depends on timing.
 from __future__ import annotations
 
 import dataclasses
-import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 from textual.pilot import Pilot
@@ -23,6 +21,7 @@ from solver.domains.game24 import Game24Domain
 from solver.methods import make_method, run_method
 from solver.model.offline import OfflineModel
 from solver.settings import Settings
+from tests.tui.harness import FrozenClock
 from tui.app import PonderApp, make_app
 from tui.screens.game24 import Game24Screen
 from tui.widgets.solver_pane import SolverPane
@@ -30,16 +29,6 @@ from tui.widgets.solver_pane import SolverPane
 SIZE = (100, 30)
 
 SnapCompare = Callable[..., bool]
-
-
-class FrozenClock:
-    """Stands in for the ``time`` module where the screens read the clock: always 0:00."""
-
-    def monotonic(self) -> float:
-        return 1000.0
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(time, name)
 
 
 @pytest.fixture(autouse=True)

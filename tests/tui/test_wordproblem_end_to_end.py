@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 from textual.pilot import Pilot
@@ -29,7 +27,7 @@ from solver.settings import Settings
 from solver.trace import TraceWriter, read_trace
 from tests.puzzles.wordproblem_files import FIXTURE, write_jsonl
 from tests.solver.wordproblem_server import METHODS, offline_reply
-from tests.tui.harness import wait_for
+from tests.tui.harness import FrozenClock, wait_for
 from tui.app import PonderApp, Replay, make_app
 from tui.cli import main
 from tui.kinds import KINDS
@@ -257,16 +255,6 @@ def steady(event: ev.Event) -> ev.Event:
     if isinstance(event, ev.RunFinished):
         return dataclasses.replace(event, wall_time=0.0)
     return event
-
-
-class FrozenClock:
-    """Stands in for the ``time`` module where the screens read the clock: always 0:00."""
-
-    def monotonic(self) -> float:
-        return 1000.0
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(time, name)
 
 
 def test_snapshot_react_transcript_120x40(

@@ -4,17 +4,15 @@ checked scratchpad, hints from the worked solution, giving up, results saved wit
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from fractions import Fraction
-from typing import Any
 
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, OptionList, Select, Static
 
 from puzzles.wordproblem import Solution, WordProblem, generate
-from tests.tui.harness import choices, wait_for
+from tests.tui.harness import FrozenClock, choices, wait_for
 from tui.app import PonderApp, Replay
 from tui.kinds import KINDS
 from tui.screens.home import HomeScreen
@@ -340,16 +338,6 @@ async def test_everything_works_at_80x24(app: PonderApp) -> None:
 
 
 # -- snapshot ------------------------------------------------------------------------------------
-
-
-class FrozenClock:
-    """Stands in for the ``time`` module where the screens read the clock: always 0:00."""
-
-    def monotonic(self) -> float:
-        return 1000.0
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(time, name)
 
 
 def test_snapshot_80x24(

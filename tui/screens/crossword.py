@@ -422,27 +422,13 @@ class CrosswordScreen(PuzzleScreen):
         self.draw_grid()
         self.draw_clue()
 
-    def watch_direction(self) -> None:
-        self.draw_grid()
-        self.draw_clue()
+    watch_direction = watch_cursor  # the word under the cursor, and so its clue, changes
 
     def watch_board(self) -> None:
         self.draw_grid()
 
-    def watch_wrong(self) -> None:
-        self.draw_grid()
-
-    def watch_right(self) -> None:
-        self.draw_grid()
-
-    def watch_revealed(self) -> None:
-        self.draw_grid()
-
-    def watch_corrected(self) -> None:
-        self.draw_grid()
-
-    def watch_won(self) -> None:
-        self.draw_grid()
+    # Every mark on the grid redraws it, as a letter does.
+    watch_wrong = watch_right = watch_revealed = watch_corrected = watch_won = watch_board
 
     def watch_ghost(self) -> None:
         if self.show_ghost:
@@ -455,8 +441,7 @@ class CrosswordScreen(PuzzleScreen):
     def watch_pencil(self) -> None:
         self.refresh_title()
 
-    def watch_auto_check(self) -> None:
-        self.refresh_title()
+    watch_auto_check = watch_pencil  # both are shown in the title
 
     def move_to(self, cell: Cell, direction: Direction | None = None) -> None:
         self.cursor = cell
