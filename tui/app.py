@@ -127,6 +127,8 @@ class PonderApp(App[None]):
 
     CSS_PATH = "app.tcss"
     TITLE = "ponder"
+    ALLOW_IN_MAXIMIZED_VIEW = "KeyHints"
+    """The footer stays in sight under a maximized pane."""
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]
     BINDINGS = [

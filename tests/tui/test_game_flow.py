@@ -25,6 +25,7 @@ from tui.app import PonderApp, make_app
 from tui.screens.game24 import Game24Screen, LeaveDialog
 from tui.screens.home import HomeScreen
 from tui.store import Result
+from tui.widgets.footer import KeyHints
 from tui.widgets.solver_pane import SolverPane
 
 WIN = "(7-8/8)*4"  # on 4 7 8 8
@@ -507,7 +508,7 @@ async def test_after_a_typed_win_or_a_give_up_the_games_keys_work_at_once(
         screen = await open_hand(app, pilot)
         await pilot.press("e")
         await pilot.pause()
-        footer = " ".join(str(k.render()) for k in app.screen.query("FooterKey"))
+        footer = app.screen.query_one(KeyHints).text()
         assert "Leave box" in footer and "Home" not in footer
         await pilot.press(*WIN, "enter")
         await pilot.pause()
