@@ -302,3 +302,39 @@ async def test_a_new_screens_footer_fits_from_its_first_frame() -> None:
             assert all(len(line) <= 80 for line in lines), lines
             every = " ".join(lines)
             assert all(f" {k} Action {k} " in f" {every} " for k in "abcdefghijkl"), lines
+
+
+async def test_a_click_on_a_footer_key_presses_it() -> None:
+    """The footer draws its keys as text; a click on one still acts as its key, and a click
+    on a key the screen has switched off only rings the bell."""
+    pressed: list[str] = []
+
+    class Keys(Screen[None]):
+        BINDINGS = [
+            Binding("a", "note('a')", "Alpha"),
+            Binding("b", "note('b')", "Bravo"),
+            Binding("c", "note('c')", "Charlie"),
+        ]
+
+        def compose(self) -> ComposeResult:
+            yield KeyHints()
+
+        def action_note(self, key: str) -> None:
+            pressed.append(key)
+
+        def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+            return None if parameters == ("c",) else True  # shown, but switched off
+
+    class Tiny(App[None]):
+        def on_mount(self) -> None:
+            self.push_screen(Keys())
+
+    async with Tiny().run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        footer = pilot.app.screen.query_one(KeyHints)
+        for description in ("Bravo", "Charlie", "Alpha"):
+            region = footer.region_of(description)
+            assert region is not None, description
+            await pilot.click(offset=(region.x + 1, region.y))
+            await pilot.pause()
+        assert pressed == ["b", "a"]
