@@ -24,6 +24,18 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     gc.set_threshold(100_000, 50, 100)
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Pilot waits for the app to go idle after every key it presses and at every
+    ``pause()``: it sleeps in windows of 20 ms until the process used under a twentieth of a
+    window's time, so each key cost at least 40 ms of sleep and a typed line half a second,
+    most of the Pilot tests' time on a quiet machine. The same test of idleness (under 5% of
+    the time busy) in windows of 5 ms."""
+    import textual._wait
+
+    textual._wait.SLEEP_GRANULARITY = 1 / 200
+    textual._wait.SLEEP_IDLE = textual._wait.SLEEP_GRANULARITY / 20
+
+
 @pytest.fixture(autouse=True)
 def isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """No test reads the developer's config, key or data, or is steered by their variables."""

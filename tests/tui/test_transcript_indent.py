@@ -8,6 +8,7 @@ from textual.app import App, ComposeResult
 from textual.widgets import RichLog
 
 from solver import events as ev
+from tests.tui.harness import wait_for
 from tui.widgets.solver_pane import SolverPane
 
 LONG = (
@@ -44,7 +45,7 @@ async def test_every_line_of_a_deli_stage_text_is_indented_at_80_columns() -> No
                 ev.DeliberationEnded(1, "agree", "the two stages agree", "tool"),
             ]
         )
-        await pilot.pause()
+        await wait_for(pilot, lambda: "Stopped:" in " ".join(_lines(pane)))
         lines = _lines(pane)
         body = _between(lines, "Turn 1/3 · tool:", "Stopped:")
         assert len(body) > 4, body  # four lines of text, the long one wrapped
@@ -69,7 +70,7 @@ async def test_react_thoughts_and_observations_hang_under_their_first_line() -> 
                 ev.EpisodeEnded(2, "finish", "the model called finish"),
             ]
         )
-        await pilot.pause()
+        await wait_for(pilot, lambda: "Stopped:" in " ".join(_lines(pane)))
         lines = _lines(pane)
         assert "Thought 1: First the eggs." in lines
         thought = _between(lines, "Thought 1:", "Action 1:")
@@ -96,7 +97,7 @@ async def test_deli_retrieved_demonstrations_head_the_transcript() -> None:
                 ev.DeliberationStage(0, 3, "language", "x = 1", "1", False, "wrong", True),
             ]
         )
-        await pilot.pause()
+        await wait_for(pilot, lambda: "Turn 0/3 · language:" in " ".join(_lines(pane)))
         lines = _lines(pane)
         assert lines[0].startswith("Examples: 2 of 8 retrieved by BM25 over 400")
         assert lines[1].startswith("eggs/1 · 12.5: the eggs left")
