@@ -16,9 +16,11 @@ What goes wrong is raised as a :class:`Failure` (a web page), :class:`BodyTooLar
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import functools
 import importlib
+import itertools
 import operator
 import re
 import select
@@ -47,7 +49,9 @@ __all__ = [
     "capped_http_client",
     "content_coding",
     "http_library",
+    "idle_connection",
     "parser_of",
+    "plain_socket",
     "read_whole_chunks",
     "refuse_html",
     "request_template",
@@ -351,14 +355,17 @@ _CONNECTION_OF = operator.attrgetter("connection")  # of a request in the pool: 
 
 def tidy_once_a_turn(pool: Any, turns: QuickChecks) -> None:
     """Have the connection pool look over its connections at most once a turn of the event
-    loop when no request waits for one.
+    loop when no request waits for one, and give a request that waits an idle connection
+    without looking over the others.
 
     The pool looks over every connection (closed? expired? idle? available?) when a request
     starts and again when each reply is closed: with 64 connections, about a tenth of a
-    call's CPU time. A request waiting for a connection is always given one at once, as
-    before; with none waiting, a look is only tidying (dropping closed connections,
+    call's CPU time. With none waiting, a look is only tidying (dropping closed connections,
     closing expired or surplus idle ones), and a second look in the same turn finds what
     the first found, or what the next turn's look tidies no later than a request needs it.
+    A request that waits is given a connection at once, as before: the first idle one (in
+    the pool's order) that no other request holds, if it is fit (:func:`idle_connection`);
+    otherwise the pool looks, and opens a new connection or closes one as it sees fit.
     """
     look = getattr(pool, "_assign_requests_to_connections", None)
     if look is None or not isinstance(getattr(pool, "_requests", None), list):
@@ -366,18 +373,52 @@ def tidy_once_a_turn(pool: Any, turns: QuickChecks) -> None:
     looked: list[int | None] = [None]
 
     def tidy() -> Any:
+        requests = pool._requests
         try:  # does a request wait for a connection? (asked in C: there are 64 of them)
-            waiting = None in map(_CONNECTION_OF, pool._requests)
+            holding = list(map(_CONNECTION_OF, requests))
         except AttributeError:
-            waiting = True
-        if not waiting:
-            turn = turns.this_turn()
-            if turn is not None and turn == looked[0]:
-                return []  # nothing to close
-            looked[0] = turn
+            return look()
+        if None in holding:
+            if holding.count(None) == 1 and holding[-1] is None:  # the one just come
+                with contextlib.suppress(AttributeError):  # (a release built otherwise)
+                    connection = idle_connection(pool, requests[-1], set(holding))
+                    if connection is not None:
+                        requests[-1].assign_to_connection(connection)
+                        return []
+            return look()
+        turn = turns.this_turn()
+        if turn is not None and turn == looked[0]:
+            return []  # nothing to close
+        looked[0] = turn
         return look()
 
     pool._assign_requests_to_connections = tidy
+    close = getattr(pool, "_close_connections", None)
+    if close is not None:
+
+        async def close_any(closing: list[Any]) -> None:
+            # Most looks close nothing: then no shield from cancellation is set up for it.
+            if closing:
+                await close(closing)
+
+        pool._close_connections = close_any
+
+
+def idle_connection(pool: Any, request: Any, held: set[Any]) -> Any:
+    """The connection the pool's look would give ``request`` (one of its queue) when an idle
+    one can take it: the first in the pool's order that is idle, held by no request, open
+    to the request's origin, and neither expired nor closed by the server (such a one the
+    look closes: None then, as for none idle)."""
+    origin = request.request.url.origin
+    for connection in itertools.filterfalse(held.__contains__, pool._connections):
+        if (
+            connection.is_available()
+            and connection.is_idle()
+            and not connection.can_multiplex()
+            and connection.can_handle_request(origin)
+        ):
+            return None if connection.has_expired() else connection
+    return None
 
 
 @functools.cache
@@ -402,6 +443,8 @@ class QuickChecks:
 
     def __init__(self, inner: Any) -> None:
         self.inner = inner
+        # The HTTP library (httpcore) whose errors a quick read or write raises.
+        self.library: Any = sys.modules.get(type(inner).__module__.split(".")[0])
         self.turn = 0  # counts the turns of the event loop in which connections were asked
         self.counting = False
 
@@ -430,6 +473,27 @@ class QuickChecks:
         await self.inner.sleep(seconds)
 
 
+def plain_socket(stream: Any) -> Any:
+    """The socket stream of the asyncio event loop under one of the HTTP library's
+    connections (``stream``), when the connection is plain TCP and built as expected; None
+    otherwise (TLS, another event loop, another release)."""
+    inner = getattr(stream, "_stream", None)
+    if type(inner).__name__ != "SocketStream" or not type(inner).__module__.startswith("anyio."):
+        return None
+    protocol = getattr(inner, "_protocol", None)
+    transport = getattr(inner, "_transport", None)
+    if (
+        isinstance(getattr(protocol, "read_queue", None), collections.deque)
+        and isinstance(getattr(protocol, "read_event", None), asyncio.Event)
+        and isinstance(getattr(protocol, "write_event", None), asyncio.Event)
+        and hasattr(protocol, "exception")
+        and isinstance(getattr(inner, "_closed", None), bool)
+        and isinstance(transport, asyncio.Transport)
+    ):
+        return inner
+    return None
+
+
 class QuickStream:
     """One connection of :class:`QuickChecks`: the library's own, its socket kept, and
     what is written sent at once when the reply is first read.
@@ -437,12 +501,23 @@ class QuickStream:
     The library writes a request in three pieces (its head, its body and nothing, the end),
     each a call into the kernel that on a local server costs as much again on the other
     side; a client has nothing to read before its request is all sent, so the pieces go
-    together."""
+    together.
+
+    On a plain connection of the asyncio event loop (:func:`plain_socket`) it also writes
+    and reads without the library's layers where nothing has to wait: a request goes
+    straight to the transport when the transport has room for it, and a read takes what
+    has already come. Each of those layers costs a timeout scope and a turn of the event
+    loop, and neither can matter to a write or a read that does not wait; whatever would
+    wait (a transport that cannot take more, nothing come yet, a connection closed or
+    broken) takes the library's own path, with its timeouts and errors."""
 
     def __init__(self, inner: Any, backend: QuickChecks) -> None:
         self.inner = inner
         self.backend = backend
         self.socket = inner.get_extra_info("socket")
+        errors = ("ReadTimeout", "WriteTimeout", "WriteError")
+        quick = all(hasattr(backend.library, name) for name in errors)
+        self.plain = plain_socket(inner) if quick else None
         self.unsent: list[bytes] = []
         self.write_timeout: float | None = None
         self.poller: Any = None
@@ -450,8 +525,38 @@ class QuickStream:
         self.readable = False  # and what it answered
 
     async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-        await self._send()
+        if self.unsent:
+            await self._send()
+        plain = self.plain
+        if plain is not None and not plain._closed:
+            protocol = plain._protocol
+            queue = protocol.read_queue
+            if not (queue or protocol.read_event.is_set() or protocol.is_at_eof):
+                await self._readable(plain, timeout)
+            if queue:  # as the library's read gives it
+                chunk: bytes = queue.popleft()
+                if len(chunk) > max_bytes:
+                    chunk, rest = chunk[:max_bytes], chunk[max_bytes:]
+                    queue.appendleft(rest)
+                if not queue:
+                    protocol.read_event.clear()
+                return chunk
         return bytes(await self.inner.read(max_bytes, timeout))
+
+    async def _readable(self, plain: Any, timeout: float | None) -> None:
+        """Wait, within the read timeout, until something comes (or the connection ends),
+        as the library's read would."""
+        transport = plain._transport
+        if transport.is_closing():
+            return
+        transport.resume_reading()
+        try:
+            async with asyncio.timeout(timeout):
+                await plain._protocol.read_event.wait()
+        except TimeoutError as err:
+            raise self.backend.library.ReadTimeout(err) from err
+        finally:
+            transport.pause_reading()
 
     async def write(self, buffer: bytes, timeout: float | None = None) -> None:
         if buffer:
@@ -459,17 +564,44 @@ class QuickStream:
             self.write_timeout = timeout
 
     async def _send(self) -> None:
-        if self.unsent:
-            data = b"".join(self.unsent)
-            self.unsent.clear()
-            await self.inner.write(data, self.write_timeout)
+        data = b"".join(self.unsent)
+        self.unsent.clear()
+        plain = self.plain
+        if plain is not None:
+            transport = plain._transport
+            protocol = plain._protocol
+            if (
+                protocol.write_event.is_set()
+                and not plain._closed
+                and protocol.exception is None
+                and not transport.is_closing()
+            ):
+                transport.write(data)
+                if not protocol.write_event.is_set():
+                    # The kernel took only part: the rest is sent as the transport drains.
+                    await self._drained(plain)
+                return
+        await self.inner.write(data, self.write_timeout)
+
+    async def _drained(self, plain: Any) -> None:
+        """Wait, within the write timeout, until the transport has sent what it holds;
+        raises the HTTP library's errors, as its own write would."""
+        library = self.backend.library
+        try:
+            async with asyncio.timeout(self.write_timeout):
+                await plain._protocol.write_event.wait()
+        except TimeoutError:
+            raise library.WriteTimeout("the request could not be sent in time") from None
+        if plain._closed or plain._protocol.exception is not None:
+            raise library.WriteError("the connection broke while the request was sent")
 
     async def aclose(self) -> None:
         self.unsent.clear()
         await self.inner.aclose()
 
     async def start_tls(self, *args: Any, **kwargs: Any) -> QuickStream:
-        await self._send()  # a proxy's CONNECT, before the handshake
+        if self.unsent:
+            await self._send()  # a proxy's CONNECT, before the handshake
         return QuickStream(await self.inner.start_tls(*args, **kwargs), self.backend)
 
     def get_extra_info(self, info: str) -> Any:

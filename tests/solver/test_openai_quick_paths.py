@@ -16,6 +16,7 @@ unless a request waits for a connection.
 from __future__ import annotations
 
 import asyncio
+import importlib
 import json
 import socket
 from collections.abc import AsyncIterator
@@ -28,7 +29,13 @@ from solver.model import Call, Message, ModelError, Sampling
 from solver.model import openai as openai_model
 from solver.model.openai import OpenAIModel
 from solver.model.stream import events as read_events
-from solver.model.transport import QuickChecks, QuickStream, WholeChunks, tidy_once_a_turn
+from solver.model.transport import (
+    QuickChecks,
+    QuickStream,
+    WholeChunks,
+    http_library,
+    tidy_once_a_turn,
+)
 from solver.roles import Purpose
 
 KEY = "sk-chunks-7Hq2vX9pLm4RtY8wZb3N"
@@ -155,6 +162,7 @@ class OneWriteServer:
         self.connections = 0
         self.head = HEAD
         self.asked: list[bytes] = []  # the head of each request
+        self.hang_up = False  # a little after each reply
         self._server: asyncio.Server | None = None
 
     async def __aenter__(self) -> OneWriteServer:
@@ -189,6 +197,9 @@ class OneWriteServer:
                 await writer.drain()
                 if not body.endswith(b"0\r\n\r\n"):
                     return  # a body cut off, or malformed: the server hangs up
+                if self.hang_up:  # a little after the reply, when the client has it
+                    await asyncio.sleep(0.02)
+                    return
         except (asyncio.IncompleteReadError, ConnectionError):
             pass
         finally:
@@ -399,3 +410,177 @@ async def test_calls_in_flight_together_all_get_their_answers(server: OneWriteSe
     finally:
         await model.aclose()
     assert server.connections == 64
+
+
+async def test_a_request_that_waits_is_given_an_idle_connection_without_a_look(
+    server: OneWriteServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Once the connections are open, a request is given an idle one without the pool
+    looking over all of them (64 of them, each asked if closed, expired, idle, free);
+    the pool still looks to open the first ones."""
+    pool_class = type(http_library().AsyncHTTPTransport()._pool)
+    look = pool_class._assign_requests_to_connections
+    waiting: list[int] = []
+
+    def counted(self: Any) -> Any:
+        waiting.append(sum(request.connection is None for request in self._requests))
+        return look(self)
+
+    monkeypatch.setattr(pool_class, "_assign_requests_to_connections", counted)
+    model = OpenAIModel(base_url=server.url, api_key=KEY, model="m", cache=False, concurrency=16)
+    try:
+        first = await asyncio.gather(*(model.generate(the_call()) for _ in range(16)))
+        opened = sum(waiting)
+        for _ in range(3):
+            more = await asyncio.gather(*(model.generate(the_call()) for _ in range(16)))
+            assert {reply.text for reply in more} == {"Hello"}
+    finally:
+        await model.aclose()
+    assert {reply.text for reply in first} == {"Hello"}
+    assert opened == 16  # each of the first calls waited, and the pool opened a connection
+    assert sum(waiting) == opened  # the later 48 were each given an idle one at once
+    assert server.connections == 16
+
+
+async def test_an_idle_connection_the_server_closed_is_not_given_out(
+    server: OneWriteServer,
+) -> None:
+    """A connection the server hung up while it was idle is seen closed and not handed to
+    the next request: the pool opens another."""
+    server.hang_up = True
+    model = OpenAIModel(base_url=server.url, api_key=KEY, model="m", cache=False, max_retries=0)
+    try:
+        for _ in range(3):
+            assert (await model.generate(the_call())).text == "Hello"
+            await asyncio.sleep(0.1)  # the connection is idle when the server hangs up
+    finally:
+        await model.aclose()
+    assert server.connections == 3
+
+
+class _ClosingPool:
+    """A connection pool, as far as :func:`tidy_once_a_turn` touches its closing."""
+
+    def __init__(self) -> None:
+        self._requests: list[_Request] = []
+        self.closed: list[list[str]] = []
+
+    def _assign_requests_to_connections(self) -> list[str]:
+        return []
+
+    async def _close_connections(self, closing: list[str]) -> None:
+        self.closed.append(closing)
+
+
+async def test_a_look_that_closes_nothing_does_not_go_to_the_pool_to_close_it() -> None:
+    """The pool closes what each look found to close inside a shield from cancellation; most
+    looks find nothing, and then nothing is set up."""
+    pool = _ClosingPool()
+    tidy_once_a_turn(pool, QuickChecks(None))
+    await pool._close_connections([])
+    await pool._close_connections(["a connection"])
+    assert pool.closed == [["a connection"]]
+
+
+# -- writing and reading a connection without the library's layers ---------------------------
+
+
+class _Counted:
+    """The HTTP library's network stream, counting the reads and writes that reach it."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self._stream = inner._stream  # where the quick paths find the socket stream
+        self.reads = 0
+        self.writes = 0
+
+    async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        self.reads += 1
+        return bytes(await self.inner.read(max_bytes, timeout))
+
+    async def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        self.writes += 1
+        await self.inner.write(buffer, timeout)
+
+    def get_extra_info(self, info: str) -> Any:
+        return self.inner.get_extra_info(info)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+async def connected(handle: Any) -> tuple[QuickStream, _Counted, asyncio.Server]:
+    """A quick stream over a real connection of the HTTP library's to a server that runs
+    ``handle``."""
+    pool = type(http_library().AsyncHTTPTransport()._pool)
+    core = importlib.import_module(pool.__module__.split(".")[0])
+    listening = await asyncio.start_server(handle, "127.0.0.1", 0)
+    port = listening.sockets[0].getsockname()[1]
+    backend = core.AnyIOBackend()
+    counted = _Counted(await backend.connect_tcp("127.0.0.1", port))
+    return QuickStream(counted, QuickChecks(backend)), counted, listening
+
+
+async def test_a_plain_connection_is_written_and_read_without_the_library_layers() -> None:
+    """On plain TCP a request goes out in one write straight to the transport, and a read
+    takes what comes straight from it: the library's own read and write (a timeout scope
+    and a turn of the event loop each) are not called, and the bytes are the same."""
+    got: list[bytes] = []
+
+    async def echo(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        got.append(await reader.readexactly(11))
+        writer.write(b"0123456789" * 3)
+        await writer.drain()
+        writer.close()
+
+    stream, counted, listening = await connected(echo)
+    async with listening:
+        await stream.write(b"hello", 5.0)
+        await stream.write(b" world", 5.0)
+        data = await stream.read(10, 5.0)  # no more than asked for; the rest is kept
+        while len(data) < 30:
+            data += await stream.read(10, 5.0)
+        assert data == b"0123456789" * 3
+        assert await stream.read(10, 5.0) == b""  # the server hung up: the end, as before
+        await stream.aclose()
+    assert got == [b"hello world"]
+    assert counted.writes == 0
+    assert counted.reads == 1  # only the end, which the library's read reports
+
+
+async def test_a_read_with_nothing_coming_times_out_as_the_library_says() -> None:
+    async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.read(100)
+        await asyncio.sleep(1)
+        writer.close()
+
+    stream, counted, listening = await connected(silent)
+    async with listening:
+        await stream.write(b"hello", 5.0)
+        with pytest.raises(Exception) as caught:
+            await stream.read(10, 0.05)
+        await stream.aclose()
+    core = type(caught.value).__module__.split(".")[0]
+    assert type(caught.value).__name__ == "ReadTimeout" and core.startswith("httpcore")
+    assert counted.reads == 0  # timed out here, as the library's read would
+
+
+async def test_a_request_the_transport_cannot_take_at_once_waits_within_the_write_timeout() -> None:
+    """A request larger than the socket takes waits to be sent, as the library's write
+    would, and a server that never reads it makes the write time out."""
+    held: list[asyncio.StreamWriter] = []
+
+    async def deaf(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        held.append(writer)  # never reads
+        await asyncio.sleep(2)
+
+    stream, counted, listening = await connected(deaf)
+    async with listening:
+        await stream.write(b"x" * (64 << 20), 0.2)
+        with pytest.raises(Exception) as caught:
+            await stream.read(10, 5.0)
+        await stream.aclose()
+        for writer in held:
+            writer.close()
+    assert type(caught.value).__name__ == "WriteTimeout"
+    assert counted.writes == 0
