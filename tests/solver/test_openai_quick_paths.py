@@ -30,6 +30,7 @@ from solver.model import openai as openai_model
 from solver.model.openai import OpenAIModel
 from solver.model.stream import events as read_events
 from solver.model.transport import (
+    CheckedHeads,
     QuickChecks,
     QuickStream,
     WholeChunks,
@@ -412,12 +413,13 @@ async def test_calls_in_flight_together_all_get_their_answers(server: OneWriteSe
     assert server.connections == 64
 
 
-async def test_a_request_that_waits_is_given_an_idle_connection_without_a_look(
+async def test_a_request_that_waits_is_given_an_idle_connection_and_checked_headers(
     server: OneWriteServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Once the connections are open, a request is given an idle one without the pool
-    looking over all of them (64 of them, each asked if closed, expired, idle, free);
-    the pool still looks to open the first ones."""
+    looking over all of them (64 of them, each asked if closed, expired, idle, free), and
+    its headers as h11 checked them before; the pool still looks to open the first ones,
+    and h11 checks their headers."""
     pool_class = type(http_library().AsyncHTTPTransport()._pool)
     look = pool_class._assign_requests_to_connections
     waiting: list[int] = []
@@ -427,6 +429,15 @@ async def test_a_request_that_waits_is_given_an_idle_connection_without_a_look(
         return look(self)
 
     monkeypatch.setattr(pool_class, "_assign_requests_to_connections", counted)
+    checks: list[int] = []  # headers h11 checked afresh
+    normalize = h11._headers.normalize_and_validate
+
+    def checking(headers: Any, _parsed: bool = False) -> Any:
+        if headers and not _parsed and not isinstance(headers, h11._headers.Headers):
+            checks.append(len(headers))
+        return normalize(headers, _parsed=_parsed)
+
+    monkeypatch.setattr(h11._events, "normalize_and_validate", checking)
     model = OpenAIModel(base_url=server.url, api_key=KEY, model="m", cache=False, concurrency=16)
     try:
         first = await asyncio.gather(*(model.generate(the_call()) for _ in range(16)))
@@ -440,6 +451,9 @@ async def test_a_request_that_waits_is_given_an_idle_connection_without_a_look(
     assert opened == 16  # each of the first calls waited, and the pool opened a connection
     assert sum(waiting) == opened  # the later 48 were each given an idle one at once
     assert server.connections == 16
+    assert len(server.asked) == 64 and len(set(server.asked)) == 1  # the same head each time
+    # h11 checked the headers of the first 16 (and once more, to learn them), not of the rest.
+    assert len(checks) == 17
 
 
 async def test_an_idle_connection_the_server_closed_is_not_given_out(
@@ -584,3 +598,57 @@ async def test_a_request_the_transport_cannot_take_at_once_waits_within_the_writ
             writer.close()
     assert type(caught.value).__name__ == "WriteTimeout"
     assert counted.writes == 0
+
+
+# -- headers checked once ----------------------------------------------------------------------
+
+
+class _Sent:
+    """A request of the HTTP library's, as far as :class:`CheckedHeads` uses it."""
+
+    def __init__(self, headers: list[tuple[bytes, bytes]]) -> None:
+        self.headers: Any = headers
+
+
+def head(key: bytes, length: bytes, *extra: tuple[bytes, bytes]) -> list[tuple[bytes, bytes]]:
+    return [
+        (b"Host", b"127.0.0.1:8000"),
+        (b"Authorization", b"Bearer " + key),
+        *extra,
+        (b"Content-Length", length),
+        (b"X-Stainless-Lang", b"python"),
+    ]
+
+
+def written(headers: Any) -> bytes:
+    """What h11 writes for a request with ``headers``."""
+    conn = h11.Connection(our_role=h11.CLIENT)
+    return conn.send(h11.Request(method=b"POST", target=b"/v1/chat/completions", headers=headers))
+
+
+def test_a_request_is_given_its_headers_checked_and_written_as_before() -> None:
+    heads = CheckedHeads()
+    for key, length in [(b"sk-one", b"120"), (b"sk-one", b"98765"), (b"sk-two", b"120")]:
+        request = _Sent(head(key, length))
+        before = written(request.headers)
+        heads.check(request)
+        assert type(request.headers) is not list  # h11's own form: not checked again
+        assert written(request.headers) == before  # a new key, a new length: each its own
+        assert request.headers.raw_items() == head(key, length)
+    assert len(heads.known) == 2  # one set of headers for each key, whatever the length
+
+
+def test_headers_h11_would_refuse_are_left_for_it_to_refuse() -> None:
+    heads = CheckedHeads()
+    for headers in [
+        head(b"sk-one\r\nX-Evil: 1", b"12"),  # a value that would start another header
+        head(b"sk-one", b"12", (b"Bad Name", b"x")),
+        head(b"sk-one", b"12")[1:],  # no Host
+        head(b"sk-one", b"1,2"),  # a length that is not plain digits
+        head(b"sk-one", b"12", (b"content-length", b"12")),  # two lengths
+    ]:
+        request = _Sent(list(headers))
+        heads.check(request)
+        assert request.headers == headers  # as it was: h11 checks it when it is sent
+    with pytest.raises(h11.LocalProtocolError):
+        written(head(b"sk-one\r\nX-Evil: 1", b"12"))
