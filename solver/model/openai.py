@@ -71,9 +71,9 @@ from solver.model.transport import (
     BodyTooLarge,
     Failure,
     capped_http_client,
+    chat_request,
     http_library,
     read_whole_chunks,
-    request_template,
     short,
 )
 from solver.roles import Purpose
@@ -771,22 +771,7 @@ class OpenAIModel:
                 yield response.iter_bytes()
             return
         http = http_library()
-        template = request_template(client)
-        content = json.dumps(params).encode()
-        http_client = client._client
-        if template.merged is None or http_client.cookies or http_client.params:
-            # What the HTTP client adds of its own to a request it builds: cookies a server
-            # set, query parameters.
-            request = http_client.build_request(
-                "POST", template.url, content=content, headers=template.headers,
-                timeout=client.timeout,
-            )  # fmt: skip
-        else:
-            # The request it would build, less its merging the same headers every time.
-            request = http.Request(
-                "POST", template.url, content=content, headers=template.merged,
-                extensions={"timeout": template.timeout},
-            )  # fmt: skip
+        request = chat_request(client, json.dumps(params).encode())
         try:
             response = await client._client.send(request, stream=True)
         except http.TimeoutException as err:

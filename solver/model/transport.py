@@ -48,6 +48,7 @@ __all__ = [
     "WholeChunks",
     "cap_of",
     "capped_http_client",
+    "chat_request",
     "content_coding",
     "http_library",
     "idle_connection",
@@ -103,6 +104,9 @@ class RequestTemplate:
     merged: Any  # those merged with the HTTP client's own, as it would for each request
     # (None: a release of the HTTP library that does not merge them so)
     timeout: dict[str, float | None]  # the client's timeouts, as a request carries them
+    head: tuple[tuple[bytes, bytes], ...] | None = None  # those, with the Host first, as the
+    # HTTP library writes them into a request with a body (None: it would write them otherwise)
+    encoding: str | None = None  # the headers' encoding, as the HTTP library finds it
 
 
 def read_whole_chunks(stream: Any) -> None:
@@ -257,11 +261,52 @@ def request_template(client: Any) -> RequestTemplate:
         http_client = client._client
         merge = getattr(http_client, "_merge_headers", None)
         timeout = http_library().Timeout(client.timeout).as_dict()
-        template = RequestTemplate(
-            url, headers, merge(headers) if merge is not None else None, timeout
-        )
+        whole = merge(headers) if merge is not None else None
+        head: tuple[tuple[bytes, bytes], ...] | None = None
+        encoding = None
+        if whole is not None and url.host and not _AUTO_HEADERS & set(whole.keys()):
+            head = ((b"Host", url.netloc), *whole.raw)
+            encoding = whole.encoding
+        template = RequestTemplate(url, headers, whole, timeout, head, encoding)
         client._ponder_template = template
     return template
+
+
+_AUTO_HEADERS = {"host", "content-length", "transfer-encoding"}
+"""Headers the HTTP library adds to a request with a body, unless they are set already."""
+
+
+def chat_request(client: Any, content: bytes) -> Any:
+    """The HTTP library's request that posts ``content`` (a chat completion request's JSON) to
+    ``client``'s chat completions route: the request its HTTP client would build, headers
+    and all, with as little of the building done afresh as it allows."""
+    http = http_library()
+    template = request_template(client)
+    http_client = client._client
+    if template.merged is None or http_client.cookies or http_client.params:
+        # What the HTTP client adds of its own to a request it builds: cookies a server
+        # set, query parameters.
+        return http_client.build_request(
+            "POST", template.url, content=content, headers=template.headers,
+            timeout=client.timeout,
+        )  # fmt: skip
+    if template.head is None:
+        # The request it would build, less its merging the same headers every time.
+        return http.Request(
+            "POST", template.url, content=content, headers=template.merged,
+            extensions={"timeout": template.timeout},
+        )  # fmt: skip
+    # The same, less its working out again what the headers come to with the Host and the
+    # body's length (their encoding too): they are written here as it writes them.
+    headers = http.Headers(
+        [*template.head, (b"Content-Length", b"%d" % len(content))], encoding=template.encoding
+    )
+    request = http.Request(
+        "POST", template.url, headers=headers, stream=http.ByteStream(content),
+        extensions={"timeout": template.timeout},
+    )  # fmt: skip
+    request.read()  # as the library does with a body given whole
+    return request
 
 
 @functools.cache
