@@ -601,6 +601,7 @@ def plain_socket(stream: Any) -> Any:
         and isinstance(getattr(protocol, "read_event", None), asyncio.Event)
         and isinstance(getattr(protocol, "write_event", None), asyncio.Event)
         and hasattr(protocol, "exception")
+        and hasattr(protocol, "is_at_eof")
         and isinstance(getattr(inner, "_closed", None), bool)
         and isinstance(transport, asyncio.Transport)
     ):
@@ -632,6 +633,8 @@ class QuickStream:
         errors = ("ReadTimeout", "WriteTimeout", "WriteError")
         quick = all(hasattr(backend.library, name) for name in errors)
         self.plain = plain_socket(inner) if quick else None
+        if self.plain is not None:
+            self._hold_back(self.plain)
         self.unsent: list[bytes] = []
         self.write_timeout: float | None = None
         self.poller: Any = None
@@ -657,20 +660,46 @@ class QuickStream:
                 return chunk
         return bytes(await self.inner.read(max_bytes, timeout))
 
+    HELD = 4
+    """Blocks read from the socket and not yet taken, past which reading pauses until they
+    are taken (each block at most what the event loop reads at once, 256 KiB)."""
+
+    def _hold_back(self, plain: Any) -> None:
+        """Have reading pause when :attr:`HELD` blocks wait to be taken, as the server
+        would otherwise send on into this process's memory however slowly they are."""
+        protocol = plain._protocol
+        received = protocol.data_received
+        queue = protocol.read_queue
+        transport = plain._transport
+        held = self.HELD
+
+        def data_received(data: bytes) -> None:
+            received(data)
+            if len(queue) >= held:
+                transport.pause_reading()
+
+        protocol.data_received = data_received
+
     async def _readable(self, plain: Any, timeout: float | None) -> None:
         """Wait, within the read timeout, until something comes (or the connection ends),
-        as the library's read would."""
+        as the library's read would.
+
+        The library has the event loop read the socket only while it waits, turning reading
+        on and off for each read (two calls into the kernel, and the event loop's own
+        bookkeeping, each time); here it stays on once turned on, unless what was read is
+        not being taken (:attr:`HELD`). What a server sends while the connection is idle
+        is then read by the event loop, not left in the socket: :meth:`get_extra_info`
+        looks at both."""
         transport = plain._transport
         if transport.is_closing():
             return
-        transport.resume_reading()
+        if not transport.is_reading():
+            transport.resume_reading()
         try:
             async with asyncio.timeout(timeout):
                 await plain._protocol.read_event.wait()
         except TimeoutError as err:
             raise self.backend.library.ReadTimeout(err) from err
-        finally:
-            transport.pause_reading()
 
     async def write(self, buffer: bytes, timeout: float | None = None) -> None:
         if buffer:
@@ -724,9 +753,23 @@ class QuickStream:
             turn = self.backend.this_turn()
             if turn is None or turn != self.asked:
                 self.asked = turn
-                self.readable = self.poll_socket()
+                self.readable = self.poll_socket() or self.has_read()
             return self.readable
         return self.inner.get_extra_info(info)
+
+    def has_read(self) -> bool:
+        """Whether the event loop has read something from the connection that was not taken
+        (or its end, or an error), as it does while reading stays on."""
+        plain = self.plain
+        if plain is None:
+            return False
+        protocol = plain._protocol
+        return bool(
+            protocol.read_queue
+            or protocol.is_at_eof
+            or protocol.exception is not None
+            or plain._transport.is_closing()
+        )
 
     def poll_socket(self) -> bool:
         """Whether the socket has something to read (or is closed), without waiting."""

@@ -164,6 +164,7 @@ class OneWriteServer:
         self.head = HEAD
         self.asked: list[bytes] = []  # the head of each request
         self.hang_up = False  # a little after each reply
+        self.stray: bytes | None = None  # sent a little after each reply
         self._server: asyncio.Server | None = None
 
     async def __aenter__(self) -> OneWriteServer:
@@ -201,6 +202,9 @@ class OneWriteServer:
                 if self.hang_up:  # a little after the reply, when the client has it
                     await asyncio.sleep(0.02)
                     return
+                if self.stray is not None:  # on a connection the client holds idle
+                    await asyncio.sleep(0.02)
+                    writer.write(self.stray)
         except (asyncio.IncompleteReadError, ConnectionError):
             pass
         finally:
@@ -652,3 +656,45 @@ def test_headers_h11_would_refuse_are_left_for_it_to_refuse() -> None:
         assert request.headers == headers  # as it was: h11 checks it when it is sent
     with pytest.raises(h11.LocalProtocolError):
         written(head(b"sk-one\r\nX-Evil: 1", b"12"))
+
+
+async def test_what_a_server_sends_on_an_idle_connection_keeps_it_from_being_used_again(
+    server: OneWriteServer,
+) -> None:
+    """Reading stays on between reads, so what a server sends while a connection is idle
+    is read off the socket: it still counts, as it did in the socket, and the next
+    request goes on a new connection rather than reading it as its reply."""
+    server.stray = b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nstray"
+    model = OpenAIModel(base_url=server.url, api_key=KEY, model="m", cache=False, max_retries=0)
+    try:
+        for _ in range(3):
+            assert (await model.generate(the_call())).text == "Hello"
+            await asyncio.sleep(0.1)
+    finally:
+        await model.aclose()
+    assert server.connections == 3
+
+
+async def test_reading_pauses_while_what_was_read_is_not_taken() -> None:
+    """A server that sends faster than its reply is taken is read only a few blocks ahead."""
+
+    async def flood(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.write(b"x" * (16 << 20))
+        await writer.drain()
+        writer.close()
+
+    stream, _, listening = await connected(flood)
+    async with listening:
+        got = len(await stream.read(10, 5.0))
+        for _ in range(20):
+            await asyncio.sleep(0.01)  # the event loop reads what it may meanwhile
+        assert stream.plain is not None
+        held = stream.plain._protocol.read_queue
+        assert len(held) <= QuickStream.HELD + 1
+        while True:
+            block = await stream.read(1 << 16, 5.0)
+            if not block:
+                break
+            got += len(block)
+        await stream.aclose()
+    assert got == 16 << 20
