@@ -5,7 +5,7 @@ HTTP client, made safe against what a server sends back and quick at what it doe
 answer, undoes one layer of gzip or deflate itself and caps what bodies read whole come to
 once decompressed; its connections tell quickly whether a server closed them
 (:class:`QuickChecks`) and send a request in one write (:class:`QuickStream`), and its pool
-tidies itself once a turn of the event loop (:func:`tidy_once_a_turn`).
+tidies itself at most every :data:`TIDY_EVERY` seconds (:func:`tidy_seldom`).
 :func:`request_template` keeps what every chat completion request of a client carries, so the
 model can send one without the openai client's own request path, and
 :func:`read_whole_chunks` has the HTTP parser give a streamed reply's chunks together.
@@ -21,6 +21,7 @@ import contextlib
 import functools
 import importlib
 import itertools
+import math
 import operator
 import re
 import select
@@ -36,6 +37,7 @@ import openai
 __all__ = [
     "CLIENT_INTERNALS",
     "REQUEST_ERRORS",
+    "TIDY_EVERY",
     "BadCoding",
     "BodyTooLarge",
     "Cap",
@@ -58,7 +60,7 @@ __all__ = [
     "refuse_html",
     "request_template",
     "short",
-    "tidy_once_a_turn",
+    "tidy_seldom",
     "tls_context",
 ]
 
@@ -207,15 +209,17 @@ class WholeChunks:
             return []
         found: list[Any] = []
         at = 0
-        head = _CHUNK_HEAD.match(held, at)
+        match = _CHUNK_HEAD.match
+        ends_at = held.startswith
+        head = match(held, at)
         while head is not None:
             start = head.end()
             end = start + int(head.group(1), 16)
-            if end == start or held[end : end + 2] != b"\r\n":
+            if end == start or not ends_at(b"\r\n", end):
                 break  # the last chunk, or one not all here yet, or malformed: the reader's
             found.append(held[start:end])
             at = end + 2
-            head = _CHUNK_HEAD.match(held, at)
+            head = match(held, at)
         if at:
             del held[:at]
             # As the buffer does when it gives bytes out: its searches start again.
@@ -392,23 +396,28 @@ def capped_http_client() -> Any:
         if backend is not None and not isinstance(backend, QuickChecks):
             quick = QuickChecks(backend)
             pool._network_backend = quick  # type: ignore[union-attr]
-            tidy_once_a_turn(pool, quick)
+            tidy_seldom(pool)
     return client
 
 
 _CONNECTION_OF = operator.attrgetter("connection")  # of a request in the pool: None while it waits
 
 
-def tidy_once_a_turn(pool: Any, turns: QuickChecks) -> None:
-    """Have the connection pool look over its connections at most once a turn of the event
-    loop when no request waits for one, and give a request that waits an idle connection
-    without looking over the others.
+TIDY_EVERY = 0.05
+"""Seconds of the event loop between the connection pool's looks while no request waits."""
+
+
+def tidy_seldom(pool: Any) -> None:
+    """Have the connection pool look over its connections at most every :data:`TIDY_EVERY`
+    seconds when no request waits for one, and give a request that waits an idle
+    connection without looking over the others.
 
     The pool looks over every connection (closed? expired? idle? available?) when a request
     starts and again when each reply is closed: with 64 connections, about a tenth of a
     call's CPU time. With none waiting, a look is only tidying (dropping closed connections,
-    closing expired or surplus idle ones), and a second look in the same turn finds what
-    the first found, or what the next turn's look tidies no later than a request needs it.
+    closing expired or surplus idle ones): nothing waits on it, no connection it would
+    close is handed out meanwhile (:func:`idle_connection` checks the one it gives), and
+    keep-alive expiries are seconds long, so it can wait a twentieth of a second.
     A request that waits is given a connection at once, as before: the first idle one (in
     the pool's order) that no other request holds, if it is fit (:func:`idle_connection`);
     otherwise the pool looks, and opens a new connection or closes one as it sees fit.
@@ -416,7 +425,7 @@ def tidy_once_a_turn(pool: Any, turns: QuickChecks) -> None:
     look = getattr(pool, "_assign_requests_to_connections", None)
     if look is None or not isinstance(getattr(pool, "_requests", None), list):
         return
-    looked: list[int | None] = [None]
+    looked = [-math.inf]  # when the pool last looked (the event loop's time)
     heads = CheckedHeads()
 
     def tidy() -> Any:
@@ -435,10 +444,13 @@ def tidy_once_a_turn(pool: Any, turns: QuickChecks) -> None:
                         waiting.assign_to_connection(connection)
                         return []
             return look()
-        turn = turns.this_turn()
-        if turn is not None and turn == looked[0]:
+        try:
+            now = asyncio.get_running_loop().time()
+        except RuntimeError:
+            return look()
+        if now < looked[0] + TIDY_EVERY:
             return []  # nothing to close
-        looked[0] = turn
+        looked[0] = now
         return look()
 
     pool._assign_requests_to_connections = tidy

@@ -9,8 +9,9 @@ a time; and a server of our own that writes a reply's events, one chunk each, in
 write gets the same answer, or the same words of error, from a model reading whole chunks as
 from one reading them one by one. A request built from headers merged once still carries what
 the HTTP client adds (a cookie). The connection pool's checks (is an idle connection still
-open? which connections are closed, expired, free?) are made once a turn of the event loop,
-unless a request waits for a connection.
+open? which connections are closed, expired, free?) are made once a turn of the event loop
+and a look over all connections at most every twentieth of a second, unless a request waits
+for a connection: it is given an idle one, with its headers as h11 checked them before.
 """
 
 from __future__ import annotations
@@ -30,12 +31,13 @@ from solver.model import openai as openai_model
 from solver.model.openai import OpenAIModel
 from solver.model.stream import events as read_events
 from solver.model.transport import (
+    TIDY_EVERY,
     CheckedHeads,
     QuickChecks,
     QuickStream,
     WholeChunks,
     http_library,
-    tidy_once_a_turn,
+    tidy_seldom,
 )
 from solver.roles import Purpose
 
@@ -373,7 +375,7 @@ class _Request:
 
 
 class _Pool:
-    """A connection pool, as far as :func:`tidy_once_a_turn` uses it."""
+    """A connection pool, as far as :func:`tidy_seldom` uses it."""
 
     def __init__(self) -> None:
         self._requests: list[_Request] = []
@@ -384,13 +386,13 @@ class _Pool:
         return ["a connection to close"]
 
 
-async def test_the_pool_looks_over_its_connections_once_a_turn_unless_a_request_waits() -> None:
+async def test_the_pool_looks_over_its_connections_seldom_unless_a_request_waits() -> None:
     pool = _Pool()
-    tidy_once_a_turn(pool, QuickChecks(None))
+    tidy_seldom(pool)
     look = pool._assign_requests_to_connections
     pool._requests = [_Request(queued=False)]
     assert look() == ["a connection to close"]
-    assert [look(), look()] == [[], []]  # tidied already this turn
+    assert [look(), look()] == [[], []]  # tidied a moment ago
     assert pool.looks == 1
     pool._requests.append(_Request(queued=True))  # one waits: it is given a connection now
     assert [look(), look()] == [["a connection to close"]] * 2
@@ -398,7 +400,9 @@ async def test_the_pool_looks_over_its_connections_once_a_turn_unless_a_request_
     pool._requests.pop()
     assert look() == []
     await asyncio.sleep(0)
-    assert look() == ["a connection to close"]  # a new turn: tidied again
+    assert look() == []  # a new turn of the event loop is not reason enough
+    await asyncio.sleep(TIDY_EVERY)
+    assert look() == ["a connection to close"]  # time has passed: tidied again
     assert pool.looks == 4
     pool._requests = [object()]  # type: ignore[list-item] # a release with other requests
     assert [look(), look()] == [["a connection to close"]] * 2  # looks each time, as before
@@ -477,7 +481,7 @@ async def test_an_idle_connection_the_server_closed_is_not_given_out(
 
 
 class _ClosingPool:
-    """A connection pool, as far as :func:`tidy_once_a_turn` touches its closing."""
+    """A connection pool, as far as :func:`tidy_seldom` touches its closing."""
 
     def __init__(self) -> None:
         self._requests: list[_Request] = []
@@ -494,7 +498,7 @@ async def test_a_look_that_closes_nothing_does_not_go_to_the_pool_to_close_it() 
     """The pool closes what each look found to close inside a shield from cancellation; most
     looks find nothing, and then nothing is set up."""
     pool = _ClosingPool()
-    tidy_once_a_turn(pool, QuickChecks(None))
+    tidy_seldom(pool)
     await pool._close_connections([])
     await pool._close_connections(["a connection"])
     assert pool.closed == [["a connection"]]
