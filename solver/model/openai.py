@@ -70,6 +70,7 @@ from solver.model.transport import (
     BadCoding,
     BodyTooLarge,
     Failure,
+    body_of,
     capped_http_client,
     chat_request,
     http_library,
@@ -783,9 +784,10 @@ class OpenAIModel:
                 await response.aread()
                 raise client._make_status_error_from_response(response) from None
             # The body's own stream, not the response's iterators: those pass each block
-            # through two more layers (counting, decoding what is already decoded).
+            # through two more layers (counting, decoding what is already decoded), nor the
+            # layers of the HTTP library that only pass it on.
             read_whole_chunks(response.stream)
-            yield aiter(response.stream)
+            yield aiter(body_of(response.stream))
         finally:
             await response.aclose()
 

@@ -48,6 +48,7 @@ __all__ = [
     "QuickStream",
     "RequestTemplate",
     "WholeChunks",
+    "body_of",
     "cap_of",
     "capped_http_client",
     "chat_request",
@@ -109,6 +110,22 @@ class RequestTemplate:
     head: tuple[tuple[bytes, bytes], ...] | None = None  # those, with the Host first, as the
     # HTTP library writes them into a request with a body (None: it would write them otherwise)
     encoding: str | None = None  # the headers' encoding, as the HTTP library finds it
+
+
+def body_of(stream: Any) -> Any:
+    """What to read a response's body from (``stream``, the response's): the HTTP/1.1
+    connection's own stream of its blocks, under the layers that only pass each block on
+    (one counts time, one puts the library's errors into the client's classes, one guards
+    the iteration); ``stream`` itself where it is built otherwise (a capped or compressed
+    body, another release, HTTP/2). A block comes out the same; an error is the library's
+    own (``httpcore``'s, not ``httpx``'s), which the model reads as it reads the client's.
+    Closing the response still closes every layer."""
+    inner = stream
+    for name in ("_stream", "_httpcore_stream", "_stream"):
+        inner = getattr(inner, name, None)
+    if type(inner).__name__ == "HTTP11ConnectionByteStream" and hasattr(inner, "__aiter__"):
+        return inner
+    return stream
 
 
 def read_whole_chunks(stream: Any) -> None:

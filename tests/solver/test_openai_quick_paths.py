@@ -36,6 +36,8 @@ from solver.model.transport import (
     QuickChecks,
     QuickStream,
     WholeChunks,
+    body_of,
+    capped_http_client,
     http_library,
     tidy_seldom,
 )
@@ -702,3 +704,34 @@ async def test_reading_pauses_while_what_was_read_is_not_taken() -> None:
             got += len(block)
         await stream.aclose()
     assert got == 16 << 20
+
+
+async def test_a_body_is_read_from_the_connections_own_stream_with_the_same_blocks(
+    server: OneWriteServer,
+) -> None:
+    """The model reads a reply's body from the HTTP/1.1 connection's stream, under the layers
+    that only pass each block on: the blocks are the same as through the response's stream;
+    a body the client caps (here a web page's error) is read through the cap."""
+    body = chunked(sse(*HELLO))
+    server.replies = [body, body]
+    client = capped_http_client()
+    url = server.url + "/chat/completions"
+    try:
+        got: list[bytes] = []
+        for inner in (False, True):
+            response = await client.send(
+                client.build_request("POST", url, content=b"{}"), stream=True
+            )
+            stream = body_of(response.stream) if inner else response.stream
+            assert (stream is not response.stream) is inner
+            got.append(b"".join([block async for block in stream]))
+            await response.aclose()
+        assert got[0] == got[1] == sse(*HELLO)
+        server.head = HEAD.replace(b"200 OK", b"500 Oops")
+        server.replies = [body]
+        response = await client.send(client.build_request("POST", url, content=b"{}"), stream=True)
+        assert body_of(response.stream) is response.stream  # capped: read through the cap
+        await response.aclose()
+    finally:
+        await client.aclose()
+    assert server.connections == 1
