@@ -457,7 +457,9 @@ def tidy_seldom(pool: Any) -> None:
                     waiting = requests[-1]
                     connection = idle_connection(pool, waiting, set(holding))
                     if connection is not None:
-                        heads.check(waiting.request)
+                        if type(connection).__name__ == "AsyncHTTPConnection":
+                            # (Not through a proxy, which writes the headers afresh.)
+                            heads.check(waiting.request)
                         waiting.assign_to_connection(connection)
                         return []
             return look()
@@ -648,12 +650,12 @@ class QuickStream:
     together.
 
     On a plain connection of the asyncio event loop (:func:`plain_socket`) it also writes
-    and reads without the library's layers where nothing has to wait: a request goes
-    straight to the transport when the transport has room for it, and a read takes what
-    has already come. Each of those layers costs a timeout scope and a turn of the event
-    loop, and neither can matter to a write or a read that does not wait; whatever would
-    wait (a transport that cannot take more, nothing come yet, a connection closed or
-    broken) takes the library's own path, with its timeouts and errors."""
+    and reads without the library's layers (a timeout scope and a turn of the event loop
+    for each write and read): a request goes straight to the transport, and a read takes
+    what has come; a write the socket cannot take at once, or a read with nothing come
+    yet, waits here within the library's timeout and raises its errors (:meth:`_drained`,
+    :meth:`_readable`); a connection closed, broken or at its end takes the library's own
+    path."""
 
     def __init__(self, inner: Any, backend: QuickChecks) -> None:
         self.inner = inner
