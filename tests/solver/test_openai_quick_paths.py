@@ -167,8 +167,7 @@ class OneWriteServer:
         self.connections = 0
         self.head = HEAD
         self.asked: list[bytes] = []  # the head of each request
-        self.hang_up = False  # a little after each reply
-        self.stray: bytes | None = None  # sent a little after each reply
+        self.writers: list[asyncio.StreamWriter] = []  # of each connection, in turn
         self._server: asyncio.Server | None = None
 
     async def __aenter__(self) -> OneWriteServer:
@@ -186,6 +185,7 @@ class OneWriteServer:
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.connections += 1
+        self.writers.append(writer)
         try:
             while True:
                 head = await reader.readuntil(b"\r\n\r\n")
@@ -203,12 +203,6 @@ class OneWriteServer:
                 await writer.drain()
                 if not body.endswith(b"0\r\n\r\n"):
                     return  # a body cut off, or malformed: the server hangs up
-                if self.hang_up:  # a little after the reply, when the client has it
-                    await asyncio.sleep(0.02)
-                    return
-                if self.stray is not None:  # on a connection the client holds idle
-                    await asyncio.sleep(0.02)
-                    writer.write(self.stray)
         except (asyncio.IncompleteReadError, ConnectionError):
             pass
         finally:
@@ -388,7 +382,12 @@ class _Pool:
         return ["a connection to close"]
 
 
-async def test_the_pool_looks_over_its_connections_seldom_unless_a_request_waits() -> None:
+async def test_the_pool_looks_over_its_connections_seldom_unless_a_request_waits(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    loop = asyncio.get_running_loop()
+    now = [loop.time()]
+    monkeypatch.setattr(loop, "time", lambda: now[0])
     pool = _Pool()
     tidy_seldom(pool)
     look = pool._assign_requests_to_connections
@@ -403,7 +402,7 @@ async def test_the_pool_looks_over_its_connections_seldom_unless_a_request_waits
     assert look() == []
     await asyncio.sleep(0)
     assert look() == []  # a new turn of the event loop is not reason enough
-    await asyncio.sleep(TIDY_EVERY)
+    now[0] += TIDY_EVERY
     assert look() == ["a connection to close"]  # time has passed: tidied again
     assert pool.looks == 4
     pool._requests = [object()]  # type: ignore[list-item] # a release with other requests
@@ -471,12 +470,13 @@ async def test_an_idle_connection_the_server_closed_is_not_given_out(
 ) -> None:
     """A connection the server hung up while it was idle is seen closed and not handed to
     the next request: the pool opens another."""
-    server.hang_up = True
     model = OpenAIModel(base_url=server.url, api_key=KEY, model="m", cache=False, max_retries=0)
     try:
         for _ in range(3):
             assert (await model.generate(the_call())).text == "Hello"
-            await asyncio.sleep(0.1)  # the connection is idle when the server hangs up
+            hanging_up = server.writers[-1]  # the connection is idle now
+            hanging_up.close()
+            await hanging_up.wait_closed()
     finally:
         await model.aclose()
     assert server.connections == 3
@@ -574,8 +574,8 @@ async def test_a_plain_connection_is_written_and_read_without_the_library_layers
 
 async def test_a_read_with_nothing_coming_times_out_as_the_library_says() -> None:
     async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        await reader.read(100)
-        await asyncio.sleep(1)
+        while await reader.read(100):  # answers nothing, until the client hangs up
+            pass
         writer.close()
 
     stream, counted, listening = await connected(silent)
@@ -593,10 +593,11 @@ async def test_a_request_the_transport_cannot_take_at_once_waits_within_the_writ
     """A request larger than the socket takes waits to be sent, as the library's write
     would, and a server that never reads it makes the write time out."""
     held: list[asyncio.StreamWriter] = []
+    done = asyncio.Event()
 
     async def deaf(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         held.append(writer)  # never reads
-        await asyncio.sleep(2)
+        await done.wait()
 
     stream, counted, listening = await connected(deaf)
     async with listening:
@@ -604,6 +605,7 @@ async def test_a_request_the_transport_cannot_take_at_once_waits_within_the_writ
         with pytest.raises(Exception) as caught:
             await stream.read(10, 5.0)
         await stream.aclose()
+        done.set()
         for writer in held:
             writer.close()
     assert type(caught.value).__name__ == "WriteTimeout"
@@ -670,12 +672,15 @@ async def test_what_a_server_sends_on_an_idle_connection_keeps_it_from_being_use
     """Reading stays on between reads, so what a server sends while a connection is idle
     is read off the socket: it still counts, as it did in the socket, and the next
     request goes on a new connection rather than reading it as its reply."""
-    server.stray = b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nstray"
     model = OpenAIModel(base_url=server.url, api_key=KEY, model="m", cache=False, max_retries=0)
     try:
         for _ in range(3):
             assert (await model.generate(the_call())).text == "Hello"
-            await asyncio.sleep(0.1)
+            stray = server.writers[-1]  # on the connection the client holds idle
+            stray.write(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nstray")
+            await stray.drain()
+            for _ in range(3):
+                await asyncio.sleep(0)  # turns of the event loop: the client reads it
     finally:
         await model.aclose()
     assert server.connections == 3
@@ -692,8 +697,8 @@ async def test_reading_pauses_while_what_was_read_is_not_taken() -> None:
     stream, _, listening = await connected(flood)
     async with listening:
         got = len(await stream.read(10, 5.0))
-        for _ in range(20):
-            await asyncio.sleep(0.01)  # the event loop reads what it may meanwhile
+        for _ in range(50):
+            await asyncio.sleep(0)  # turns of the event loop: it reads what it may meanwhile
         assert stream.plain is not None
         held = stream.plain._protocol.read_queue
         assert len(held) <= QuickStream.HELD + 1
