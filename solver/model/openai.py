@@ -70,10 +70,11 @@ from solver.model.transport import (
     BadCoding,
     BodyTooLarge,
     Failure,
+    body_of,
     capped_http_client,
+    chat_request,
     http_library,
     read_whole_chunks,
-    request_template,
     short,
 )
 from solver.roles import Purpose
@@ -706,8 +707,7 @@ class OpenAIModel:
             async with self._post_stream(client, params) as blocks:
                 responded = True
                 async for payloads in events(blocks, limits):
-                    for data in payloads:
-                        self._take(reading, data)
+                    self._take(reading, payloads)
         except (openai.APIError, json.JSONDecodeError) as err:
             raise self.classify(err, responded) from None
         except (BodyTooLarge, BadCoding) as err:
@@ -772,22 +772,7 @@ class OpenAIModel:
                 yield response.iter_bytes()
             return
         http = http_library()
-        template = request_template(client)
-        content = json.dumps(params).encode()
-        http_client = client._client
-        if template.merged is None or http_client.cookies or http_client.params:
-            # What the HTTP client adds of its own to a request it builds: cookies a server
-            # set, query parameters.
-            request = http_client.build_request(
-                "POST", template.url, content=content, headers=template.headers,
-                timeout=client.timeout,
-            )  # fmt: skip
-        else:
-            # The request it would build, less its merging the same headers every time.
-            request = http.Request(
-                "POST", template.url, content=content, headers=template.merged,
-                extensions={"timeout": template.timeout},
-            )  # fmt: skip
+        request = chat_request(client, json.dumps(params).encode())
         try:
             response = await client._client.send(request, stream=True)
         except http.TimeoutException as err:
@@ -799,90 +784,104 @@ class OpenAIModel:
                 await response.aread()
                 raise client._make_status_error_from_response(response) from None
             # The body's own stream, not the response's iterators: those pass each block
-            # through two more layers (counting, decoding what is already decoded).
+            # through two more layers (counting, decoding what is already decoded), nor the
+            # layers of the HTTP library that only pass it on.
             read_whole_chunks(response.stream)
-            yield aiter(response.stream)
+            yield aiter(body_of(response.stream))
         finally:
             await response.aclose()
 
-    def _take(self, reading: _Reading, data: str) -> None:
-        """Read one ``data:`` payload of the stream into ``reading``.
+    def _take(self, reading: _Reading, payloads: list[str]) -> None:
+        """Read the ``data:`` payloads of one block of the stream into ``reading``.
 
-        Called some fifty times a call: the checks are the same for every chunk, but the
-        common one (a single choice's delta) is read with as few steps as they allow."""
-        try:
-            chunk = json_value(data)
-        except RecursionError:  # [[[[... a hundred thousand deep: no chunk of any server
-            raise Failure(
-                "bad_response", "a chunk was nested too deeply to read", retryable=True
-            ) from None
-        if type(chunk) is not dict:
-            raise Failure("bad_response", "a chunk was not a JSON object", retryable=True)
-        get = chunk.get
-        error = get("error")
-        if error:
-            raise Failure(
-                "server",
-                f"it reported an error mid-reply: {self._error_text(error)}",
-                retryable=True,
-            )
-        if not reading.model and isinstance(get("model"), str):
-            reading.model = self.redactor.scrub(short(chunk["model"], 100))
-        usage = get("usage")
-        if usage is not None:
-            reading.usage = usage
-        choices = get("choices")
-        if choices is None:
-            return
-        if type(choices) is not list:
-            raise Failure("bad_response", "a chunk's choices were not a list", retryable=True)
-        for choice in choices:
-            if type(choice) is not dict:
-                raise Failure("bad_response", "a choice was not a JSON object", retryable=True)
-            index = choice.get("index")
-            if type(index) is not int or not 0 <= index < len(reading.positions):
-                continue
-            delta = choice.get("delta")
-            if delta is None:
-                content = None
-            elif type(delta) is dict:
-                content = delta.get("content")
-                if content is not None and type(content) is not str:
-                    raise Failure("bad_response", "a delta's content was not text", retryable=True)
-            else:
-                raise Failure("bad_response", "a delta was not a JSON object", retryable=True)
-            reason = choice.get("finish_reason")
-            if reason is not None and type(reason) is not str:
-                raise Failure("bad_response", "a finish_reason was not text", retryable=True)
-            parts = reading.parts.get(index)
-            if parts is None:
-                parts = reading.parts[index] = []
-            if content:
-                self._grow(reading, index, parts, content)
-            if reason:
-                reading.finished[index] = short(reason, 40)
-                stream = reading.streams.pop(index, None)
-                if stream is not None and reading.on_token is not None:
-                    tail = stream.flush()
-                    if tail:
-                        reading.on_token(reading.positions[index], tail)
-
-    def _grow(self, reading: _Reading, index: int, parts: list[str], content: str) -> None:
-        """Add a delta to choice ``index``, within the reply's limits; stream it on."""
+        Called for every block, some fifty chunks a call: the checks are the same for every
+        chunk, but the common one (a single choice's delta, no one to stream it to) is read
+        with as few steps as they allow, in one loop for the block."""
+        choosable = len(reading.positions)
+        all_parts = reading.parts
+        chars = reading.chars
         limits = reading.limits
-        parts.append(content)
-        chars = reading.chars[index] = reading.chars.get(index, 0) + len(content)
-        if len(parts) > limits.tokens:
-            raise Failure(
-                "too_large", limits.too_long(f"{limits.tokens:,} tokens"), retryable=False
-            )
-        if chars > limits.chars:
-            raise Failure(
-                "too_large", limits.too_long(f"{limits.chars:,} characters"), retryable=False
-            )
+        streamed = reading.on_token is not None
+        for data in payloads:
+            try:
+                chunk = json_value(data)
+            except RecursionError:  # [[[[... a hundred thousand deep: no chunk of any server
+                raise Failure(
+                    "bad_response", "a chunk was nested too deeply to read", retryable=True
+                ) from None
+            if type(chunk) is not dict:
+                raise Failure("bad_response", "a chunk was not a JSON object", retryable=True)
+            get = chunk.get
+            error = get("error")
+            if error:
+                raise Failure(
+                    "server",
+                    f"it reported an error mid-reply: {self._error_text(error)}",
+                    retryable=True,
+                )
+            if not reading.model and isinstance(get("model"), str):
+                reading.model = self.redactor.scrub(short(chunk["model"], 100))
+            usage = get("usage")
+            if usage is not None:
+                reading.usage = usage
+            choices = get("choices")
+            if choices is None:
+                continue
+            if type(choices) is not list:
+                raise Failure("bad_response", "a chunk's choices were not a list", retryable=True)
+            for choice in choices:
+                if type(choice) is not dict:
+                    raise Failure("bad_response", "a choice was not a JSON object", retryable=True)
+                index = choice.get("index")
+                if type(index) is not int or not 0 <= index < choosable:
+                    continue
+                delta = choice.get("delta")
+                if delta is None:
+                    content = None
+                elif type(delta) is dict:
+                    content = delta.get("content")
+                    if content is not None and type(content) is not str:
+                        raise Failure(
+                            "bad_response", "a delta's content was not text", retryable=True
+                        )
+                else:
+                    raise Failure("bad_response", "a delta was not a JSON object", retryable=True)
+                reason = choice.get("finish_reason")
+                if reason is not None and type(reason) is not str:
+                    raise Failure("bad_response", "a finish_reason was not text", retryable=True)
+                parts = all_parts.get(index)
+                if parts is None:
+                    parts = all_parts[index] = []
+                if content:
+                    # Within the reply's limits (a flood is an error of the call).
+                    parts.append(content)
+                    count = chars[index] = chars.get(index, 0) + len(content)
+                    if len(parts) > limits.tokens:
+                        raise Failure(
+                            "too_large",
+                            limits.too_long(f"{limits.tokens:,} tokens"),
+                            retryable=False,
+                        )
+                    if count > limits.chars:
+                        raise Failure(
+                            "too_large",
+                            limits.too_long(f"{limits.chars:,} characters"),
+                            retryable=False,
+                        )
+                    if streamed:
+                        self._stream_on(reading, index, content)
+                if reason:
+                    reading.finished[index] = short(reason, 40)
+                    stream = reading.streams.pop(index, None)
+                    if stream is not None and reading.on_token is not None:
+                        tail = stream.flush()
+                        if tail:
+                            reading.on_token(reading.positions[index], tail)
+
+    def _stream_on(self, reading: _Reading, index: int, content: str) -> None:
+        """Hand a delta of choice ``index`` to the call's ``on_token``, secrets held back."""
         on_token = reading.on_token
-        if on_token is None:
-            return
+        assert on_token is not None
         if not self.redactor:
             on_token(reading.positions[index], content)
             return

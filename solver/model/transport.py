@@ -5,7 +5,7 @@ HTTP client, made safe against what a server sends back and quick at what it doe
 answer, undoes one layer of gzip or deflate itself and caps what bodies read whole come to
 once decompressed; its connections tell quickly whether a server closed them
 (:class:`QuickChecks`) and send a request in one write (:class:`QuickStream`), and its pool
-tidies itself once a turn of the event loop (:func:`tidy_once_a_turn`).
+tidies itself at most every :data:`TIDY_EVERY` seconds (:func:`tidy_seldom`).
 :func:`request_template` keeps what every chat completion request of a client carries, so the
 model can send one without the openai client's own request path, and
 :func:`read_whole_chunks` has the HTTP parser give a streamed reply's chunks together.
@@ -16,9 +16,12 @@ What goes wrong is raised as a :class:`Failure` (a web page), :class:`BodyTooLar
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import functools
 import importlib
+import itertools
+import math
 import operator
 import re
 import select
@@ -34,25 +37,31 @@ import openai
 __all__ = [
     "CLIENT_INTERNALS",
     "REQUEST_ERRORS",
+    "TIDY_EVERY",
     "BadCoding",
     "BodyTooLarge",
     "Cap",
+    "CheckedHeads",
     "Failure",
     "Inflater",
     "QuickChecks",
     "QuickStream",
     "RequestTemplate",
     "WholeChunks",
+    "body_of",
     "cap_of",
     "capped_http_client",
+    "chat_request",
     "content_coding",
     "http_library",
+    "idle_connection",
     "parser_of",
+    "plain_socket",
     "read_whole_chunks",
     "refuse_html",
     "request_template",
     "short",
-    "tidy_once_a_turn",
+    "tidy_seldom",
     "tls_context",
 ]
 
@@ -98,6 +107,25 @@ class RequestTemplate:
     merged: Any  # those merged with the HTTP client's own, as it would for each request
     # (None: a release of the HTTP library that does not merge them so)
     timeout: dict[str, float | None]  # the client's timeouts, as a request carries them
+    head: tuple[tuple[bytes, bytes], ...] | None = None  # those, with the Host first, as the
+    # HTTP library writes them into a request with a body (None: it would write them otherwise)
+    encoding: str | None = None  # the headers' encoding, as the HTTP library finds it
+
+
+def body_of(stream: Any) -> Any:
+    """What to read a response's body from (``stream``, the response's): the HTTP/1.1
+    connection's own stream of its blocks, under the layers that only pass each block on
+    (one counts time, one puts the library's errors into the client's classes, one guards
+    the iteration); ``stream`` itself where it is built otherwise (a capped or compressed
+    body, another release, HTTP/2). A block comes out the same; an error is the library's
+    own (``httpcore``'s, not ``httpx``'s), which the model reads as it reads the client's.
+    Closing the response still closes every layer."""
+    inner = stream
+    for name in ("_stream", "_httpcore_stream", "_stream"):
+        inner = getattr(inner, name, None)
+    if type(inner).__name__ == "HTTP11ConnectionByteStream" and hasattr(inner, "__aiter__"):
+        return inner
+    return stream
 
 
 def read_whole_chunks(stream: Any) -> None:
@@ -198,15 +226,17 @@ class WholeChunks:
             return []
         found: list[Any] = []
         at = 0
-        head = _CHUNK_HEAD.match(held, at)
+        match = _CHUNK_HEAD.match
+        ends_at = held.startswith
+        head = match(held, at)
         while head is not None:
             start = head.end()
             end = start + int(head.group(1), 16)
-            if end == start or held[end : end + 2] != b"\r\n":
+            if end == start or not ends_at(b"\r\n", end):
                 break  # the last chunk, or one not all here yet, or malformed: the reader's
             found.append(held[start:end])
             at = end + 2
-            head = _CHUNK_HEAD.match(held, at)
+            head = match(held, at)
         if at:
             del held[:at]
             # As the buffer does when it gives bytes out: its searches start again.
@@ -252,11 +282,52 @@ def request_template(client: Any) -> RequestTemplate:
         http_client = client._client
         merge = getattr(http_client, "_merge_headers", None)
         timeout = http_library().Timeout(client.timeout).as_dict()
-        template = RequestTemplate(
-            url, headers, merge(headers) if merge is not None else None, timeout
-        )
+        whole = merge(headers) if merge is not None else None
+        head: tuple[tuple[bytes, bytes], ...] | None = None
+        encoding = None
+        if whole is not None and url.host and not _AUTO_HEADERS & set(whole.keys()):
+            head = ((b"Host", url.netloc), *whole.raw)
+            encoding = whole.encoding
+        template = RequestTemplate(url, headers, whole, timeout, head, encoding)
         client._ponder_template = template
     return template
+
+
+_AUTO_HEADERS = {"host", "content-length", "transfer-encoding"}
+"""Headers the HTTP library adds to a request with a body, unless they are set already."""
+
+
+def chat_request(client: Any, content: bytes) -> Any:
+    """The HTTP library's request that posts ``content`` (a chat completion request's JSON) to
+    ``client``'s chat completions route: the request its HTTP client would build, headers
+    and all, with as little of the building done afresh as it allows."""
+    http = http_library()
+    template = request_template(client)
+    http_client = client._client
+    if template.merged is None or http_client.cookies or http_client.params:
+        # What the HTTP client adds of its own to a request it builds: cookies a server
+        # set, query parameters.
+        return http_client.build_request(
+            "POST", template.url, content=content, headers=template.headers,
+            timeout=client.timeout,
+        )  # fmt: skip
+    if template.head is None:
+        # The request it would build, less its merging the same headers every time.
+        return http.Request(
+            "POST", template.url, content=content, headers=template.merged,
+            extensions={"timeout": template.timeout},
+        )  # fmt: skip
+    # The same, less its working out again what the headers come to with the Host and the
+    # body's length (their encoding too): they are written here as it writes them.
+    headers = http.Headers(
+        [*template.head, (b"Content-Length", b"%d" % len(content))], encoding=template.encoding
+    )
+    request = http.Request(
+        "POST", template.url, headers=headers, stream=http.ByteStream(content),
+        extensions={"timeout": template.timeout},
+    )  # fmt: skip
+    request.read()  # as the library does with a body given whole
+    return request
 
 
 @functools.cache
@@ -342,42 +413,157 @@ def capped_http_client() -> Any:
         if backend is not None and not isinstance(backend, QuickChecks):
             quick = QuickChecks(backend)
             pool._network_backend = quick  # type: ignore[union-attr]
-            tidy_once_a_turn(pool, quick)
+            tidy_seldom(pool)
     return client
 
 
 _CONNECTION_OF = operator.attrgetter("connection")  # of a request in the pool: None while it waits
 
 
-def tidy_once_a_turn(pool: Any, turns: QuickChecks) -> None:
-    """Have the connection pool look over its connections at most once a turn of the event
-    loop when no request waits for one.
+TIDY_EVERY = 0.05
+"""Seconds of the event loop between the connection pool's looks while no request waits."""
+
+
+def tidy_seldom(pool: Any) -> None:
+    """Have the connection pool look over its connections at most every :data:`TIDY_EVERY`
+    seconds when no request waits for one, and give a request that waits an idle
+    connection without looking over the others.
 
     The pool looks over every connection (closed? expired? idle? available?) when a request
     starts and again when each reply is closed: with 64 connections, about a tenth of a
-    call's CPU time. A request waiting for a connection is always given one at once, as
-    before; with none waiting, a look is only tidying (dropping closed connections,
-    closing expired or surplus idle ones), and a second look in the same turn finds what
-    the first found, or what the next turn's look tidies no later than a request needs it.
+    call's CPU time. With none waiting, a look is only tidying (dropping closed connections,
+    closing expired or surplus idle ones): nothing waits on it, no connection it would
+    close is handed out meanwhile (:func:`idle_connection` checks the one it gives), and
+    keep-alive expiries are seconds long, so it can wait a twentieth of a second.
+    A request that waits is given a connection at once, as before: the first idle one (in
+    the pool's order) that no other request holds, if it is fit (:func:`idle_connection`);
+    otherwise the pool looks, and opens a new connection or closes one as it sees fit.
     """
     look = getattr(pool, "_assign_requests_to_connections", None)
     if look is None or not isinstance(getattr(pool, "_requests", None), list):
         return
-    looked: list[int | None] = [None]
+    looked = [-math.inf]  # when the pool last looked (the event loop's time)
+    heads = CheckedHeads()
 
     def tidy() -> Any:
+        requests = pool._requests
         try:  # does a request wait for a connection? (asked in C: there are 64 of them)
-            waiting = None in map(_CONNECTION_OF, pool._requests)
+            holding = list(map(_CONNECTION_OF, requests))
         except AttributeError:
-            waiting = True
-        if not waiting:
-            turn = turns.this_turn()
-            if turn is not None and turn == looked[0]:
-                return []  # nothing to close
-            looked[0] = turn
+            return look()
+        if None in holding:
+            if holding.count(None) == 1 and holding[-1] is None:  # the one just come
+                with contextlib.suppress(AttributeError):  # (a release built otherwise)
+                    waiting = requests[-1]
+                    connection = idle_connection(pool, waiting, set(holding))
+                    if connection is not None:
+                        if type(connection).__name__ == "AsyncHTTPConnection":
+                            # (Not through a proxy, which writes the headers afresh.)
+                            heads.check(waiting.request)
+                        waiting.assign_to_connection(connection)
+                        return []
+            return look()
+        try:
+            now = asyncio.get_running_loop().time()
+        except RuntimeError:
+            return look()
+        if now < looked[0] + TIDY_EVERY:
+            return []  # nothing to close
+        looked[0] = now
         return look()
 
     pool._assign_requests_to_connections = tidy
+    close = getattr(pool, "_close_connections", None)
+    if close is not None:
+
+        async def close_any(closing: list[Any]) -> None:
+            # Most looks close nothing: then no shield from cancellation is set up for it.
+            if closing:
+                await close(closing)
+
+        pool._close_connections = close_any
+
+
+class CheckedHeads:
+    """The headers of a client's requests in the form the HTTP/1.1 parser (h11) checks them
+    into, checked once for each set of headers (the Content-Length aside).
+
+    h11 checks every header of every request it sends (its name and value against what
+    HTTP allows, a Host, one Content-Length) and keeps them as (name as written, name in
+    lower case, value): a tenth of a millisecond a request, the same work every time, as
+    a client sends the same headers but the length of its body. A request whose headers
+    are known good is given them in that form, which h11 takes as they are; anything not
+    known good, or not plain (two lengths, a length that is not digits), is left to h11
+    to check, and to refuse, as before."""
+
+    LIMIT = 64  # sets of headers kept; past it they are forgotten and checked afresh
+
+    def __init__(self) -> None:
+        self.known: dict[tuple[tuple[bytes, bytes], ...], tuple[list[Any], Any]] = {}
+
+    def check(self, request: Any) -> None:
+        """Give ``request`` (the HTTP library's) its headers in h11's form, if they are
+        known good (and learn them, if h11 finds them so)."""
+        headers = request.headers
+        if type(headers) is not list:
+            return
+        rest: list[tuple[bytes, bytes]] = []
+        length: bytes | None = None
+        at = -1
+        for pair in headers:
+            if pair[0].lower() == b"content-length":
+                if length is not None:
+                    return  # two of them: h11 decides
+                length, at = pair[1], len(rest)
+                rest.append((pair[0], b""))
+            else:
+                rest.append(pair)
+        if length is None or not length.isdigit() or len(length) > 20:
+            return
+        key = tuple(rest)
+        known = self.known.get(key)
+        if known is None:
+            known = self._learn(rest, at)
+            if known is None:
+                return
+            if len(self.known) >= self.LIMIT:
+                self.known.clear()
+            self.known[key] = known
+        items, kind = known
+        items = items.copy()
+        items[at] = (headers[at][0], b"content-length", length)
+        request.headers = kind(items)
+
+    def _learn(self, rest: list[tuple[bytes, bytes]], at: int) -> tuple[list[Any], Any] | None:
+        """The headers ``rest`` (a length of 0 at ``at``) as h11 checks them, or None if
+        it refuses them (it will say why when the request is sent)."""
+        import h11
+
+        pairs = [*rest[:at], (rest[at][0], b"0"), *rest[at + 1 :]]
+        try:
+            checked = h11.Request(method=b"POST", target=b"/", headers=pairs).headers
+            items = list(zip(checked.raw_items(), checked, strict=True))
+        except (h11.LocalProtocolError, AttributeError, TypeError):
+            return None
+        full = [(raw, name, value) for (raw, value), (name, _) in items]
+        return full, type(checked)
+
+
+def idle_connection(pool: Any, request: Any, held: set[Any]) -> Any:
+    """The connection the pool's look would give ``request`` (one of its queue) when an idle
+    one can take it: the first in the pool's order that is idle, held by no request, open
+    to the request's origin, and neither expired nor closed by the server (such a one the
+    look closes: None then, as for none idle)."""
+    origin = request.request.url.origin
+    for connection in itertools.filterfalse(held.__contains__, pool._connections):
+        if (
+            connection.is_available()
+            and connection.is_idle()
+            and not connection.can_multiplex()
+            and connection.can_handle_request(origin)
+        ):
+            return None if connection.has_expired() else connection
+    return None
 
 
 @functools.cache
@@ -402,6 +588,8 @@ class QuickChecks:
 
     def __init__(self, inner: Any) -> None:
         self.inner = inner
+        # The HTTP library (httpcore) whose errors a quick read or write raises.
+        self.library: Any = sys.modules.get(type(inner).__module__.split(".")[0])
         self.turn = 0  # counts the turns of the event loop in which connections were asked
         self.counting = False
 
@@ -430,6 +618,28 @@ class QuickChecks:
         await self.inner.sleep(seconds)
 
 
+def plain_socket(stream: Any) -> Any:
+    """The socket stream of the asyncio event loop under one of the HTTP library's
+    connections (``stream``), when the connection is plain TCP and built as expected; None
+    otherwise (TLS, another event loop, another release)."""
+    inner = getattr(stream, "_stream", None)
+    if type(inner).__name__ != "SocketStream" or not type(inner).__module__.startswith("anyio."):
+        return None
+    protocol = getattr(inner, "_protocol", None)
+    transport = getattr(inner, "_transport", None)
+    if (
+        isinstance(getattr(protocol, "read_queue", None), collections.deque)
+        and isinstance(getattr(protocol, "read_event", None), asyncio.Event)
+        and isinstance(getattr(protocol, "write_event", None), asyncio.Event)
+        and hasattr(protocol, "exception")
+        and hasattr(protocol, "is_at_eof")
+        and isinstance(getattr(inner, "_closed", None), bool)
+        and isinstance(transport, asyncio.Transport)
+    ):
+        return inner
+    return None
+
+
 class QuickStream:
     """One connection of :class:`QuickChecks`: the library's own, its socket kept, and
     what is written sent at once when the reply is first read.
@@ -437,12 +647,25 @@ class QuickStream:
     The library writes a request in three pieces (its head, its body and nothing, the end),
     each a call into the kernel that on a local server costs as much again on the other
     side; a client has nothing to read before its request is all sent, so the pieces go
-    together."""
+    together.
+
+    On a plain connection of the asyncio event loop (:func:`plain_socket`) it also writes
+    and reads without the library's layers (a timeout scope and a turn of the event loop
+    for each write and read): a request goes straight to the transport, and a read takes
+    what has come; a write the socket cannot take at once, or a read with nothing come
+    yet, waits here within the library's timeout and raises its errors (:meth:`_drained`,
+    :meth:`_readable`); a connection closed, broken or at its end takes the library's own
+    path."""
 
     def __init__(self, inner: Any, backend: QuickChecks) -> None:
         self.inner = inner
         self.backend = backend
         self.socket = inner.get_extra_info("socket")
+        errors = ("ReadTimeout", "WriteTimeout", "WriteError")
+        quick = all(hasattr(backend.library, name) for name in errors)
+        self.plain = plain_socket(inner) if quick else None
+        if self.plain is not None:
+            self._hold_back(self.plain)
         self.unsent: list[bytes] = []
         self.write_timeout: float | None = None
         self.poller: Any = None
@@ -450,8 +673,64 @@ class QuickStream:
         self.readable = False  # and what it answered
 
     async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-        await self._send()
+        if self.unsent:
+            await self._send()
+        plain = self.plain
+        if plain is not None and not plain._closed:
+            protocol = plain._protocol
+            queue = protocol.read_queue
+            if not (queue or protocol.read_event.is_set() or protocol.is_at_eof):
+                await self._readable(plain, timeout)
+            if queue:  # as the library's read gives it
+                chunk: bytes = queue.popleft()
+                if len(chunk) > max_bytes:
+                    chunk, rest = chunk[:max_bytes], chunk[max_bytes:]
+                    queue.appendleft(rest)
+                if not queue:
+                    protocol.read_event.clear()
+                return chunk
         return bytes(await self.inner.read(max_bytes, timeout))
+
+    HELD = 4
+    """Blocks read from the socket and not yet taken, past which reading pauses until they
+    are taken (each block at most what the event loop reads at once, 256 KiB)."""
+
+    def _hold_back(self, plain: Any) -> None:
+        """Have reading pause when :attr:`HELD` blocks wait to be taken, as the server
+        would otherwise send on into this process's memory however slowly they are."""
+        protocol = plain._protocol
+        received = protocol.data_received
+        queue = protocol.read_queue
+        transport = plain._transport
+        held = self.HELD
+
+        def data_received(data: bytes) -> None:
+            received(data)
+            if len(queue) >= held:
+                transport.pause_reading()
+
+        protocol.data_received = data_received
+
+    async def _readable(self, plain: Any, timeout: float | None) -> None:
+        """Wait, within the read timeout, until something comes (or the connection ends),
+        as the library's read would.
+
+        The library has the event loop read the socket only while it waits, turning reading
+        on and off for each read (two calls into the kernel, and the event loop's own
+        bookkeeping, each time); here it stays on once turned on, unless what was read is
+        not being taken (:attr:`HELD`). What a server sends while the connection is idle
+        is then read by the event loop, not left in the socket: :meth:`get_extra_info`
+        looks at both."""
+        transport = plain._transport
+        if transport.is_closing():
+            return
+        if not transport.is_reading():
+            transport.resume_reading()
+        try:
+            async with asyncio.timeout(timeout):
+                await plain._protocol.read_event.wait()
+        except TimeoutError as err:
+            raise self.backend.library.ReadTimeout(err) from err
 
     async def write(self, buffer: bytes, timeout: float | None = None) -> None:
         if buffer:
@@ -459,17 +738,44 @@ class QuickStream:
             self.write_timeout = timeout
 
     async def _send(self) -> None:
-        if self.unsent:
-            data = b"".join(self.unsent)
-            self.unsent.clear()
-            await self.inner.write(data, self.write_timeout)
+        data = b"".join(self.unsent)
+        self.unsent.clear()
+        plain = self.plain
+        if plain is not None:
+            transport = plain._transport
+            protocol = plain._protocol
+            if (
+                protocol.write_event.is_set()
+                and not plain._closed
+                and protocol.exception is None
+                and not transport.is_closing()
+            ):
+                transport.write(data)
+                if not protocol.write_event.is_set():
+                    # The kernel took only part: the rest is sent as the transport drains.
+                    await self._drained(plain)
+                return
+        await self.inner.write(data, self.write_timeout)
+
+    async def _drained(self, plain: Any) -> None:
+        """Wait, within the write timeout, until the transport has sent what it holds;
+        raises the HTTP library's errors, as its own write would."""
+        library = self.backend.library
+        try:
+            async with asyncio.timeout(self.write_timeout):
+                await plain._protocol.write_event.wait()
+        except TimeoutError:
+            raise library.WriteTimeout("the request could not be sent in time") from None
+        if plain._closed or plain._protocol.exception is not None:
+            raise library.WriteError("the connection broke while the request was sent")
 
     async def aclose(self) -> None:
         self.unsent.clear()
         await self.inner.aclose()
 
     async def start_tls(self, *args: Any, **kwargs: Any) -> QuickStream:
-        await self._send()  # a proxy's CONNECT, before the handshake
+        if self.unsent:
+            await self._send()  # a proxy's CONNECT, before the handshake
         return QuickStream(await self.inner.start_tls(*args, **kwargs), self.backend)
 
     def get_extra_info(self, info: str) -> Any:
@@ -478,9 +784,23 @@ class QuickStream:
             turn = self.backend.this_turn()
             if turn is None or turn != self.asked:
                 self.asked = turn
-                self.readable = self.poll_socket()
+                self.readable = self.poll_socket() or self.has_read()
             return self.readable
         return self.inner.get_extra_info(info)
+
+    def has_read(self) -> bool:
+        """Whether the event loop has read something from the connection that was not taken
+        (or its end, or an error), as it does while reading stays on."""
+        plain = self.plain
+        if plain is None:
+            return False
+        protocol = plain._protocol
+        return bool(
+            protocol.read_queue
+            or protocol.is_at_eof
+            or protocol.exception is not None
+            or plain._transport.is_closing()
+        )
 
     def poll_socket(self) -> bool:
         """Whether the socket has something to read (or is closed), without waiting."""

@@ -9,13 +9,15 @@ a time; and a server of our own that writes a reply's events, one chunk each, in
 write gets the same answer, or the same words of error, from a model reading whole chunks as
 from one reading them one by one. A request built from headers merged once still carries what
 the HTTP client adds (a cookie). The connection pool's checks (is an idle connection still
-open? which connections are closed, expired, free?) are made once a turn of the event loop,
-unless a request waits for a connection.
+open? which connections are closed, expired, free?) are made once a turn of the event loop
+and a look over all connections at most every twentieth of a second, unless a request waits
+for a connection: it is given an idle one, with its headers as h11 checked them before.
 """
 
 from __future__ import annotations
 
 import asyncio
+import importlib
 import json
 import socket
 from collections.abc import AsyncIterator
@@ -28,7 +30,17 @@ from solver.model import Call, Message, ModelError, Sampling
 from solver.model import openai as openai_model
 from solver.model.openai import OpenAIModel
 from solver.model.stream import events as read_events
-from solver.model.transport import QuickChecks, QuickStream, WholeChunks, tidy_once_a_turn
+from solver.model.transport import (
+    TIDY_EVERY,
+    CheckedHeads,
+    QuickChecks,
+    QuickStream,
+    WholeChunks,
+    body_of,
+    capped_http_client,
+    http_library,
+    tidy_seldom,
+)
 from solver.roles import Purpose
 
 KEY = "sk-chunks-7Hq2vX9pLm4RtY8wZb3N"
@@ -155,6 +167,7 @@ class OneWriteServer:
         self.connections = 0
         self.head = HEAD
         self.asked: list[bytes] = []  # the head of each request
+        self.writers: list[asyncio.StreamWriter] = []  # of each connection, in turn
         self._server: asyncio.Server | None = None
 
     async def __aenter__(self) -> OneWriteServer:
@@ -172,6 +185,7 @@ class OneWriteServer:
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.connections += 1
+        self.writers.append(writer)
         try:
             while True:
                 head = await reader.readuntil(b"\r\n\r\n")
@@ -357,7 +371,7 @@ class _Request:
 
 
 class _Pool:
-    """A connection pool, as far as :func:`tidy_once_a_turn` uses it."""
+    """A connection pool, as far as :func:`tidy_seldom` uses it."""
 
     def __init__(self) -> None:
         self._requests: list[_Request] = []
@@ -368,13 +382,18 @@ class _Pool:
         return ["a connection to close"]
 
 
-async def test_the_pool_looks_over_its_connections_once_a_turn_unless_a_request_waits() -> None:
+async def test_the_pool_looks_over_its_connections_seldom_unless_a_request_waits(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    loop = asyncio.get_running_loop()
+    now = [loop.time()]
+    monkeypatch.setattr(loop, "time", lambda: now[0])
     pool = _Pool()
-    tidy_once_a_turn(pool, QuickChecks(None))
+    tidy_seldom(pool)
     look = pool._assign_requests_to_connections
     pool._requests = [_Request(queued=False)]
     assert look() == ["a connection to close"]
-    assert [look(), look()] == [[], []]  # tidied already this turn
+    assert [look(), look()] == [[], []]  # tidied a moment ago
     assert pool.looks == 1
     pool._requests.append(_Request(queued=True))  # one waits: it is given a connection now
     assert [look(), look()] == [["a connection to close"]] * 2
@@ -382,7 +401,9 @@ async def test_the_pool_looks_over_its_connections_once_a_turn_unless_a_request_
     pool._requests.pop()
     assert look() == []
     await asyncio.sleep(0)
-    assert look() == ["a connection to close"]  # a new turn: tidied again
+    assert look() == []  # a new turn of the event loop is not reason enough
+    now[0] += TIDY_EVERY
+    assert look() == ["a connection to close"]  # time has passed: tidied again
     assert pool.looks == 4
     pool._requests = [object()]  # type: ignore[list-item] # a release with other requests
     assert [look(), look()] == [["a connection to close"]] * 2  # looks each time, as before
@@ -399,3 +420,323 @@ async def test_calls_in_flight_together_all_get_their_answers(server: OneWriteSe
     finally:
         await model.aclose()
     assert server.connections == 64
+
+
+async def test_a_request_that_waits_is_given_an_idle_connection_and_checked_headers(
+    server: OneWriteServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Once the connections are open, a request is given an idle one without the pool
+    looking over all of them (64 of them, each asked if closed, expired, idle, free), and
+    its headers as h11 checked them before; the pool still looks to open the first ones,
+    and h11 checks their headers."""
+    pool_class = type(http_library().AsyncHTTPTransport()._pool)
+    look = pool_class._assign_requests_to_connections
+    waiting: list[int] = []
+
+    def counted(self: Any) -> Any:
+        waiting.append(sum(request.connection is None for request in self._requests))
+        return look(self)
+
+    monkeypatch.setattr(pool_class, "_assign_requests_to_connections", counted)
+    checks: list[int] = []  # headers h11 checked afresh
+    normalize = h11._headers.normalize_and_validate
+
+    def checking(headers: Any, _parsed: bool = False) -> Any:
+        if headers and not _parsed and not isinstance(headers, h11._headers.Headers):
+            checks.append(len(headers))
+        return normalize(headers, _parsed=_parsed)
+
+    monkeypatch.setattr(h11._events, "normalize_and_validate", checking)
+    model = OpenAIModel(base_url=server.url, api_key=KEY, model="m", cache=False, concurrency=16)
+    try:
+        first = await asyncio.gather(*(model.generate(the_call()) for _ in range(16)))
+        opened = sum(waiting)
+        for _ in range(3):
+            more = await asyncio.gather(*(model.generate(the_call()) for _ in range(16)))
+            assert {reply.text for reply in more} == {"Hello"}
+    finally:
+        await model.aclose()
+    assert {reply.text for reply in first} == {"Hello"}
+    assert opened == 16  # each of the first calls waited, and the pool opened a connection
+    assert sum(waiting) == opened  # the later 48 were each given an idle one at once
+    assert server.connections == 16
+    assert len(server.asked) == 64 and len(set(server.asked)) == 1  # the same head each time
+    # h11 checked the headers of the first 16 (and once more, to learn them), not of the rest.
+    assert len(checks) == 17
+
+
+async def test_an_idle_connection_the_server_closed_is_not_given_out(
+    server: OneWriteServer,
+) -> None:
+    """A connection the server hung up while it was idle is seen closed and not handed to
+    the next request: the pool opens another."""
+    model = OpenAIModel(base_url=server.url, api_key=KEY, model="m", cache=False, max_retries=0)
+    try:
+        for _ in range(3):
+            assert (await model.generate(the_call())).text == "Hello"
+            hanging_up = server.writers[-1]  # the connection is idle now
+            hanging_up.close()
+            await hanging_up.wait_closed()
+    finally:
+        await model.aclose()
+    assert server.connections == 3
+
+
+class _ClosingPool:
+    """A connection pool, as far as :func:`tidy_seldom` touches its closing."""
+
+    def __init__(self) -> None:
+        self._requests: list[_Request] = []
+        self.closed: list[list[str]] = []
+
+    def _assign_requests_to_connections(self) -> list[str]:
+        return []
+
+    async def _close_connections(self, closing: list[str]) -> None:
+        self.closed.append(closing)
+
+
+async def test_a_look_that_closes_nothing_does_not_go_to_the_pool_to_close_it() -> None:
+    """The pool closes what each look found to close inside a shield from cancellation; most
+    looks find nothing, and then nothing is set up."""
+    pool = _ClosingPool()
+    tidy_seldom(pool)
+    await pool._close_connections([])
+    await pool._close_connections(["a connection"])
+    assert pool.closed == [["a connection"]]
+
+
+# -- writing and reading a connection without the library's layers ---------------------------
+
+
+class _Counted:
+    """The HTTP library's network stream, counting the reads and writes that reach it."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self._stream = inner._stream  # where the quick paths find the socket stream
+        self.reads = 0
+        self.writes = 0
+
+    async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        self.reads += 1
+        return bytes(await self.inner.read(max_bytes, timeout))
+
+    async def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        self.writes += 1
+        await self.inner.write(buffer, timeout)
+
+    def get_extra_info(self, info: str) -> Any:
+        return self.inner.get_extra_info(info)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+async def connected(handle: Any) -> tuple[QuickStream, _Counted, asyncio.Server]:
+    """A quick stream over a real connection of the HTTP library's to a server that runs
+    ``handle``."""
+    pool = type(http_library().AsyncHTTPTransport()._pool)
+    core = importlib.import_module(pool.__module__.split(".")[0])
+    listening = await asyncio.start_server(handle, "127.0.0.1", 0)
+    port = listening.sockets[0].getsockname()[1]
+    backend = core.AnyIOBackend()
+    counted = _Counted(await backend.connect_tcp("127.0.0.1", port))
+    return QuickStream(counted, QuickChecks(backend)), counted, listening
+
+
+async def test_a_plain_connection_is_written_and_read_without_the_library_layers() -> None:
+    """On plain TCP a request goes out in one write straight to the transport, and a read
+    takes what comes straight from it: the library's own read and write (a timeout scope
+    and a turn of the event loop each) are not called, and the bytes are the same."""
+    got: list[bytes] = []
+
+    async def echo(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        got.append(await reader.readexactly(11))
+        writer.write(b"0123456789" * 3)
+        await writer.drain()
+        writer.close()
+
+    stream, counted, listening = await connected(echo)
+    async with listening:
+        await stream.write(b"hello", 5.0)
+        await stream.write(b" world", 5.0)
+        data = await stream.read(10, 5.0)  # no more than asked for; the rest is kept
+        while len(data) < 30:
+            data += await stream.read(10, 5.0)
+        assert data == b"0123456789" * 3
+        assert await stream.read(10, 5.0) == b""  # the server hung up: the end, as before
+        await stream.aclose()
+    assert got == [b"hello world"]
+    assert counted.writes == 0
+    assert counted.reads == 1  # only the end, which the library's read reports
+
+
+async def test_a_read_with_nothing_coming_times_out_as_the_library_says() -> None:
+    async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        while await reader.read(100):  # answers nothing, until the client hangs up
+            pass
+        writer.close()
+
+    stream, counted, listening = await connected(silent)
+    async with listening:
+        await stream.write(b"hello", 5.0)
+        with pytest.raises(Exception) as caught:
+            await stream.read(10, 0.05)
+        await stream.aclose()
+    core = type(caught.value).__module__.split(".")[0]
+    assert type(caught.value).__name__ == "ReadTimeout" and core.startswith("httpcore")
+    assert counted.reads == 0  # timed out here, as the library's read would
+
+
+async def test_a_request_the_transport_cannot_take_at_once_waits_within_the_write_timeout() -> None:
+    """A request larger than the socket takes waits to be sent, as the library's write
+    would, and a server that never reads it makes the write time out."""
+    held: list[asyncio.StreamWriter] = []
+    done = asyncio.Event()
+
+    async def deaf(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        held.append(writer)  # never reads
+        await done.wait()
+
+    stream, counted, listening = await connected(deaf)
+    async with listening:
+        await stream.write(b"x" * (64 << 20), 0.2)
+        with pytest.raises(Exception) as caught:
+            await stream.read(10, 5.0)
+        await stream.aclose()
+        done.set()
+        for writer in held:
+            writer.close()
+    assert type(caught.value).__name__ == "WriteTimeout"
+    assert counted.writes == 0
+
+
+# -- headers checked once ----------------------------------------------------------------------
+
+
+class _Sent:
+    """A request of the HTTP library's, as far as :class:`CheckedHeads` uses it."""
+
+    def __init__(self, headers: list[tuple[bytes, bytes]]) -> None:
+        self.headers: Any = headers
+
+
+def head(key: bytes, length: bytes, *extra: tuple[bytes, bytes]) -> list[tuple[bytes, bytes]]:
+    return [
+        (b"Host", b"127.0.0.1:8000"),
+        (b"Authorization", b"Bearer " + key),
+        *extra,
+        (b"Content-Length", length),
+        (b"X-Stainless-Lang", b"python"),
+    ]
+
+
+def written(headers: Any) -> bytes:
+    """What h11 writes for a request with ``headers``."""
+    conn = h11.Connection(our_role=h11.CLIENT)
+    return conn.send(h11.Request(method=b"POST", target=b"/v1/chat/completions", headers=headers))
+
+
+def test_a_request_is_given_its_headers_checked_and_written_as_before() -> None:
+    heads = CheckedHeads()
+    for key, length in [(b"sk-one", b"120"), (b"sk-one", b"98765"), (b"sk-two", b"120")]:
+        request = _Sent(head(key, length))
+        before = written(request.headers)
+        heads.check(request)
+        assert type(request.headers) is not list  # h11's own form: not checked again
+        assert written(request.headers) == before  # a new key, a new length: each its own
+        assert request.headers.raw_items() == head(key, length)
+    assert len(heads.known) == 2  # one set of headers for each key, whatever the length
+
+
+def test_headers_h11_would_refuse_are_left_for_it_to_refuse() -> None:
+    heads = CheckedHeads()
+    for headers in [
+        head(b"sk-one\r\nX-Evil: 1", b"12"),  # a value that would start another header
+        head(b"sk-one", b"12", (b"Bad Name", b"x")),
+        head(b"sk-one", b"12")[1:],  # no Host
+        head(b"sk-one", b"1,2"),  # a length that is not plain digits
+        head(b"sk-one", b"12", (b"content-length", b"12")),  # two lengths
+    ]:
+        request = _Sent(list(headers))
+        heads.check(request)
+        assert request.headers == headers  # as it was: h11 checks it when it is sent
+    with pytest.raises(h11.LocalProtocolError):
+        written(head(b"sk-one\r\nX-Evil: 1", b"12"))
+
+
+async def test_what_a_server_sends_on_an_idle_connection_keeps_it_from_being_used_again(
+    server: OneWriteServer,
+) -> None:
+    """Reading stays on between reads, so what a server sends while a connection is idle
+    is read off the socket: it still counts, as it did in the socket, and the next
+    request goes on a new connection rather than reading it as its reply."""
+    model = OpenAIModel(base_url=server.url, api_key=KEY, model="m", cache=False, max_retries=0)
+    try:
+        for _ in range(3):
+            assert (await model.generate(the_call())).text == "Hello"
+            stray = server.writers[-1]  # on the connection the client holds idle
+            stray.write(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nstray")
+            await stray.drain()
+            for _ in range(3):
+                await asyncio.sleep(0)  # turns of the event loop: the client reads it
+    finally:
+        await model.aclose()
+    assert server.connections == 3
+
+
+async def test_reading_pauses_while_what_was_read_is_not_taken() -> None:
+    """A server that sends faster than its reply is taken is read only a few blocks ahead."""
+
+    async def flood(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.write(b"x" * (16 << 20))
+        await writer.drain()
+        writer.close()
+
+    stream, _, listening = await connected(flood)
+    async with listening:
+        got = len(await stream.read(10, 5.0))
+        for _ in range(50):
+            await asyncio.sleep(0)  # turns of the event loop: it reads what it may meanwhile
+        assert stream.plain is not None
+        held = stream.plain._protocol.read_queue
+        assert len(held) <= QuickStream.HELD + 1
+        while True:
+            block = await stream.read(1 << 16, 5.0)
+            if not block:
+                break
+            got += len(block)
+        await stream.aclose()
+    assert got == 16 << 20
+
+
+async def test_a_body_is_read_from_the_connections_own_stream_with_the_same_blocks(
+    server: OneWriteServer,
+) -> None:
+    """The model reads a reply's body from the HTTP/1.1 connection's stream, under the layers
+    that only pass each block on: the blocks are the same as through the response's stream;
+    a body the client caps (here a web page's error) is read through the cap."""
+    body = chunked(sse(*HELLO))
+    server.replies = [body, body]
+    client = capped_http_client()
+    url = server.url + "/chat/completions"
+    try:
+        got: list[bytes] = []
+        for inner in (False, True):
+            response = await client.send(
+                client.build_request("POST", url, content=b"{}"), stream=True
+            )
+            stream = body_of(response.stream) if inner else response.stream
+            assert (stream is not response.stream) is inner
+            got.append(b"".join([block async for block in stream]))
+            await response.aclose()
+        assert got[0] == got[1] == sse(*HELLO)
+        server.head = HEAD.replace(b"200 OK", b"500 Oops")
+        server.replies = [body]
+        response = await client.send(client.build_request("POST", url, content=b"{}"), stream=True)
+        assert body_of(response.stream) is response.stream  # capped: read through the cap
+        await response.aclose()
+    finally:
+        await client.aclose()
+    assert server.connections == 1

@@ -14,6 +14,7 @@ import pytest
 from bench.fakeserver import FakeServer
 from solver.model import Call, Message, ModelError, Sampling
 from solver.model.openai import OpenAIModel
+from solver.model.transport import chat_request, request_template
 from solver.roles import Purpose
 from solver.settings import Settings
 
@@ -155,3 +156,27 @@ def test_an_openai_client_without_the_internals_the_quick_path_reads_uses_its_ow
         return reply.text
 
     assert asyncio.run(ask())
+
+
+@pytest.mark.parametrize("key", [KEY, "sk-another-key-5555abcd"])
+async def test_a_chat_request_is_the_one_the_http_client_would_build(key: str) -> None:
+    """The request is built from headers worked out once: it is the HTTP client's own, byte
+    for byte, for each key and each length of body."""
+    model = OpenAIModel(base_url="http://127.0.0.1:9/v1", api_key=key, model="m", cache=False)
+    try:
+        client = model.client()
+        assert request_template(client).head is not None  # the quick way is the one tried
+        for content in (b"{}", json.dumps({"messages": ["x" * 5000]}).encode()):
+            ours = chat_request(client, content)
+            theirs = client._client.build_request(
+                "POST", ours.url, content=content, headers=request_template(client).headers,
+                timeout=client.timeout,
+            )  # fmt: skip
+            assert (ours.method, ours.url, ours.content) == (theirs.method, theirs.url, content)
+            assert ours.headers.raw == theirs.headers.raw
+            assert ours.headers.encoding == theirs.headers.encoding
+            assert ours.extensions == theirs.extensions
+            assert ours.headers["authorization"] == f"Bearer {key}"
+            assert ours.headers["content-length"] == str(len(content))
+    finally:
+        await model.aclose()
