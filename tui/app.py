@@ -381,6 +381,9 @@ class PonderApp(App[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "replay_restart":
             return self.replay is not None and hasattr(self.screen, "start_replay")
+        if action == "settings":
+            # Not on the settings screen itself: the help lists no key that does nothing.
+            return type(self.screen).__name__ != "SettingsScreen"
         if action == "legend":
             # Only beside a solver; by the pane's type name, so that home, which has none,
             # does not import it.
@@ -419,7 +422,7 @@ class PonderApp(App[None]):
         from tui.screens.dialogs import LegendScreen
 
         if not isinstance(self.screen, LegendScreen):
-            self.push_screen(LegendScreen())
+            self.push_screen(LegendScreen(getattr(self.screen, "KIND", "") or "game24"))
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         # Textual's own "Keys" opens its side panel; ponder's opens the full list, so the

@@ -771,6 +771,9 @@ class CrosswordScreen(PuzzleScreen):
         # The base's "Press space to start it" is ctrl+s here.
         if isinstance(message, str):
             message = message.replace("Press space to start it", "Press ctrl+s to start it")
+            message = message.replace(
+                "press space to stop it, then space to start", "ctrl+s stops it, then again starts"
+            )
         super().say(message, style)
 
     # ---------------------------------------------------------------- the solver's board

@@ -816,7 +816,7 @@ class PuzzleScreen(PonderScreen):
         pane = self.query_one(SolverPane)
         if pane.running:
             self.stop_solver()
-        elif pane.notice == "stopped" and pane.finished is None:
+        elif self.resumable():
             if not self.start_solver():
                 return
             self.notify(
@@ -839,6 +839,16 @@ class PuzzleScreen(PonderScreen):
             self.stop_solver()
         if self.start_solver(fresh=True):
             self.notify("The solver starts again from the beginning, asking the model afresh.")
+
+    def resumable(self) -> bool:
+        """Whether the next start resumes a run: one stopped before its end, of the method
+        chosen now (a method chosen since starts afresh)."""
+        pane = self.query_one(SolverPane)
+        return (
+            pane.notice == "stopped"
+            and pane.finished is None
+            and pane.method == self.ponder.method_name
+        )
 
     def stop_solver(self) -> None:
         pane = self.query_one(SolverPane)
@@ -867,7 +877,7 @@ class PuzzleScreen(PonderScreen):
             return False
         method = app.make_method()
         pane = self.query_one(SolverPane)
-        resuming = not fresh and pane.notice == "stopped" and pane.finished is None
+        resuming = not fresh and self.resumable()
         pane.reset(method.name, app.model_label, resuming=resuming)
         self._pending.clear()
         self.solver_result = None
@@ -957,7 +967,18 @@ class PuzzleScreen(PonderScreen):
                 spec = find_spec(result["method"])
                 self.ponder.method_name = spec.name
                 self.ponder.method_options = result["options"]
-                self.say(f"Solver method: {spec.label} ({spec.title}). Press space to start it.")
+                pane = self.query_one(SolverPane)
+                if pane.running:
+                    # The key stops the run under way first: say so, not "start it".
+                    self.say(
+                        f"Solver method: {spec.label} ({spec.title}), from the next run. "
+                        f"The {pane.label} run goes on: press space to stop it, then space to "
+                        f"start {spec.label}."
+                    )
+                else:
+                    self.say(
+                        f"Solver method: {spec.label} ({spec.title}). Press space to start it."
+                    )
                 self._method_chosen = True
 
         roles = getattr(self.make_domain(), "roles", None)

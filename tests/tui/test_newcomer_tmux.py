@@ -1,0 +1,130 @@
+"""What a newcomer's try in tmux at 80x24 found (issue 30, "Done when"), each pinned at 80x24:
+a method chosen while the solver runs says what the next key does (it stops the run, it does
+not start the new method) and the new method then starts afresh, not as a "resumed" run; the
+legend describes the thoughts of the kind in front (a crossword's words, not "two numbers
+combined"); the last card of a hand shows its whole expression; n in the solutions dialog
+deals the new hand the message offers; and the settings' help lists no key that does nothing
+there."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.widgets import Button, Select, Static
+
+from puzzles.crossword import generate
+from puzzles.game24 import Hand
+from solver.settings import Settings
+from tests.tui.harness import Notice, open_hand, wait_for
+from tui.app import WATCH_PACE, PonderApp, make_app
+from tui.screens.crossword import CrosswordScreen
+from tui.screens.dialogs import HelpScreen, LegendScreen, MethodDialog, SolutionsDialog
+from tui.screens.game24 import Game24Screen
+from tui.screens.settings import SettingsScreen
+from tui.screens.wordproblem import WordProblemScreen
+from tui.widgets.number_card import NumberCard
+from tui.widgets.solver_pane import SolverPane
+
+SMALL = (80, 24)
+
+
+def message(screen: object) -> str:
+    assert isinstance(screen, Game24Screen | CrosswordScreen | WordProblemScreen)
+    return str(screen.query_one("#message", Static).render())
+
+
+async def test_a_method_chosen_while_the_solver_runs_starts_afresh_on_the_second_press(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, toasts: list[Notice]
+) -> None:
+    monkeypatch.setenv("PONDER_CONFIG", str(tmp_path / "config.toml"))
+    # The pace of the app a person plays (a call at a time): the run is under way when the
+    # method is chosen.
+    app = make_app(Settings(solver_pace=WATCH_PACE), store_path=tmp_path / "r.db", seed=1)
+    async with app.run_test(size=SMALL) as pilot:
+        screen = await open_hand(app, pilot, "1 1 1 2")  # no solution: BoT runs on
+        pane = screen.query_one(SolverPane)
+        await pilot.press("s")
+        await wait_for(pilot, lambda: pane.running and pane.calls > 0)
+        await pilot.press("m")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, MethodDialog)
+        dialog.query_one("#method", Select).value = "cot"
+        await pilot.pause()
+        dialog.query_one("#use", Button).press()
+        await wait_for(pilot, lambda: app.screen is screen)
+        said = message(screen)
+        assert "Press space to start it" not in said  # space would stop BoT, not start CoT
+        assert "The BoT run goes on: press space to stop it, then space to start CoT" in said
+        assert pane.running and pane.method == "bot"
+        await pilot.press("space")
+        await wait_for(pilot, lambda: not pane.running)
+        await pilot.press("space")
+        await wait_for(pilot, lambda: pane.method == "cot")
+        # A new method's run starts afresh: nothing of BoT's is carried as "resumed".
+        assert not any("resumes" in t.message for t in toasts)
+        assert pane.earlier == (0, 0, 0.0)
+
+
+async def test_the_crosswords_legend_describes_words_not_numbers(app: PonderApp) -> None:
+    async with app.run_test(size=SMALL) as pilot:
+        await app.push_screen(CrosswordScreen(generate(7, blocks=False), "open"))
+        await pilot.pause()
+        await pilot.press("f3")
+        await pilot.pause()
+        legend = app.screen
+        assert isinstance(legend, LegendScreen)
+        text = " ".join(f"{term} {meaning}" for term, meaning in legend.rows)
+        assert "two numbers combined" not in text and "can 24 still be made" not in text
+        assert "one word the model wrote in" in text and "h2. is 2 across" in text
+
+
+async def test_the_legend_in_a_game_of_24_still_speaks_of_numbers(app: PonderApp) -> None:
+    async with app.run_test(size=SMALL) as pilot:
+        await open_hand(app, pilot, "4 7 8 8")
+        await pilot.press("l")
+        await pilot.pause()
+        legend = app.screen
+        assert isinstance(legend, LegendScreen)
+        text = " ".join(f"{term} {meaning}" for term, meaning in legend.rows)
+        assert "two numbers combined" in text and "can 24 still be made" in text
+
+
+async def test_the_last_card_shows_its_whole_expression(app: PonderApp) -> None:
+    async with app.run_test(size=SMALL) as pilot:
+        screen = await open_hand(app, pilot, "1 11 13 13")
+        await pilot.press("3", "minus", "1")  # 13 - 1 = 12
+        await pilot.press("3", "minus", "1")  # 13 - 11 = 2
+        await pilot.press("2", "asterisk", "1")  # 2 × 12 = 24
+        await wait_for(pilot, lambda: screen.over)
+        await pilot.pause()
+        card = screen.query_one("#card-0", NumberCard)
+        drawn = str(card.render())
+        assert "(13 - 11) × (13 - 1)" in drawn and "…" not in drawn
+
+
+async def test_n_in_the_solutions_dialog_deals_the_new_hand_it_offers(app: PonderApp) -> None:
+    async with app.run_test(size=SMALL) as pilot:
+        first = await open_hand(app, pilot, "4 4 10 13")
+        await pilot.press("g", "y")  # give up, and say yes: every solution shows
+        await wait_for(pilot, lambda: isinstance(app.screen, SolutionsDialog))
+        await pilot.press("n")
+        await wait_for(pilot, lambda: isinstance(app.screen, Game24Screen))
+        await wait_for(pilot, lambda: app.screen is not first)
+        new = app.screen
+        assert isinstance(new, Game24Screen) and not new.over
+        assert new.hand != Hand.parse("4 4 10 13") or new.started != first.started
+
+
+async def test_the_settings_help_lists_no_key_that_does_nothing_there(app: PonderApp) -> None:
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.press("s")
+        await wait_for(pilot, lambda: isinstance(app.screen, SettingsScreen))
+        await pilot.press("f1")
+        await pilot.pause()
+        help_screen = app.screen
+        assert isinstance(help_screen, HelpScreen)
+        rows = dict(help_screen.rows)
+        assert "Settings" not in rows.values()  # ctrl+s opens the screen you are on
+        assert rows["^t / f3"] == "Test connection" and rows["esc"] == "Back"
