@@ -3,8 +3,8 @@ a method chosen while the solver runs says what the next key does (it stops the 
 not start the new method) and the new method then starts afresh, not as a "resumed" run; the
 legend describes the thoughts of the kind in front (a crossword's words, not "two numbers
 combined"); the last card of a hand shows its whole expression; n in the solutions dialog
-deals the new hand the message offers; and the settings' help lists no key that does nothing
-there."""
+deals the new hand the message offers; the settings' help lists no key that does nothing
+there; and while the solver's pane is enlarged the footer says esc shrinks it (not "Home")."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from textual.widgets import Button, Select, Static
+from textual.widgets._footer import FooterKey
 
 from puzzles.crossword import generate
 from puzzles.game24 import Hand
@@ -27,6 +28,11 @@ from tui.widgets.number_card import NumberCard
 from tui.widgets.solver_pane import SolverPane
 
 SMALL = (80, 24)
+
+
+def footer(app: PonderApp) -> dict[str, str]:
+    """What the footer shows: each key with its description."""
+    return {key.key_display: key.description for key in app.screen.query(FooterKey)}
 
 
 def message(screen: object) -> str:
@@ -128,3 +134,17 @@ async def test_the_settings_help_lists_no_key_that_does_nothing_there(app: Ponde
         rows = dict(help_screen.rows)
         assert "Settings" not in rows.values()  # ctrl+s opens the screen you are on
         assert rows["^t / f3"] == "Test connection" and rows["esc"] == "Back"
+
+
+async def test_while_the_pane_is_enlarged_the_footer_says_esc_shrinks_it(app: PonderApp) -> None:
+    async with app.run_test(size=SMALL) as pilot:
+        screen = await open_hand(app, pilot, "4 7 8 8")
+        assert footer(app).get("esc") == "Home"
+        await pilot.press("ctrl+z")
+        await wait_for(pilot, lambda: screen.maximized is not None)
+        await pilot.pause()
+        assert footer(app).get("esc") == "Shrink"  # esc does not go home from here
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: screen.maximized is None)
+        await pilot.pause()
+        assert app.screen is screen and footer(app).get("esc") == "Home"

@@ -177,6 +177,9 @@ SOLVER_BINDINGS: list[BindingType] = [
     Binding("S", "restart_solver", "Restart solver", show=False, id="puzzle.restart"),
     Binding("m", "solver_options", "Method", id="puzzle.method"),
     Binding("escape", "leave", "Home", id="puzzle.home"),
+    # While the pane is enlarged esc shrinks it (Textual's escape-to-minimize): the footer
+    # says so there, not "Home".
+    Binding("escape", "shrink", "Shrink", id="puzzle.shrink"),
     Binding("right_square_bracket", "replay_speed(2)", "Faster", id="puzzle.faster"),
     Binding("left_square_bracket", "replay_speed(0.5)", "Slower", id="puzzle.slower"),
     Binding("ctrl+f", "pane_focus", "Solver pane / back", show=False, id="puzzle.pane"),
@@ -737,10 +740,16 @@ class PuzzleScreen(PonderScreen):
             pane.focus_view()
         self.maximize(pane, container=False)
 
+    def action_shrink(self) -> None:
+        """Give the puzzle its room back (esc while the pane is enlarged)."""
+        if self.maximized is not None:
+            self.minimize()
+
     def watch_maximized(self, before: Widget | None, now: Widget | None) -> None:
         # Shrunk again (ctrl+z or esc): the keys go back to the puzzle.
         if before is not None and now is None:
             self.set_focus(self.puzzle_focus())
+        self.refresh_bindings()  # esc: "Shrink" while enlarged, "Home" again after
 
     def action_peek(self) -> None:
         """Show (or hide again) the solver's answer while the puzzle is in play."""
@@ -761,6 +770,10 @@ class PuzzleScreen(PonderScreen):
     # ---------------------------------------------------------------- the solver
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "leave" and self.maximized is not None:
+            return False  # esc shrinks the enlarged pane (the shrink binding shows it)
+        if action == "shrink":
+            return self.maximized is not None
         if action == "replay_speed":
             # While a trace plays, or beside an engine the app paces (offline, a published
             # run); a server keeps its own time.
