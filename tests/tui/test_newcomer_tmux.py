@@ -148,3 +148,22 @@ async def test_while_the_pane_is_enlarged_the_footer_says_esc_shrinks_it(app: Po
         await wait_for(pilot, lambda: screen.maximized is None)
         await pilot.pause()
         assert app.screen is screen and footer(app).get("esc") == "Home"
+
+
+async def test_a_long_key_description_in_the_help_hangs_under_itself(app: PonderApp) -> None:
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.press("s")
+        await wait_for(pilot, lambda: isinstance(app.screen, SettingsScreen))
+        await pilot.press("f1")
+        await pilot.pause()
+        help_screen = app.screen
+        assert isinstance(help_screen, HelpScreen)
+        keys = help_screen.query_one("#help-keys", Static)
+        width = keys.content_region.width
+        lines = [line.rstrip() for line in str(keys.render()).split("\n\n")[0].splitlines()]
+        long = [line for line in lines if "accept the completion" in line]
+        assert long, "the row of a description that wraps at 80 columns"
+        # Each line is a key row (the key right-aligned in 14 columns, then two spaces) or
+        # a description's next line, under the description: never under the keys.
+        assert all(line[14:16] == "  " and line[16:17].strip() for line in lines if line)
+        assert all(len(line) <= width for line in lines)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from typing import Any
 
 from rich.table import Table
@@ -22,6 +23,9 @@ __all__ = ["HelpScreen", "LegendScreen", "MethodDialog", "SolutionsDialog", "leg
 from tui.notation import written
 from tui.widgets.tones import Tone, tone
 
+KEY_COLUMN = 16
+"""Columns the help gives the keys (right-aligned) and the gap after them."""
+
 
 class HelpScreen(ModalScreen[None]):
     """Every key binding of the screen underneath and of the app."""
@@ -37,10 +41,16 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog-box", id="help-box"):
             yield Label(f"Keys · {self.title_text}", classes="dialog-title")
+            # A description too long for its line goes on under itself, not under the keys:
+            # the room is the box's (70 columns, at most 95% of the screen) less its border,
+            # padding and scrollbar, and the keys' column.
+            box = min(70, self.app.size.width * 95 // 100)
+            room = max(20, box - 2 - 4 - 2 - KEY_COLUMN)
             text = Text()
             for key, description in self.rows:
-                text.append(f"{key:>14}  ", style="bold")
-                text.append(f"{description}\n")
+                text.append(f"{key:>{KEY_COLUMN - 2}}  ", style="bold")
+                lines = textwrap.wrap(description, room) or [""]
+                text.append(("\n" + " " * KEY_COLUMN).join(lines) + "\n")
             if self.notes:
                 text.append(f"\n{self.notes}\n", style="italic")
             # Long lists scroll (the box keeps its border and the line below on screen).
