@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from textual.widgets import Button, Select, Static
+from textual.widgets import Button, Input, Select, Static
 from textual.widgets._footer import FooterKey
 
 from puzzles.crossword import generate
@@ -167,3 +167,13 @@ async def test_a_long_key_description_in_the_help_hangs_under_itself(app: Ponder
         # a description's next line, under the description: never under the keys.
         assert all(line[14:16] == "  " and line[16:17].strip() for line in lines if line)
         assert all(len(line) <= width for line in lines)
+
+
+@pytest.mark.parametrize("size", [SMALL, (120, 40)], ids=["80x24", "120x40"])
+async def test_the_own_hand_boxs_hint_fits_it(app: PonderApp, size: tuple[int, int]) -> None:
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        box = app.screen.query_one("#own", Input)
+        assert box.placeholder and len(box.placeholder) < box.content_size.width
+        assert "->" in box.placeholder  # a target of one's own is still shown how
+        assert box.tooltip == "4 7 8 8, or 1 2 3 4 5 -> 10"
