@@ -177,3 +177,33 @@ async def test_the_own_hand_boxs_hint_fits_it(app: PonderApp, size: tuple[int, i
         assert box.placeholder and len(box.placeholder) < box.content_size.width
         assert "->" in box.placeholder  # a target of one's own is still shown how
         assert box.tooltip == "4 7 8 8, or 1 2 3 4 5 -> 10"
+
+
+async def test_enter_in_a_method_field_uses_the_method(app: PonderApp) -> None:
+    async with app.run_test(size=SMALL) as pilot:
+        screen = await open_hand(app, pilot, "4 7 8 8")
+        await pilot.press("m")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, MethodDialog)
+        dialog.query_one("#method", Select).value = "giot"
+        await pilot.pause()
+        turns = dialog.query_one("#giot-turns", Input)
+        turns.focus()
+        await pilot.pause()
+        await pilot.press("backspace", "3", "enter")  # a value, and enter, as in any box
+        await wait_for(pilot, lambda: app.screen is screen)
+        assert app.method_name == "giot" and app.method_options["turns"] == 3
+        assert "GIoT" in message(screen)
+        # A bad value and enter: the dialog stays and says why.
+        await pilot.press("m")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, MethodDialog)
+        turns = dialog.query_one("#giot-turns", Input)
+        turns.focus()
+        await pilot.pause()
+        await pilot.press("backspace", "0", "enter")
+        await pilot.pause()
+        assert app.screen is dialog
+        assert str(dialog.query_one("#method-error", Static).render())

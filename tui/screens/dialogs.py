@@ -349,7 +349,9 @@ class MethodDialog(ModalScreen[dict[str, Any] | None]):
         self.query_one("#option-help", Static).update(self._fields_note())
 
     @on(Button.Pressed, "#use")
+    @on(Input.Submitted)
     def use(self) -> None:
+        """Use the method with its fields (the Use button, or enter in a field)."""
         spec = METHODS[self.method]
         checked: dict[str, Any] = {}
         for opt in spec.options():
