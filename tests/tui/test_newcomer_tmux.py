@@ -8,9 +8,11 @@ there; and while the solver's pane is enlarged the footer says esc shrinks it (n
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
+from textual.content import Content
 from textual.widgets import Button, Input, Select, Static
 from textual.widgets._footer import FooterKey
 
@@ -207,3 +209,36 @@ async def test_enter_in_a_method_field_uses_the_method(app: PonderApp) -> None:
         await pilot.pause()
         assert app.screen is dialog
         assert str(dialog.query_one("#method-error", Static).render())
+
+
+TWO_LINE_CLUE = "A clue that takes two lines in the column, ending in WORDS"
+
+
+async def test_a_two_line_clue_stays_whole_beside_a_long_title_and_message(
+    app: PonderApp,
+) -> None:
+    mini = generate(7, blocks=False)
+    first = dataclasses.replace(mini.clues[0], text=TWO_LINE_CLUE)
+    # A dealt mini's title, as the tmux try had it ("Mini #882188164 · open · ⏱ 0:02").
+    mini = dataclasses.replace(mini, title="Mini #882188164", clues=(first, *mini.clues[1:]))
+    async with app.run_test(size=SMALL) as pilot:
+        screen = CrosswordScreen(mini, "open")
+        await app.push_screen(screen)
+        await pilot.pause()
+        # A reveal counts as help (the title grows a second line), then the whole grid:
+        # "Solution shown ..." and the measures take five lines.
+        await pilot.press("ctrl+r", "ctrl+y")
+        await wait_for(pilot, lambda: screen.over)
+        await pilot.pause()
+        title = screen.query_one("#puzzle-title", Static)
+        clue = screen.query_one("#cw-clue", Static)
+        message = screen.query_one("#message", Static)
+        assert title.size.height == 2 and message.size.height >= 5
+        assert "ending in WORDS" in str(clue.render())
+        column = screen.query_one("#puzzle")
+        for part in (clue, message):
+            assert part.region.y >= column.region.y and part.region.bottom <= column.region.bottom
+            content = part.render()
+            assert isinstance(content, Content)
+            assert part.size.height >= len(content.wrap(part.content_region.width))
+        assert clue.region.bottom <= message.region.y
