@@ -212,33 +212,62 @@ async def test_enter_in_a_method_field_uses_the_method(app: PonderApp) -> None:
 
 
 TWO_LINE_CLUE = "A clue that takes two lines in the column, ending in WORDS"
+LONG_CLUE = "A clue long enough to need three lines in the narrow column, ending in WORDS"
 
 
-async def test_a_two_line_clue_stays_whole_beside_a_long_title_and_message(
-    app: PonderApp,
-) -> None:
+def fits(screen: CrosswordScreen, part: Static) -> bool:
+    """Whether every line of ``part`` is on screen, inside the puzzle's column."""
+    column = screen.query_one("#puzzle")
+    content = part.render()
+    assert isinstance(content, Content)
+    return (
+        part.region.y >= column.region.y
+        and part.region.bottom <= column.region.bottom
+        and part.size.height >= len(content.wrap(part.content_region.width))
+    )
+
+
+async def test_a_long_clue_stays_whole_beside_a_long_title_and_message(app: PonderApp) -> None:
     mini = generate(7, blocks=False)
-    first = dataclasses.replace(mini.clues[0], text=TWO_LINE_CLUE)
+    first = dataclasses.replace(mini.clues[0], text=LONG_CLUE)
     # A dealt mini's title, as the tmux try had it ("Mini #882188164 · open · ⏱ 0:02").
     mini = dataclasses.replace(mini, title="Mini #882188164", clues=(first, *mini.clues[1:]))
     async with app.run_test(size=SMALL) as pilot:
         screen = CrosswordScreen(mini, "open")
         await app.push_screen(screen)
         await pilot.pause()
-        # A reveal counts as help (the title grows a second line), then the whole grid:
-        # "Solution shown ..." and the measures take five lines.
-        await pilot.press("ctrl+r", "ctrl+y")
-        await wait_for(pilot, lambda: screen.over)
+        # A wrong letter, then auto-check: "help 1 · auto-check" makes the title two lines,
+        # and the message three ("... 1 wrong now, marked in red.").
+        wrong = "Q" if mini.solution[0][0] != "Q" else "Z"
+        await pilot.press(wrong.lower(), "ctrl+a")
         await pilot.pause()
         title = screen.query_one("#puzzle-title", Static)
         clue = screen.query_one("#cw-clue", Static)
         message = screen.query_one("#message", Static)
-        assert title.size.height == 2 and message.size.height >= 5
+        assert title.size.height == 2 and "1 wrong now" in str(message.render())
         assert "ending in WORDS" in str(clue.render())
-        column = screen.query_one("#puzzle")
-        for part in (clue, message):
-            assert part.region.y >= column.region.y and part.region.bottom <= column.region.bottom
-            content = part.render()
-            assert isinstance(content, Content)
-            assert part.size.height >= len(content.wrap(part.content_region.width))
+        assert fits(screen, clue) and fits(screen, message)
         assert clue.region.bottom <= message.region.y
+
+
+async def test_a_give_up_beside_a_long_title_covers_no_part_of_the_clue(app: PonderApp) -> None:
+    mini = generate(7, blocks=False)
+    first = dataclasses.replace(mini.clues[0], text=TWO_LINE_CLUE)
+    mini = dataclasses.replace(mini, title="Mini #164426953", clues=(first, *mini.clues[1:]))
+    async with app.run_test(size=SMALL) as pilot:
+        screen = CrosswordScreen(mini, "open")
+        await app.push_screen(screen)
+        await pilot.pause()
+        # Auto-check (help, and "auto-check" in the title: two lines), a wrong letter, and
+        # a give-up: its message takes six lines.
+        await pilot.press("ctrl+a", "q", "ctrl+x", "y")
+        await wait_for(pilot, lambda: screen.gave_up)
+        await pilot.pause()
+        clue = screen.query_one("#cw-clue", Static)
+        message = screen.query_one("#message", Static)
+        assert screen.query_one("#puzzle-title", Static).size.height == 2
+        assert "corrected in red" in str(message.render())
+        assert fits(screen, message)
+        if clue.display:  # whole, above the message, or not there at all
+            assert fits(screen, clue)
+            assert clue.region.bottom <= message.region.y

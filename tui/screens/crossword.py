@@ -737,6 +737,14 @@ class CrosswordScreen(PuzzleScreen):
             )
         self.say(message)
 
+    def fit_clue(self) -> None:
+        """Once the mini is over the current clue is nothing more to solve: where the
+        message (docked at the bottom at 80x24; a give-up's takes six lines) would cover
+        part of it, the clue makes way, rather than show cut."""
+        clue, message = self.query_one("#cw-clue"), self.query_one("#message")
+        if self.over and clue.display and clue.region.bottom > message.region.y:
+            clue.display = False
+
     # ---------------------------------------------------------------- the solver's keys
 
     def action_solver(self) -> None:
@@ -775,6 +783,9 @@ class CrosswordScreen(PuzzleScreen):
                 "press space to stop it, then space to start", "ctrl+s stops it, then again starts"
             )
         super().say(message, style)
+        if self.over:
+            # Laid out with the new message first (two refreshes: its size, then places).
+            self.call_after_refresh(self.call_after_refresh, self.fit_clue)
 
     # ---------------------------------------------------------------- the solver's board
 
