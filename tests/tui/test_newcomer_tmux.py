@@ -110,6 +110,8 @@ async def test_the_last_card_shows_its_whole_expression(app: PonderApp) -> None:
         card = screen.query_one("#card-0", NumberCard)
         drawn = str(card.render())
         assert "(13 - 11) × (13 - 1)" in drawn and "…" not in drawn
+        # The win offers a new hand, as the give-up does (it said "a new puzzle").
+        assert "Press n for a new hand." in message(screen)
 
 
 async def test_n_in_the_solutions_dialog_deals_the_new_hand_it_offers(app: PonderApp) -> None:

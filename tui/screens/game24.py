@@ -257,7 +257,7 @@ class Game24Screen(PuzzleScreen):
         return Text.assemble(
             ("★ Solved! ", tone(self, Tone.RIGHT, "bold")),
             f"{_typed(answer)} = {self.hand.target}\n",
-            f"in {clock(self.elapsed())}{hints}{shown}. Press n for a new puzzle.",
+            f"in {clock(self.elapsed())}{hints}{shown}. Press n for a new hand.",
         )
 
     @property
