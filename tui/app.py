@@ -7,6 +7,7 @@ import random
 import sys
 import threading
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from functools import partial
 from pathlib import Path
@@ -29,6 +30,7 @@ from solver.model.paced import OneAtATime, Pace
 from solver.settings import Settings
 from tui.kinds import KINDS, PuzzleKind, UnknownKind, find_kind
 from tui.screens.home import HomeScreen
+from tui.served import BROWSER_KEYS
 
 if TYPE_CHECKING:
     from solver.published import Bundled
@@ -136,8 +138,9 @@ class PonderApp(App[None]):
         Binding("l", "legend", "Legend", show=False, id="app.legend"),
         Binding("R", "replay_restart", "Restart replay", id="app.replay_restart"),
         Binding("ctrl+s", "settings", "Settings", show=False, id="app.settings"),
-        # A priority key, as Textual's own: it reaches past help and dialogs too.
-        Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True),
+        # A priority key, as Textual's own: it reaches past help and dialogs too. f10 is
+        # ctrl+q in a browser, which keeps ctrl+q (BROWSER_KEYS).
+        Binding("ctrl+q,f10", "quit", "Quit", id="app.quit", priority=True),
     ]
 
     def __init__(
@@ -327,10 +330,12 @@ class PonderApp(App[None]):
             binding = active.binding
             if not active.enabled:
                 continue
-            # One row per action ("u / ⌫  Undo"), not one per key.
-            keys.setdefault(binding.action, []).append(
-                binding.key_display or self.get_key_display(binding)
-            )
+            # One row per action ("u / ⌫  Undo"), not one per key; every key, the
+            # terminal's and the browser's ("^n / f2").
+            shown = keys.setdefault(binding.action, [])
+            display = binding.key_display or App.get_key_display(self, binding)
+            if display not in shown:
+                shown.append(display)
             descriptions.setdefault(binding.action, binding.description or binding.action)
         rows = [(" / ".join(k), descriptions[a]) for a, k in keys.items()]
         # ponder's own keys first; the generic ones (scrolling, widget keys) after them.
@@ -344,9 +349,26 @@ class PonderApp(App[None]):
         if isinstance(self.screen, PuzzleScreen):
             rows = self.screen.help_rows(rows)
         panes = self.screen.query(SolverPane)
-        legend = getattr(self.screen, "LEGEND_KEY", "l")
+        legend = self.key_name(getattr(self.screen, "LEGEND_KEY", "l"))
         notes = panes.first().keys_note(legend) if panes else ""
         self.push_screen(HelpScreen(rows, self.screen.sub_title or "ponder", notes))
+
+    def key_name(self, key: str) -> str:
+        """``key`` as messages name it here: in a browser, a key the browser keeps for itself
+        is named by the key bound beside it (``ctrl+n``: ``f2``)."""
+        return BROWSER_KEYS.get(key, key) if self.is_web else key
+
+    def get_key_display(self, binding: Binding) -> str:
+        # In a browser the footer shows the key that reaches the app: f2, not ^n.
+        if self.is_web and binding.key in BROWSER_KEYS and not binding.key_display:
+            return App.get_key_display(self, replace(binding, key=BROWSER_KEYS[binding.key]))
+        return App.get_key_display(self, binding)
+
+    def action_help_quit(self) -> None:
+        # Textual's answer to ctrl+c names the first quit key; in a browser that is f10.
+        self.notify(
+            f"Press {self.key_name('ctrl+q')} to quit the app.", title="Do you want to quit?"
+        )
 
     def _ponder_actions(self) -> set[str]:
         """The actions bound by ponder's own screens and the app (not Textual's widgets)."""
@@ -361,6 +383,9 @@ class PonderApp(App[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "replay_restart":
             return self.replay is not None and hasattr(self.screen, "start_replay")
+        if action == "settings":
+            # Not on the settings screen itself: the help lists no key that does nothing.
+            return type(self.screen).__name__ != "SettingsScreen"
         if action == "legend":
             # Only beside a solver; by the pane's type name, so that home, which has none,
             # does not import it.
@@ -399,7 +424,7 @@ class PonderApp(App[None]):
         from tui.screens.dialogs import LegendScreen
 
         if not isinstance(self.screen, LegendScreen):
-            self.push_screen(LegendScreen())
+            self.push_screen(LegendScreen(getattr(self.screen, "KIND", "") or "game24"))
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         # Textual's own "Keys" opens its side panel; ponder's opens the full list, so the

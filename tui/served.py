@@ -13,12 +13,52 @@ import signal
 from collections.abc import Mapping
 from pathlib import Path
 
-__all__ = ["FILES_VAR", "SERVER_VAR", "environment", "served_files", "tie_to_server"]
+__all__ = [
+    "BROWSER_KEYS",
+    "FILES_VAR",
+    "SERVER_VAR",
+    "environment",
+    "kept_by_browsers",
+    "served_files",
+    "tie_to_server",
+]
 
 FILES_VAR = "PONDER_SERVE_FILES"
 """The one folder whose files a served app may open, or empty when opening files is off."""
 SERVER_VAR = "PONDER_SERVED_BY"
 """The process id of the ``ponder serve`` that started the app."""
+
+
+BROWSER_KEPT = frozenset(
+    {
+        # Chrome and Firefox never pass these to a page (new window, new tab, close tab,
+        # switch tabs); Firefox on Linux quits on ctrl+q.
+        "ctrl+n",
+        "ctrl+t",
+        "ctrl+w",
+        "ctrl+q",
+        "ctrl+tab",
+        "ctrl+pageup",
+        "ctrl+pagedown",
+        # Full screen and the developer tools.
+        "f11",
+        "f12",
+        "alt+f4",
+    }
+)
+"""Keys a browser keeps for itself: in ``ponder serve`` they never reach the app."""
+
+BROWSER_KEYS = {"ctrl+n": "f2", "ctrl+t": "f3", "ctrl+q": "f10"}
+"""For each key a browser keeps that ponder binds, the key bound beside it everywhere it is
+bound, which reaches the app in a terminal and in a browser alike. In a browser the footer
+and the messages name this one."""
+
+
+def kept_by_browsers(key: str) -> bool:
+    """Whether a browser keeps ``key`` (Textual's name of it) for itself: the keys above,
+    and every ctrl+shift and super (command) combination (a new private window, reopen a
+    closed tab, quit, the developer tools...)."""
+    return key in BROWSER_KEPT or key.startswith(("ctrl+shift+", "super+"))
 
 
 def environment(files: str | None) -> dict[str, str]:

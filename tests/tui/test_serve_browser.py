@@ -312,3 +312,55 @@ def _wait_port(port: int) -> None:
 
 def _children(pid: int) -> list[str]:
     return Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+
+
+async def stand_in_keys(page: DevTools, server: Served) -> None:
+    await page.send("Network.enable")
+    await page.send("Page.enable")
+    await page.send("Page.navigate", url=f"{server.origin}{server.page}")
+    await page.until(lambda: "Pick Game of 24" in page.screen, "the app to draw home")
+    await asyncio.sleep(1)  # the rest of the first frames
+    # The keys go to the terminal's text area, as after a click on the page.
+    await page.value("document.querySelector('.xterm-helper-textarea').focus()")
+    page.screen = ""
+    await page.key("ArrowDown", 40)  # home's list of kinds: Mini crosswords
+    await page.key("Enter", 13, "\r")
+    await page.until(lambda: re.search(r"Mini #\d+", page.screen), "a mini to open")
+    first = re.findall(r"Mini #(\d+)", page.screen)[-1]
+    # The footer names the key that reaches the app in a browser: f2, not ^n.
+    await page.until(lambda: "f2 New" in page.screen, "the footer to show f2")
+    assert "^n New" not in page.screen
+    page.screen = ""
+    await page.key("F2", 113)  # a new mini (ctrl+n opens a browser window)
+    await page.until(
+        lambda: any(n != first for n in re.findall(r"Mini #(\d+)", page.screen)),
+        "f2 to deal another mini",
+    )
+    page.screen = ""
+    await page.key("F3", 114)  # the legend (ctrl+t opens a browser tab)
+    await page.until(lambda: "What the solver pane shows" in page.screen, "f3: the legend")
+    await page.key("Escape", 27, "\x1b")
+    await asyncio.sleep(0.5)
+    apps = _children(server.proc.pid)
+    assert apps, "no app runs for the page"
+    await page.key("F10", 121)  # quit (Firefox on Linux quits itself on ctrl+q)
+    for _ in range(80):
+        if not set(apps) & set(_children(server.proc.pid)):
+            return
+        await asyncio.sleep(0.25)
+    raise AssertionError("f10 did not quit the app")
+
+
+def test_the_stand_ins_for_keys_a_browser_keeps_reach_the_served_app(
+    served_app: Served, chromium: int, tmp_path: Path
+) -> None:
+    """In the page, the crossword's footer shows f2 for a new mini; f2 deals one, f3 opens
+    the legend and f10 quits the app (a browser keeps ctrl+n, ctrl+t and ctrl+q)."""
+
+    async def run() -> None:
+        async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=30)) as http:
+            target = await _page(http, chromium)
+            async with http.ws_connect(target["webSocketDebuggerUrl"], max_msg_size=0) as ws:
+                await stand_in_keys(DevTools(ws, tmp_path), served_app)
+
+    asyncio.run(asyncio.wait_for(run(), timeout=120))

@@ -19,3 +19,8 @@ class PonderScreen(Screen[None]):
     def ponder(self) -> PonderApp:
         # Cast, not imported: the screens sit below the app that hosts them.
         return cast("PonderApp", self.app)
+
+    def key(self, name: str) -> str:
+        """A key as this screen's messages name it: in a browser, the key that stands in for
+        one the browser keeps (``ctrl+n``: ``f2``; see :data:`tui.served.BROWSER_KEYS`)."""
+        return self.ponder.key_name(name)

@@ -148,8 +148,9 @@ class CrosswordScreen(PuzzleScreen):
         Binding("ctrl+d", "pause", "Pause", show=False, id="crossword.pause"),
         Binding("ctrl+s", "solver", "Solver", id="crossword.solver"),
         Binding("ctrl+o", "method", "Method", id="crossword.method"),
-        Binding("ctrl+n", "new_mini", "New", id="crossword.new"),
-        Binding("ctrl+t", "app.legend", "Legend", show=False, id="crossword.legend"),
+        # f2 and f3 stand in for ctrl+n and ctrl+t, which a browser keeps (BROWSER_KEYS).
+        Binding("ctrl+n,f2", "new_mini", "New", id="crossword.new"),
+        Binding("ctrl+t,f3", "app.legend", "Legend", show=False, id="crossword.legend"),
     ]
 
     # What the grid shows. Each is replaced, never changed in place (boards and frozensets),
@@ -271,7 +272,7 @@ class CrosswordScreen(PuzzleScreen):
         self.watch_cursor()  # the grid and its first clue; from here on, watchers redraw them
         # The pane's idle line names s and l, which are letters to type here.
         self.query_one("#solver-status", Static).update(
-            "solver idle · ctrl+s starts it · ctrl+t: what the marks mean"
+            f"solver idle · ctrl+s starts it · {self.key('ctrl+t')}: what the marks mean"
         )
         self.say("Type to fill · space turns · ctrl+s: the solver · ? every key")
 
@@ -316,7 +317,8 @@ class CrosswordScreen(PuzzleScreen):
         if self.solution_shown:
             text = Text.assemble(
                 ("Solution shown", tone(self, Tone.WARNING, "bold")),
-                f" (every square revealed): no streak or best time. ctrl+n: {self.next_mini}.\n",
+                f" (every square revealed): no streak or best time. {self.key('ctrl+n')}: "
+                f"{self.next_mini}.\n",
             )
             if self.verdict is not None:
                 text.append_text(measures_text(self.verdict))
@@ -328,7 +330,8 @@ class CrosswordScreen(PuzzleScreen):
         )
         text = Text.assemble(
             ("★ Solved! ", tone(self, Tone.RIGHT, "bold")),
-            f"in {clock(self.elapsed())}{help_used}. Press ctrl+n for {self.next_mini}.\n",
+            f"in {clock(self.elapsed())}{help_used}. Press {self.key('ctrl+n')} for "
+            f"{self.next_mini}.\n",
         )
         if self.verdict is not None:
             text.append_text(measures_text(self.verdict))
@@ -340,7 +343,7 @@ class CrosswordScreen(PuzzleScreen):
         return "the file's next mini" if self.collection is not None else "a new mini"
 
     def gave_up_text(self) -> str:
-        return "You gave up on this mini. Press ctrl+n for a new mini."
+        return f"You gave up on this mini. Press {self.key('ctrl+n')} for a new mini."
 
     def refuse_when_over(self) -> bool:
         if not self.over:
@@ -348,7 +351,7 @@ class CrosswordScreen(PuzzleScreen):
         if self.gave_up:
             self.say(self.gave_up_text(), tone(self, Tone.WARNING))
         else:
-            self.notify("This mini is over. Press ctrl+n for a new mini.")
+            self.notify(f"This mini is over. Press {self.key('ctrl+n')} for a new mini.")
         return True
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -734,6 +737,14 @@ class CrosswordScreen(PuzzleScreen):
             )
         self.say(message)
 
+    def fit_clue(self) -> None:
+        """Once the mini is over the current clue is nothing more to solve: where the
+        message (docked at the bottom at 80x24; a give-up's takes six lines) would cover
+        part of it, the clue makes way, rather than show cut."""
+        clue, message = self.query_one("#cw-clue"), self.query_one("#message")
+        if self.over and clue.display and clue.region.bottom > message.region.y:
+            clue.display = False
+
     # ---------------------------------------------------------------- the solver's keys
 
     def action_solver(self) -> None:
@@ -768,7 +779,13 @@ class CrosswordScreen(PuzzleScreen):
         # The base's "Press space to start it" is ctrl+s here.
         if isinstance(message, str):
             message = message.replace("Press space to start it", "Press ctrl+s to start it")
+            message = message.replace(
+                "press space to stop it, then space to start", "ctrl+s stops it, then again starts"
+            )
         super().say(message, style)
+        if self.over:
+            # Laid out with the new message first (two refreshes: its size, then places).
+            self.call_after_refresh(self.call_after_refresh, self.fit_clue)
 
     # ---------------------------------------------------------------- the solver's board
 

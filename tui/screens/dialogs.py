@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from typing import Any
 
 from rich.table import Table
@@ -18,9 +19,12 @@ from puzzles.game24 import Hand
 from solver.methods import METHODS, MethodSpec, find_spec
 from solver.methods.spec import OptionInfo
 
-__all__ = ["HelpScreen", "LegendScreen", "MethodDialog", "SolutionsDialog"]
+__all__ = ["HelpScreen", "LegendScreen", "MethodDialog", "SolutionsDialog", "legend_rows"]
 from tui.notation import written
 from tui.widgets.tones import Tone, tone
+
+KEY_COLUMN = 16
+"""Columns the help gives the keys (right-aligned) and the gap after them."""
 
 
 class HelpScreen(ModalScreen[None]):
@@ -37,10 +41,16 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog-box", id="help-box"):
             yield Label(f"Keys · {self.title_text}", classes="dialog-title")
+            # A description too long for its line goes on under itself, not under the keys:
+            # the room is the box's (70 columns, at most 95% of the screen) less its border,
+            # padding and scrollbar, and the keys' column.
+            box = min(70, self.app.size.width * 95 // 100)
+            room = max(20, box - 2 - 4 - 2 - KEY_COLUMN)
             text = Text()
             for key, description in self.rows:
-                text.append(f"{key:>14}  ", style="bold")
-                text.append(f"{description}\n")
+                text.append(f"{key:>{KEY_COLUMN - 2}}  ", style="bold")
+                lines = textwrap.wrap(description, room) or [""]
+                text.append(("\n" + " " * KEY_COLUMN).join(lines) + "\n")
             if self.notes:
                 text.append(f"\n{self.notes}\n", style="italic")
             # Long lists scroll (the box keeps its border and the line below on screen).
@@ -99,20 +109,55 @@ LEGEND = (
 """What the solver pane's marks and words mean, term by term."""
 
 
+KIND_LEGEND: dict[str, dict[str, str | None]] = {
+    "crossword": {
+        "thought": "one word the model wrote in: its clue (h2. is 2 across, v3. is 3 down) "
+        "and the word",
+        "★": "the board it leaves is the solution",
+        "✗": "the word does not fit its squares or the letters crossing them",
+        "node score": "[0.8]: the model's value of the board so far (can it still be filled?)",
+    },
+    "wordproblem": {
+        "thought": "one step of working the model proposed, and the value it found",
+        "★": "the step the solver's answer came from",
+        "node score": "[0.8]: the model's value of the working so far (does it lead to the "
+        "answer?)",
+    },
+}
+"""Where a kind's thoughts differ from a Game of 24's (:data:`LEGEND`): its words for them
+(None: the term does not apply to the kind)."""
+
+
+def legend_rows(kind: str = "game24") -> list[tuple[str, str]]:
+    """The legend's terms and meanings, as the thoughts of ``kind`` show them."""
+    changes = KIND_LEGEND.get(kind, {})
+    rows: list[tuple[str, str]] = []
+    for term, meaning in LEGEND:
+        if term in changes:
+            changed = changes[term]
+            if changed is None:
+                continue
+            meaning = changed
+        rows.append((term, meaning))
+    return rows
+
+
 class LegendScreen(ModalScreen[None]):
-    """The solver pane's marks, scores and words, explained."""
+    """The solver pane's marks, scores and words, explained for the kind of puzzle in front
+    (``kind``: a Game of 24's thoughts combine numbers, a crossword's write words)."""
 
     BINDINGS = [Binding("escape,l,q,question_mark", "dismiss", "Close", id="legend.close")]
 
-    def __init__(self) -> None:
+    def __init__(self, kind: str = "game24") -> None:
         super().__init__(classes="dialog")
+        self.rows = legend_rows(kind)
 
     def compose(self) -> ComposeResult:
         # A grid, so a meaning that wraps hangs under its own column, not under the term.
         text = Table.grid(padding=(0, 2))
         text.add_column(justify="right", no_wrap=True, style="bold")
         text.add_column(ratio=1)
-        for term, meaning in LEGEND:
+        for term, meaning in self.rows:
             if not meaning:
                 text.add_row(Text(term, style="bold underline"), "")
                 continue
@@ -127,10 +172,14 @@ class LegendScreen(ModalScreen[None]):
         self.dismiss(None)
 
 
-class SolutionsDialog(ModalScreen[None]):
-    """Every distinct solution of a hand, from the exact solver."""
+class SolutionsDialog(ModalScreen[bool]):
+    """Every distinct solution of a hand, from the exact solver. It answers True when the
+    player asks for a new hand from it (n, as the message under it offers)."""
 
-    BINDINGS = [Binding("escape,enter,q", "close", "Close", id="solutions.close")]
+    BINDINGS = [
+        Binding("escape,enter,q", "close", "Close", id="solutions.close"),
+        Binding("n", "new", "New hand", id="solutions.new"),
+    ]
 
     def __init__(self, hand: Hand, solutions: list[str]) -> None:
         super().__init__(classes="dialog")
@@ -152,11 +201,15 @@ class SolutionsDialog(ModalScreen[None]):
                     or "No way to make the target with these numbers.",
                     id="solutions",
                 )
+            yield Static(Text("n: a new hand · esc: close", style="dim"))
             yield Button("Close", id="close", variant="primary")
 
     @on(Button.Pressed, "#close")
     def action_close(self) -> None:
-        self.dismiss(None)
+        self.dismiss(False)
+
+    def action_new(self) -> None:
+        self.dismiss(True)
 
 
 FIELDS_NOTE = "Tab to a field for its meaning, bounds and paper value."
@@ -296,7 +349,9 @@ class MethodDialog(ModalScreen[dict[str, Any] | None]):
         self.query_one("#option-help", Static).update(self._fields_note())
 
     @on(Button.Pressed, "#use")
+    @on(Input.Submitted)
     def use(self) -> None:
+        """Use the method with its fields (the Use button, or enter in a field)."""
         spec = METHODS[self.method]
         checked: dict[str, Any] = {}
         for opt in spec.options():

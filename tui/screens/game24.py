@@ -257,7 +257,7 @@ class Game24Screen(PuzzleScreen):
         return Text.assemble(
             ("★ Solved! ", tone(self, Tone.RIGHT, "bold")),
             f"{_typed(answer)} = {self.hand.target}\n",
-            f"in {clock(self.elapsed())}{hints}{shown}. Press n for a new puzzle.",
+            f"in {clock(self.elapsed())}{hints}{shown}. Press n for a new hand.",
         )
 
     @property
@@ -289,7 +289,9 @@ class Game24Screen(PuzzleScreen):
                 card.show(c.label, c.expression)
             else:
                 card.display = False
-        self.query_one("#cards").set_class(len(board.cards) > 4, "-many")
+        row = self.query_one("#cards")
+        row.set_class(len(board.cards) > 4, "-many")
+        row.set_class(len(board.cards) <= 2, "-few")
         steps = Text()
         for i, step in enumerate(board.steps, 1):
             # Each step is re-checked through puzzles.arith, as every claim in ponder is.
@@ -463,7 +465,12 @@ class Game24Screen(PuzzleScreen):
         if not self.over:
             self.first = self.op = None
             self.give_up()
-        self.app.push_screen(SolutionsDialog(self.hand, solutions(self.hand)))
+
+        def closed(new: bool | None) -> None:
+            if new:  # n in the dialog: the new hand the message offers
+                self.action_new()
+
+        self.app.push_screen(SolutionsDialog(self.hand, solutions(self.hand)), closed)
 
 
 def _typed(answer: str) -> str:

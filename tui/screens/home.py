@@ -28,7 +28,7 @@ from solver.methods.listing import every_listed
 from tui.kinds import KINDS, PuzzleKind
 from tui.screens.base import PonderScreen
 from tui.widgets.footer import KeyHints
-from tui.widgets.home_lists import KindList, SeedInput
+from tui.widgets.home_lists import HintInput, KindList, SeedInput
 from tui.widgets.tones import Tone, tone
 
 if TYPE_CHECKING:
@@ -114,7 +114,7 @@ class HomeScreen(PonderScreen):
                     yield SeedInput(placeholder="random", id="seed", type="integer")
                 with Horizontal(classes="field", id="own-field"):
                     yield Static("Your own", classes="field-label")
-                    yield Input(placeholder="", id="own")
+                    yield HintInput(placeholder="", id="own")
                 with Horizontal(classes="field", id="file-field"):
                     yield Static("Your file", classes="field-label")
                     yield Button("Open a file… (o)", id="open-file")
@@ -318,7 +318,7 @@ class HomeScreen(PonderScreen):
         playable = self.kind.playable
         self.query_one("#own-field").display = playable and bool(spec.own)
         if playable and spec.own:
-            self.query_one("#own", Input).placeholder = spec.own
+            self.query_one("#own", HintInput).show_hint(spec.own)
         self.query_one("#file-field").display = playable and bool(spec.files)
         topics = _topic_choices(self.kind)
         self.query_one("#topic-field").display = len(topics) > 1

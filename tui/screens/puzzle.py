@@ -177,6 +177,9 @@ SOLVER_BINDINGS: list[BindingType] = [
     Binding("S", "restart_solver", "Restart solver", show=False, id="puzzle.restart"),
     Binding("m", "solver_options", "Method", id="puzzle.method"),
     Binding("escape", "leave", "Home", id="puzzle.home"),
+    # While the pane is enlarged esc shrinks it (Textual's escape-to-minimize): the footer
+    # says so there, not "Home".
+    Binding("escape", "shrink", "Shrink", id="puzzle.shrink"),
     Binding("right_square_bracket", "replay_speed(2)", "Faster", id="puzzle.faster"),
     Binding("left_square_bracket", "replay_speed(0.5)", "Slower", id="puzzle.slower"),
     Binding("ctrl+f", "pane_focus", "Solver pane / back", show=False, id="puzzle.pane"),
@@ -737,10 +740,16 @@ class PuzzleScreen(PonderScreen):
             pane.focus_view()
         self.maximize(pane, container=False)
 
+    def action_shrink(self) -> None:
+        """Give the puzzle its room back (esc while the pane is enlarged)."""
+        if self.maximized is not None:
+            self.minimize()
+
     def watch_maximized(self, before: Widget | None, now: Widget | None) -> None:
         # Shrunk again (ctrl+z or esc): the keys go back to the puzzle.
         if before is not None and now is None:
             self.set_focus(self.puzzle_focus())
+        self.refresh_bindings()  # esc: "Shrink" while enlarged, "Home" again after
 
     def action_peek(self) -> None:
         """Show (or hide again) the solver's answer while the puzzle is in play."""
@@ -761,6 +770,10 @@ class PuzzleScreen(PonderScreen):
     # ---------------------------------------------------------------- the solver
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "leave" and self.maximized is not None:
+            return False  # esc shrinks the enlarged pane (the shrink binding shows it)
+        if action == "shrink":
+            return self.maximized is not None
         if action == "replay_speed":
             # While a trace plays, or beside an engine the app paces (offline, a published
             # run); a server keeps its own time.
@@ -816,7 +829,7 @@ class PuzzleScreen(PonderScreen):
         pane = self.query_one(SolverPane)
         if pane.running:
             self.stop_solver()
-        elif pane.notice == "stopped" and pane.finished is None:
+        elif self.resumable():
             if not self.start_solver():
                 return
             self.notify(
@@ -839,6 +852,16 @@ class PuzzleScreen(PonderScreen):
             self.stop_solver()
         if self.start_solver(fresh=True):
             self.notify("The solver starts again from the beginning, asking the model afresh.")
+
+    def resumable(self) -> bool:
+        """Whether the next start resumes a run: one stopped before its end, of the method
+        chosen now (a method chosen since starts afresh)."""
+        pane = self.query_one(SolverPane)
+        return (
+            pane.notice == "stopped"
+            and pane.finished is None
+            and pane.method == self.ponder.method_name
+        )
 
     def stop_solver(self) -> None:
         pane = self.query_one(SolverPane)
@@ -867,7 +890,7 @@ class PuzzleScreen(PonderScreen):
             return False
         method = app.make_method()
         pane = self.query_one(SolverPane)
-        resuming = not fresh and pane.notice == "stopped" and pane.finished is None
+        resuming = not fresh and self.resumable()
         pane.reset(method.name, app.model_label, resuming=resuming)
         self._pending.clear()
         self.solver_result = None
@@ -957,7 +980,18 @@ class PuzzleScreen(PonderScreen):
                 spec = find_spec(result["method"])
                 self.ponder.method_name = spec.name
                 self.ponder.method_options = result["options"]
-                self.say(f"Solver method: {spec.label} ({spec.title}). Press space to start it.")
+                pane = self.query_one(SolverPane)
+                if pane.running:
+                    # The key stops the run under way first: say so, not "start it".
+                    self.say(
+                        f"Solver method: {spec.label} ({spec.title}), from the next run. "
+                        f"The {pane.label} run goes on: press space to stop it, then space to "
+                        f"start {spec.label}."
+                    )
+                else:
+                    self.say(
+                        f"Solver method: {spec.label} ({spec.title}). Press space to start it."
+                    )
                 self._method_chosen = True
 
         roles = getattr(self.make_domain(), "roles", None)

@@ -61,7 +61,8 @@ class SettingsScreen(PonderScreen):
 
     BINDINGS = [
         Binding("escape", "close", "Back", id="settings.back"),
-        Binding("ctrl+t", "test", "Test connection", id="settings.test"),
+        # f3 stands in for ctrl+t, which a browser keeps (BROWSER_KEYS).
+        Binding("ctrl+t,f3", "test", "Test connection", id="settings.test"),
     ]
 
     def __init__(self, settings: Settings) -> None:

@@ -1,4 +1,4 @@
-"""Home's seed box and its list of puzzle kinds."""
+"""Home's seed box, its box for a puzzle of one's own, and its list of puzzle kinds."""
 
 from __future__ import annotations
 
@@ -25,6 +25,30 @@ class SeedInput(Input):
             active = self.screen.active_bindings.get(event.key)
             if active is not None and active.enabled:
                 await self.app.run_action(active.binding.action, active.node)
+
+
+class HintInput(Input):
+    """A box whose placeholder fits its width: the whole hint where it fits, else the
+    shortest of its ", or " alternatives that does (``1 2 3 4 5 -> 10`` of ``4 7 8 8, or
+    1 2 3 4 5 -> 10`` at 80 columns); the whole hint is its tooltip."""
+
+    hint = ""
+
+    def show_hint(self, hint: str) -> None:
+        self.hint = hint
+        self.tooltip = hint or None
+        self.fit_hint()
+
+    def on_resize(self) -> None:
+        self.fit_hint()
+
+    def fit_hint(self) -> None:
+        room = self.content_size.width - 1  # the cursor's cell after it
+        if room <= 0:  # not laid out yet: the next resize fits it
+            self.placeholder = self.hint
+            return
+        choices = [self.hint, *reversed(self.hint.split(", or "))]
+        self.placeholder = next((c for c in choices if len(c) <= room), min(choices, key=len))
 
 
 class KindList(OptionList):
