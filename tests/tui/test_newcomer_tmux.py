@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual.content import Content
@@ -229,15 +230,22 @@ def fits(screen: CrosswordScreen, part: Static) -> bool:
     )
 
 
-async def test_a_long_clue_stays_whole_beside_a_long_title_and_message(app: PonderApp) -> None:
+async def open_mini_with(app: PonderApp, pilot: Any, clue: str, title: str) -> CrosswordScreen:
+    """A 5x5 mini whose first clue reads ``clue``, titled as a dealt one (``Mini #N``), open."""
     mini = generate(7, blocks=False)
-    first = dataclasses.replace(mini.clues[0], text=LONG_CLUE)
-    # A dealt mini's title, as the tmux try had it ("Mini #882188164 · open · ⏱ 0:02").
-    mini = dataclasses.replace(mini, title="Mini #882188164", clues=(first, *mini.clues[1:]))
+    first = dataclasses.replace(mini.clues[0], text=clue)
+    mini = dataclasses.replace(mini, title=title, clues=(first, *mini.clues[1:]))
+    screen = CrosswordScreen(mini, "open")
+    await app.push_screen(screen)
+    await pilot.pause()
+    return screen
+
+
+async def test_a_long_clue_stays_whole_beside_a_long_title_and_message(app: PonderApp) -> None:
     async with app.run_test(size=SMALL) as pilot:
-        screen = CrosswordScreen(mini, "open")
-        await app.push_screen(screen)
-        await pilot.pause()
+        # A dealt mini's title, as the tmux try had it ("Mini #882188164 · open · ⏱ 0:02").
+        screen = await open_mini_with(app, pilot, LONG_CLUE, "Mini #882188164")
+        mini = screen.crossword
         # A wrong letter, then auto-check: "help 1 · auto-check" makes the title two lines,
         # and the message three ("... 1 wrong now, marked in red.").
         wrong = "Q" if mini.solution[0][0] != "Q" else "Z"
@@ -253,13 +261,8 @@ async def test_a_long_clue_stays_whole_beside_a_long_title_and_message(app: Pond
 
 
 async def test_a_give_up_beside_a_long_title_covers_no_part_of_the_clue(app: PonderApp) -> None:
-    mini = generate(7, blocks=False)
-    first = dataclasses.replace(mini.clues[0], text=TWO_LINE_CLUE)
-    mini = dataclasses.replace(mini, title="Mini #164426953", clues=(first, *mini.clues[1:]))
     async with app.run_test(size=SMALL) as pilot:
-        screen = CrosswordScreen(mini, "open")
-        await app.push_screen(screen)
-        await pilot.pause()
+        screen = await open_mini_with(app, pilot, TWO_LINE_CLUE, "Mini #164426953")
         # Auto-check (help, and "auto-check" in the title: two lines), a wrong letter, and
         # a give-up: its message takes six lines.
         await pilot.press("ctrl+a", "q", "ctrl+x", "y")
