@@ -128,14 +128,20 @@ async def test_n_in_the_solutions_dialog_deals_the_new_hand_it_offers(app: Ponde
         assert new.hand != Hand.parse("4 4 10 13") or new.started != first.started
 
 
+async def settings_help(app: PonderApp, pilot: Any) -> HelpScreen:
+    """The settings screen opened from home with ``s``, and its help with f1."""
+    await pilot.press("s")
+    await wait_for(pilot, lambda: isinstance(app.screen, SettingsScreen))
+    await pilot.press("f1")
+    await pilot.pause()
+    help_screen = app.screen
+    assert isinstance(help_screen, HelpScreen)
+    return help_screen
+
+
 async def test_the_settings_help_lists_no_key_that_does_nothing_there(app: PonderApp) -> None:
     async with app.run_test(size=SMALL) as pilot:
-        await pilot.press("s")
-        await wait_for(pilot, lambda: isinstance(app.screen, SettingsScreen))
-        await pilot.press("f1")
-        await pilot.pause()
-        help_screen = app.screen
-        assert isinstance(help_screen, HelpScreen)
+        help_screen = await settings_help(app, pilot)
         rows = dict(help_screen.rows)
         assert "Settings" not in rows.values()  # ctrl+s opens the screen you are on
         assert rows["^t / f3"] == "Test connection" and rows["esc"] == "Back"
@@ -157,12 +163,7 @@ async def test_while_the_pane_is_enlarged_the_footer_says_esc_shrinks_it(app: Po
 
 async def test_a_long_key_description_in_the_help_hangs_under_itself(app: PonderApp) -> None:
     async with app.run_test(size=SMALL) as pilot:
-        await pilot.press("s")
-        await wait_for(pilot, lambda: isinstance(app.screen, SettingsScreen))
-        await pilot.press("f1")
-        await pilot.pause()
-        help_screen = app.screen
-        assert isinstance(help_screen, HelpScreen)
+        help_screen = await settings_help(app, pilot)
         keys = help_screen.query_one("#help-keys", Static)
         width = keys.content_region.width
         lines = [line.rstrip() for line in str(keys.render()).split("\n\n")[0].splitlines()]

@@ -16,13 +16,13 @@ from textual import events
 
 from solver.settings import Settings
 from tests.tui.processes import ROOT
-from tui.app import make_app
+from tui.app import PonderApp, make_app
 from tui.screens.home import HomeScreen
 
 FIRST_FRAME = """
 import json, sys, tempfile
 from pathlib import Path
-from tui.app import make_app
+from tui.app import PonderApp, make_app
 from tui.screens.home import HomeScreen
 from solver.settings import Settings
 
@@ -80,7 +80,7 @@ def test_home_first_frame_imports_nothing_a_game_needs() -> None:
 
 
 async def test_home_has_its_size_classes_from_its_first_style_so_no_resize_restyles_it(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    app: PonderApp, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The classes of the window's size (-narrow, -short) are home's before it is mounted:
     its first resize finds them there and restyles nothing (it restyled the whole screen)."""
@@ -95,8 +95,6 @@ async def test_home_has_its_size_classes_from_its_first_style_so_no_resize_resty
         return result
 
     monkeypatch.setattr(HomeScreen, "update_classes", watched)
-    monkeypatch.setenv("PONDER_CONFIG", str(tmp_path / "config.toml"))
-    app = make_app(Settings(), store_path=tmp_path / "r.db", seed=1)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         assert isinstance(app.screen, HomeScreen)
@@ -109,7 +107,7 @@ async def test_home_has_its_size_classes_from_its_first_style_so_no_resize_resty
 
 
 async def test_home_is_not_restyled_when_first_shown_but_is_when_asked_again(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    app: PonderApp, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Styled as it mounts, home is not styled whole again by its first showing (Textual's
     resume would); a later resume that asks for fresh styles still gets them."""
@@ -121,8 +119,6 @@ async def test_home_is_not_restyled_when_first_shown_but_is_when_asked_again(
         update_node_styles(self, animate)
 
     monkeypatch.setattr(HomeScreen, "update_node_styles", watched)
-    monkeypatch.setenv("PONDER_CONFIG", str(tmp_path / "config.toml"))
-    app = make_app(Settings(), store_path=tmp_path / "r.db", seed=1)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         assert isinstance(app.screen, HomeScreen)
