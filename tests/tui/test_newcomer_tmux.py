@@ -251,10 +251,16 @@ async def test_a_long_clue_stays_whole_beside_a_long_title_and_message(app: Pond
         # and the message three ("... 1 wrong now, marked in red.").
         wrong = "Q" if mini.solution[0][0] != "Q" else "Z"
         await pilot.press(wrong.lower(), "ctrl+a")
-        await pilot.pause()
         title = screen.query_one("#puzzle-title", Static)
         clue = screen.query_one("#cw-clue", Static)
         message = screen.query_one("#message", Static)
+        # Wait for the layout to settle after the message and title change; a layout that
+        # never gets there times out and fails.
+        await wait_for(
+            pilot,
+            lambda: title.size.height == 2 and clue.region.bottom <= message.region.y,
+            10,
+        )
         assert title.size.height == 2 and "1 wrong now" in str(message.render())
         assert "ending in WORDS" in str(clue.render())
         assert fits(screen, clue) and fits(screen, message)
@@ -268,9 +274,13 @@ async def test_a_give_up_beside_a_long_title_covers_no_part_of_the_clue(app: Pon
         # a give-up: its message takes six lines.
         await pilot.press("ctrl+a", "q", "ctrl+x", "y")
         await wait_for(pilot, lambda: screen.gave_up)
-        await pilot.pause()
         clue = screen.query_one("#cw-clue", Static)
         message = screen.query_one("#message", Static)
+        # The clue makes way two refreshes after the message is laid out: wait for the
+        # screen to settle (a clue hidden, or one wholly above the message).
+        await wait_for(
+            pilot, lambda: not clue.display or clue.region.bottom <= message.region.y, 10
+        )
         assert screen.query_one("#puzzle-title", Static).size.height == 2
         assert "corrected in red" in str(message.render())
         assert fits(screen, message)
