@@ -258,7 +258,11 @@ async def test_a_long_clue_stays_whole_beside_a_long_title_and_message(app: Pond
         # never gets there times out and fails.
         await wait_for(
             pilot,
-            lambda: title.size.height == 2 and clue.region.bottom <= message.region.y,
+            lambda: (
+                title.size.height == 2
+                and fits(screen, message)
+                and clue.region.bottom <= message.region.y
+            ),
             10,
         )
         assert title.size.height == 2 and "1 wrong now" in str(message.render())
@@ -279,7 +283,12 @@ async def test_a_give_up_beside_a_long_title_covers_no_part_of_the_clue(app: Pon
         # The clue makes way two refreshes after the message is laid out: wait for the
         # screen to settle (a clue hidden, or one wholly above the message).
         await wait_for(
-            pilot, lambda: not clue.display or clue.region.bottom <= message.region.y, 10
+            pilot,
+            lambda: (
+                fits(screen, message)
+                and (not clue.display or clue.region.bottom <= message.region.y)
+            ),
+            10,
         )
         assert screen.query_one("#puzzle-title", Static).size.height == 2
         assert "corrected in red" in str(message.render())
