@@ -16,6 +16,7 @@ from textual.widgets import Input, RichLog, Static
 
 from puzzles.game24 import Hand
 from solver import events as ev
+from tests.tui.harness import wait_for
 from tui.app import PonderApp
 from tui.notation import written
 from tui.screens.dialogs import LegendScreen, MethodDialog
@@ -269,8 +270,10 @@ async def test_details_name_a_thoughts_state_as_its_kind_does(app: PonderApp) ->
         pane.reset("tot", "offline")
         pane.apply([ev.ThoughtAdded("tot", "a", None, "1A. AGENT", 1, "AGENT/_____")])
         pane.show_details("a")
-        await pilot.pause()
-        shown = "".join(strip.text for strip in pane.query_one("#details", RichLog).lines)
+        details = pane.query_one("#details", RichLog)
+        # A RichLog writes once it knows its width: wait for the lines, not for one pause.
+        await wait_for(pilot, lambda: details.lines)
+        shown = "".join(strip.text for strip in details.lines)
         assert "board: AGENT/_____" in shown and "numbers left" not in shown
 
 
