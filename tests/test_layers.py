@@ -1,5 +1,5 @@
 """The core imports without Textual, no text is ever eval'd, and methods and options are
-listed only in the catalogue. The floors themselves are import-linter's contracts in
+listed only in the catalogue, and no modules import one another in a loop. The floors themselves are import-linter's contracts in
 ``pyproject.toml`` (``lint-imports``)."""
 
 from __future__ import annotations
@@ -8,6 +8,8 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -83,3 +85,68 @@ def test_the_list_check_sees_a_list_of_methods(tmp_path: Path) -> None:
     )
     found = _literal_collections(tmp_path / "m.py")
     assert any({"bot", "io"} <= s for _, s in found)
+
+
+def import_cycles(*packages: str) -> list[list[str]]:
+    """Each set of modules that import one another in a loop (run-time imports only: a type
+    named for mypy alone is no import), found on grimp's graph, the one ``lint-imports``
+    reads. Tarjan's strongly connected components, walked without recursion."""
+    import grimp
+
+    graph = grimp.build_graph(*packages, exclude_type_checking_imports=True)
+    order: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles: list[list[str]] = []
+    for start in sorted(graph.modules):
+        if start in order:
+            continue
+        walk = [(start, iter(sorted(graph.find_modules_directly_imported_by(start))))]
+        order[start] = low[start] = len(order)
+        stack.append(start)
+        on_stack.add(start)
+        while walk:
+            module, nexts = walk[-1]
+            step = next(nexts, None)
+            if step is not None:
+                if step not in order:
+                    order[step] = low[step] = len(order)
+                    stack.append(step)
+                    on_stack.add(step)
+                    walk.append((step, iter(sorted(graph.find_modules_directly_imported_by(step)))))
+                elif step in on_stack:
+                    low[module] = min(low[module], order[step])
+                continue
+            walk.pop()
+            if walk:
+                low[walk[-1][0]] = min(low[walk[-1][0]], low[module])
+            if low[module] == order[module]:
+                part: list[str] = []
+                while True:
+                    top = stack.pop()
+                    on_stack.discard(top)
+                    part.append(top)
+                    if top == module:
+                        break
+                if len(part) > 1:
+                    cycles.append(sorted(part))
+    return cycles
+
+
+def test_no_two_modules_import_each_other_directly_or_in_a_loop() -> None:
+    # import-linter's acyclic_siblings contract covers the parts of a floor; this covers every
+    # module of every package, however deep.
+    assert import_cycles("puzzles", "solver", "tui", "bench") == []
+
+
+def test_the_cycle_check_finds_a_loop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    package = tmp_path / "loopy"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "a.py").write_text("from loopy import b\n")
+    (package / "b.py").write_text("import loopy.c\n")
+    (package / "c.py").write_text("from loopy.a import *\n")
+    (package / "d.py").write_text("import loopy.a\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert import_cycles("loopy") == [["loopy.a", "loopy.b", "loopy.c"]]
