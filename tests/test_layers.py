@@ -1,6 +1,6 @@
-"""The core imports without Textual, no text is ever eval'd, and methods and options are
-listed only in the catalogue, and no modules import one another in a loop. The floors themselves are import-linter's contracts in
-``pyproject.toml`` (``lint-imports``)."""
+"""The core imports without Textual, no text is ever eval'd, methods and options are listed
+only in the catalogue, and no modules import one another in a loop. The floors themselves are
+import-linter's contracts in ``pyproject.toml`` (``lint-imports``)."""
 
 from __future__ import annotations
 
