@@ -36,6 +36,7 @@ from tui.kinds import KINDS, PuzzleKind
 from tui.screens.base import PonderScreen
 from tui.widgets.confirm import ConfirmDialog
 from tui.widgets.footer import KeyHints
+from tui.widgets.grows import update_in_place
 from tui.widgets.solver_pane import SolverPane
 from tui.widgets.tones import Tone, tone
 from tui.widgets.typing_box import TypingBox
@@ -393,7 +394,8 @@ class PuzzleScreen(PonderScreen):
             self.refresh_race()
 
     def refresh_title(self) -> None:
-        self.query_one("#puzzle-title", Static).update(self.title_text())
+        # Redrawn every tick of the clock: no layout of the screen unless it wraps otherwise.
+        update_in_place(self.query_one("#puzzle-title", Static), self.title_text())
 
     def say(self, message: str | Text, style: str = "") -> None:
         widget = self.query_one("#message", Static)

@@ -38,7 +38,7 @@ from solver.methods import METHODS, MethodSpec, find_spec
 from solver.text import visible, visible_event
 from tui.notation import written
 from tui.widgets.dialogue import DialogueView, TurnCard
-from tui.widgets.grows import GrowsInPlace
+from tui.widgets.grows import GrowsInPlace, update_in_place
 from tui.widgets.rounds_plot import RoundsPlot
 from tui.widgets.tones import Tone, tone
 
@@ -971,15 +971,9 @@ class SolverPane(Vertical):
         self._show_status(line)
 
     def _show_status(self, line: Text) -> None:
-        """Put ``line`` in the status line; the screen is laid out again only when the line
-        takes another number of rows than it did (it is redrawn with every batch of events)."""
-        status = self.query_one("#solver-status", Static)
-        shown = status.content_size
-        status.update(line, layout=False)
-        if not shown or status.get_content_height(shown, self.screen.size, shown.width) != (
-            shown.height
-        ):
-            status.refresh(layout=True)
+        """Put ``line`` in the status line (redrawn with every batch of events): the screen is
+        laid out again only when the line takes another number of rows than it did."""
+        update_in_place(self.query_one("#solver-status", Static), line)
 
     def show_details(self, node_id: str) -> None:
         """Put everything known about a thought into the Details tab."""
