@@ -15,9 +15,11 @@ from typing import TYPE_CHECKING, Any
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.dom import DOMNode
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.timer import Timer
+from textual.widget import Widget
 from textual.worker import Worker, WorkerState
 
 from puzzles.text import visible
@@ -30,7 +32,7 @@ from solver.model.paced import OneAtATime, Pace
 from solver.settings import Settings
 from tui.kinds import KINDS, PuzzleKind, UnknownKind, find_kind
 from tui.screens.home import HomeScreen
-from tui.served import BROWSER_KEYS
+from tui.served import BROWSER_KEYS, WIDGET_STAND_INS
 
 if TYPE_CHECKING:
     from solver.published import Bundled
@@ -141,6 +143,12 @@ class PonderApp(App[None]):
         # A priority key, as Textual's own: it reaches past help and dialogs too. f10 is
         # ctrl+q in a browser, which keeps ctrl+q (BROWSER_KEYS).
         Binding("ctrl+q,f10", "quit", "Quit", id="app.quit", priority=True),
+        # Textual's widgets do these on keys a browser keeps (ctrl+pageup...): in a browser,
+        # these keys do them (only where the widget with focus can).
+        *(
+            Binding(key, f"focused({action!r})", description, show=False, id=f"app.{action}")
+            for action, (key, description) in WIDGET_STAND_INS.items()
+        ),
     ]
 
     def __init__(
@@ -380,7 +388,22 @@ class PonderApp(App[None]):
                         actions.add(binding.action)
         return actions
 
+    def _focused_with(self, action: str) -> DOMNode | None:
+        """The widget with focus, or the nearest one around it, that has ``action``."""
+        node: DOMNode | None = self.focused
+        while node is not None and not hasattr(node, f"action_{action}"):
+            node = node.parent
+        return node if isinstance(node, Widget) else None
+
+    async def action_focused(self, action: str) -> None:
+        """Run ``action`` of the widget with focus (a stand-in key's: WIDGET_STAND_INS)."""
+        node = self._focused_with(action)
+        if node is not None:
+            await self.run_action(action, node)
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "focused":
+            return bool(parameters) and self._focused_with(str(parameters[0])) is not None
         if action == "replay_restart":
             return self.replay is not None and hasattr(self.screen, "start_replay")
         if action == "settings":
