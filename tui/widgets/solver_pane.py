@@ -35,6 +35,7 @@ from textual.widgets.tree import TreeNode
 from puzzles.arith import ArithError, parse
 from solver import events as ev
 from solver.methods import METHODS, MethodSpec, find_spec
+from solver.methods.react import FINISH
 from solver.text import visible, visible_event
 from tui.notation import written
 from tui.widgets.dialogue import DialogueView, TurnCard
@@ -256,6 +257,8 @@ class SolverPane(Vertical):
         """An answer as people read it (the puzzle screen's)."""
         self.answer_hidden = False
         """Whether the solver's answer is kept from the player (still playing): no spoilers."""
+        self.transcript_events: list[ev.Event] = []
+        """The events of the transcript so far (ReAct's, DELI's), to write it again."""
         self.peek_key = "v"
         """The key that shows a hidden answer, as the status line names it."""
         self.config: dict[str, object] = {}
@@ -375,9 +378,12 @@ class SolverPane(Vertical):
 
     def show_answer(self, shown: bool = True) -> None:
         """Show the solver's answer (or hide it again while the player plays)."""
+        changed = self.answer_hidden == shown
         self.answer_hidden = not shown
         if self.finished is not None:  # an idle pane keeps its "press s" line
             self.refresh_status()
+        if changed and self.transcript_events:
+            self._rewrite_transcript()
 
     def focus_view(self) -> None:
         """Give the keys to what draws the run: the tree, the dialogue or the transcript."""
@@ -424,6 +430,7 @@ class SolverPane(Vertical):
         dialogue.answer_text = self.answer_text
         for log_id in ("#arith", "#experience", "#details", "#transcript"):
             self.query_one(log_id, RichLog).clear()
+        self.transcript_events.clear()
         self.query_one(RoundsPlot).clear(self.round_name)
         self.refresh_status()
 
@@ -794,10 +801,32 @@ class SolverPane(Vertical):
 
     def _transcript(self, event: ev.Event) -> None:
         """ReAct's and DELI's steps, one line or two each, in the order they happened; for
-        ReAct combined with CoT-SC, each fallback decision and CoT-SC's vote."""
+        ReAct combined with CoT-SC, each fallback decision and CoT-SC's vote. Kept, so that
+        the transcript is written again when its answers are shown (or hidden)."""
+        self.transcript_events.append(event)
+        self._write_transcript(event)
+
+    def _rewrite_transcript(self) -> None:
         log = self.query_one("#transcript", RichLog)
+        log.clear()
+        for event in self.transcript_events:
+            self._write_transcript(event)
+
+    @property
+    def _hidden(self) -> str:
+        """What stands for an answer in the transcript while the player plays."""
+        return f"(hidden while you play: {self.peek_key} shows it)"
+
+    def _write_transcript(self, event: ev.Event) -> None:
+        """One event of the transcript; while the answer is hidden (no spoilers), the answers
+        in it are too: ReAct's finish (its thought says the answer), DELI's stage answers
+        and their working, CoT-SC's votes."""
+        log = self.query_one("#transcript", RichLog)
+        hidden = self.answer_hidden
         match event:
             case ev.ToolCalled(step=step, tool=tool, argument=argument, thought=thought):
+                if hidden and tool == FINISH:
+                    thought, argument = (self._hidden if thought else ""), self._hidden
                 if thought:
                     log.write(_hanging(Text(f"Thought {step}: ", "dim"), thought, "dim"))
                 action = f"{tool}[{argument}]" if tool else f"(unreadable) {argument}"
@@ -809,7 +838,9 @@ class SolverPane(Vertical):
                 }.get(status, tone(self, Tone.WRONG))
                 note = "" if status == "ok" else f" ({status})"
                 log.write(_hanging(Text(f"Observation {step}{note}: ", style), written(seen)))
-            case ev.EpisodeEnded(reason=reason):
+            case ev.EpisodeEnded(by=by, reason=reason):
+                if hidden and by == "finish":
+                    reason = f"finish[{self._hidden}]"
                 log.write(Text(f"Stopped: {reason}", style="bold"))
             case ev.DeliberationStage() as e:
                 check = (
@@ -818,15 +849,19 @@ class SolverPane(Vertical):
                     else ("✗", tone(self, Tone.WRONG, "bold"))
                 )
                 moved = "changed" if e.changed else "unchanged"
+                said = self.answer_text(e.answer) if e.answer else "(none)"
+                verdict = f" {e.verdict}"  # the verdict names the answer ("17 is not 18")
+                if hidden and e.answer:
+                    said, verdict = self._hidden, ""
                 log.write(
                     Text.assemble(
                         (f"Turn {e.turn}/{e.total} · {e.stage}: ", "bold"),
-                        f"answer {self.answer_text(e.answer) if e.answer else '(none)'} ",
+                        f"answer {said} ",
                         check,
-                        (f" {e.verdict} · {moved}", "dim"),
+                        (f"{verdict} · {moved}", "dim"),
                     )
                 )
-                if e.text:
+                if e.text and not (hidden and e.answer):
                     log.write(_indented(e.text[:400], "dim"))
             case ev.DeliberationEnded(reason=reason, source=source):
                 log.write(Text(f"Stopped: {reason} (the {source} stage's answer)", style="bold"))
@@ -852,9 +887,10 @@ class SolverPane(Vertical):
                 else:
                     log.write(Text.assemble((f"No fallback to {other}: ", "bold"), reason))
             case ev.VotesCounted() as e:
-                log.write(
-                    _hanging(Text(f"CoT-SC votes ({e.samples} samples): ", "bold"), e.summary())
-                )
+                votes = e.summary()
+                if hidden and e.answers:
+                    votes = f"{' · '.join(f'×{n}' for n in e.counts)} {self._hidden}"
+                log.write(_hanging(Text(f"CoT-SC votes ({e.samples} samples): ", "bold"), votes))
             case _:
                 pass
 

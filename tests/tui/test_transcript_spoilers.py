@@ -1,0 +1,101 @@
+"""No spoilers in a transcript: while the player plays, ReAct's and DELI's transcripts keep the
+solver's answer hidden, as the status line does (its finish action and the thought before it,
+DELI's stage answers, their working and verdicts, CoT-SC's votes); `v` shows it and hides it
+again, and solving or giving up shows it. Played at 80x24, as a newcomer does."""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+import pytest
+from textual.app import App, ComposeResult
+from textual.widgets import RichLog
+
+from puzzles.wordproblem import Solution, WordProblem
+from solver import events as ev
+from tests.tui.harness import wait_for
+from tui.app import PonderApp
+from tui.screens.wordproblem import WordProblemScreen
+from tui.widgets.solver_pane import SolverPane
+
+SMALL = (80, 24)
+EGGS = WordProblem(
+    "Ada's hens lay 16 eggs a day. She eats 3 and bakes with 4, and sells the rest at $2 "
+    "an egg. How many dollars does she make a day?",
+    Fraction(18),
+    Solution.parse(
+        "She sells 16 - 3 - 4 = <<16-3-4=9>>9 eggs.\nShe makes 9 * 2 = $<<9*2=18>>18 a day."
+    ),
+    id="eggs",
+    topic="shopping",
+    level="easy",
+    unit="dollars",
+)
+HIDDEN = "hidden while you play"
+
+
+def transcript(pane: SolverPane) -> str:
+    """The transcript as one line (the pane wraps it at its width)."""
+    log = pane.query_one("#transcript", RichLog)
+    return " ".join(" ".join(line.text for line in log.lines).split())
+
+
+def answers(text: str) -> list[str]:
+    """The parts of a transcript that give the solver's answer: ReAct's finish action and
+    where it stopped, DELI's stage answers."""
+    return re.findall(r"finish\[.*?\]|: answer .*?[✓✗]", text)
+
+
+@pytest.mark.parametrize("method", ["react", "deli"])
+async def test_the_transcript_hides_the_answer_until_asked_or_given_up(
+    app: PonderApp, method: str
+) -> None:
+    app.method_name = method
+    async with app.run_test(size=SMALL) as pilot:
+        screen = WordProblemScreen(EGGS, EGGS.level)
+        await app.push_screen(screen)
+        await pilot.pause()
+        pane = screen.query_one(SolverPane)
+        await pilot.press("s")
+        await wait_for(pilot, lambda: pane.finished is not None)
+        await pilot.pause()
+        assert pane.finished is not None and pane.finished.answer
+        answer = pane.finished.answer  # the offline engine's: right or wrong
+        said = answers(transcript(pane))
+        assert said and all(HIDDEN in line for line in said), said
+        assert answer not in " ".join(said)
+        await pilot.press("v")  # asked: the answer shows, in the transcript too
+        await wait_for(pilot, lambda: HIDDEN not in transcript(pane))
+        assert any(answer in line for line in answers(transcript(pane)))
+        await pilot.press("v")  # hidden again
+        await wait_for(pilot, lambda: HIDDEN in transcript(pane))
+        await pilot.press("g", "y")  # given up: no spoiler any more
+        await wait_for(pilot, lambda: screen.over)
+        await wait_for(pilot, lambda: HIDDEN not in transcript(pane))
+        assert any(answer in line for line in answers(transcript(pane)))
+
+
+class PaneApp(App[None]):
+    def compose(self) -> ComposeResult:
+        yield SolverPane(id="pane")
+
+
+async def test_cot_sc_votes_and_a_stage_verdict_keep_the_answer_while_hidden() -> None:
+    app = PaneApp()
+    async with app.run_test(size=SMALL) as pilot:
+        pane = app.query_one(SolverPane)
+        pane.answer_hidden = True
+        pane.reset("react-cotsc", "offline")
+        pane.apply(
+            [
+                ev.VotesCounted(5, ("180", "170"), (3, 2)),
+                ev.DeliberationStage(1, 3, "tool", "so it is 180", "180", False, "180 is not 18"),
+            ]
+        )
+        await wait_for(pilot, lambda: "votes" in transcript(pane))
+        hidden = transcript(pane)
+        assert "180" not in hidden and "×3 · ×2" in hidden and HIDDEN in hidden
+        pane.show_answer()
+        await wait_for(pilot, lambda: "180 ×3" in transcript(pane))
+        assert "so it is 180" in transcript(pane) and "180 is not 18" in transcript(pane)
