@@ -4,7 +4,8 @@ not start the new method) and the new method then starts afresh, not as a "resum
 legend describes the thoughts of the kind in front (a crossword's words, not "two numbers
 combined"); the last card of a hand shows its whole expression; n in the solutions dialog
 deals the new hand the message offers; the settings' help lists no key that does nothing
-there; and while the solver's pane is enlarged the footer says esc shrinks it (not "Home")."""
+there; while the solver's pane is enlarged the footer says esc shrinks it (not "Home"); and
+each press of a crossword's ghost key (ctrl+g) says what it did, not the press before's."""
 
 from __future__ import annotations
 
@@ -296,3 +297,22 @@ async def test_a_give_up_beside_a_long_title_covers_no_part_of_the_clue(app: Pon
         if clue.display:  # whole, above the message, or not there at all
             assert fits(screen, clue)
             assert clue.region.bottom <= message.region.y
+
+
+async def test_each_press_of_the_ghost_key_says_what_it_did(app: PonderApp) -> None:
+    async with app.run_test(size=SMALL) as pilot:
+        screen = CrosswordScreen(generate(7, blocks=False), "open")
+        await app.push_screen(screen)
+        await pilot.pause()
+        await pilot.press("ctrl+g")  # no board from the solver yet
+        await pilot.pause()
+        assert "once it has written something" in message(screen)
+        await pilot.press("ctrl+g")  # off again: the message before goes
+        await pilot.pause()
+        assert "once it has written" not in message(screen)
+        assert "The solver's board is hidden (ctrl+g shows it)." in message(screen)
+        await pilot.press("ctrl+s")  # the solver writes a board
+        await wait_for(pilot, lambda: screen.ghost is not None)
+        await pilot.press("ctrl+g")
+        await pilot.pause()
+        assert "shows faintly on your empty squares" in message(screen)

@@ -698,8 +698,13 @@ class CrosswordScreen(PuzzleScreen):
         pane = self.query_one(SolverPane)
         if not self.over:
             pane.show_answer(self.show_ghost)
-        if self.show_ghost and self.ghost is None:
+        # Each press says what it did: the message of the press before never stays.
+        if not self.show_ghost:
+            self.say("The solver's board is hidden (ctrl+g shows it).")
+        elif self.ghost is None:
             self.say("The solver's board shows here once it has written something (ctrl+s).")
+        else:
+            self.say("The solver's board shows faintly on your empty squares (ctrl+g hides it).")
 
     def give_up_now(self) -> None:
         if self.over:
