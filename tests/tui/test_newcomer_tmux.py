@@ -25,8 +25,10 @@ from tui.app import WATCH_PACE, PonderApp, make_app
 from tui.screens.crossword import CrosswordScreen
 from tui.screens.dialogs import HelpScreen, LegendScreen, MethodDialog, SolutionsDialog
 from tui.screens.game24 import Game24Screen
+from tui.screens.puzzle import NewDialog, PuzzleScreen
 from tui.screens.settings import SettingsScreen
 from tui.screens.wordproblem import WordProblemScreen
+from tui.store import ResultStore
 from tui.widgets.footer import KeyHints
 from tui.widgets.number_card import NumberCard
 from tui.widgets.solver_pane import SolverPane
@@ -316,3 +318,52 @@ async def test_each_press_of_the_ghost_key_says_what_it_did(app: PonderApp) -> N
         await pilot.press("ctrl+g")
         await pilot.pause()
         assert "shows faintly on your empty squares" in message(screen)
+
+
+@pytest.mark.parametrize(
+    ("kind", "move", "key"),
+    [
+        ("game24", "1", "n"),  # a card picked
+        ("crossword", "a", "ctrl+n"),  # a letter written
+        ("wordproblem", "h", "n"),  # a hint taken
+        ("wordproblem", "h", "t"),  # the next topic
+    ],
+)
+async def test_a_new_puzzle_mid_game_asks_first_and_counts_the_old_one_abandoned(
+    app: PonderApp, tmp_path: Path, kind: str, move: str, key: str
+) -> None:
+    async with app.run_test(size=SMALL) as pilot:
+        app.open_puzzle(kind)
+        await wait_for(pilot, lambda: isinstance(app.screen, PuzzleScreen))
+        screen = app.screen
+        assert isinstance(screen, PuzzleScreen)
+        await pilot.pause()
+        await pilot.press(move)
+        await wait_for(pilot, lambda: screen.in_play)
+        await pilot.press(key)
+        await wait_for(pilot, lambda: isinstance(app.screen, NewDialog))
+        assert "abandoned" in str(app.screen.query_one(Static).render())
+        await pilot.press("n")  # keep playing
+        await wait_for(pilot, lambda: app.screen is screen)
+        assert screen.in_play and not screen.recorded
+        await pilot.press(key)
+        await wait_for(pilot, lambda: isinstance(app.screen, NewDialog))
+        await pilot.press("y")
+        await wait_for(pilot, lambda: isinstance(app.screen, PuzzleScreen))
+        await wait_for(pilot, lambda: app.screen is not screen)
+        assert screen.recorded
+    assert app.close_store() is None
+    with ResultStore(tmp_path / "r.db") as store:
+        (result,) = store.recent(5)
+        assert result.kind == kind and result.abandoned and not result.solved
+
+
+async def test_a_new_puzzle_before_any_move_is_dealt_at_once(app: PonderApp) -> None:
+    async with app.run_test(size=SMALL) as pilot:
+        app.open_puzzle("game24")
+        await wait_for(pilot, lambda: isinstance(app.screen, Game24Screen))
+        first = app.screen
+        await pilot.pause()
+        await pilot.press("n")
+        await wait_for(pilot, lambda: app.screen is not first)
+        assert isinstance(app.screen, Game24Screen)

@@ -761,8 +761,12 @@ class CrosswordScreen(PuzzleScreen):
         self.action_solver_options()
 
     def action_new_mini(self) -> None:
+        self.ask_before_new(self.deal_next_mini)
+
+    def deal_next_mini(self) -> None:
+        """The next mini of the file this one came from, else a new one."""
         if self.collection is None:
-            self.action_new()
+            self.deal_new()
             return
         found, index = self.collection
         self.release_result()
