@@ -1,7 +1,8 @@
 """No spoilers in a transcript: while the player plays, ReAct's and DELI's transcripts keep the
 solver's answer hidden, as the status line does (its finish action and the thought before it,
-DELI's stage answers, their working and verdicts, CoT-SC's votes); `v` shows it and hides it
-again, and solving or giving up shows it. Played at 80x24, as a newcomer does."""
+DELI's stage answers, their working and verdicts, CoT-SC's votes), and so do IoT's turns (each
+candidate answer and the reply that states it); `v` shows it and hides it again, and solving
+or giving up shows it. Played at 80x24, as a newcomer does."""
 
 from __future__ import annotations
 
@@ -14,9 +15,10 @@ from textual.widgets import RichLog
 
 from puzzles.wordproblem import Solution, WordProblem
 from solver import events as ev
-from tests.tui.harness import wait_for
+from tests.tui.harness import open_hand, wait_for
 from tui.app import PonderApp
 from tui.screens.wordproblem import WordProblemScreen
+from tui.widgets.dialogue import TurnCard
 from tui.widgets.solver_pane import SolverPane
 
 SMALL = (80, 24)
@@ -99,3 +101,32 @@ async def test_cot_sc_votes_and_a_stage_verdict_keep_the_answer_while_hidden() -
         pane.show_answer()
         await wait_for(pilot, lambda: "180 ×3" in transcript(pane))
         assert "so it is 180" in transcript(pane) and "180 is not 18" in transcript(pane)
+
+
+def dialogue(pane: SolverPane) -> str:
+    """IoT's turn cards as drawn, one line."""
+    return " ".join(" ".join(str(card.render()) for card in pane.query(TurnCard)).split())
+
+
+async def test_iots_turns_hide_their_candidate_answers_until_asked_or_given_up(
+    app: PonderApp,
+) -> None:
+    app.method_name = "aiot"
+    async with app.run_test(size=SMALL) as pilot:
+        screen = await open_hand(app, pilot, "1 8 8 9")
+        pane = screen.query_one(SolverPane)
+        await pilot.press("s")
+        await wait_for(pilot, lambda: pane.finished is not None)
+        await wait_for(pilot, lambda: "candidate" in dialogue(pane))
+        assert pane.finished is not None and pane.finished.answer
+        said = re.findall(r"answer (.*?) uncertainty .*? candidate (.*?) [✓✗]", dialogue(pane))
+        assert said and all(HIDDEN in reply and HIDDEN in c for reply, c in said), said
+        await pilot.press("v")
+        await wait_for(pilot, lambda: HIDDEN not in dialogue(pane))
+        answer = screen.answer_text(pane.finished.answer)
+        assert answer in dialogue(pane)
+        await pilot.press("v")
+        await wait_for(pilot, lambda: HIDDEN in dialogue(pane))
+        await pilot.press("g", "y")
+        await wait_for(pilot, lambda: screen.over)
+        await wait_for(pilot, lambda: HIDDEN not in dialogue(pane))

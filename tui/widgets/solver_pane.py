@@ -384,6 +384,12 @@ class SolverPane(Vertical):
             self.refresh_status()
         if changed and self.transcript_events:
             self._rewrite_transcript()
+        if changed:
+            self.query_one(DialogueView).redraw()
+
+    def _dialogue_hidden(self) -> str:
+        """What stands for an IoT turn's answer while the player plays; empty when shown."""
+        return self._hidden if self.answer_hidden else ""
 
     def focus_view(self) -> None:
         """Give the keys to what draws the run: the tree, the dialogue or the transcript."""
@@ -428,6 +434,7 @@ class SolverPane(Vertical):
         dialogue = self.query_one(DialogueView)
         dialogue.clear()
         dialogue.answer_text = self.answer_text
+        dialogue.hidden = self._dialogue_hidden
         for log_id in ("#arith", "#experience", "#details", "#transcript"):
             self.query_one(log_id, RichLog).clear()
         self.transcript_events.clear()
