@@ -5,7 +5,9 @@ legend describes the thoughts of the kind in front (a crossword's words, not "tw
 combined"); the last card of a hand shows its whole expression; n in the solutions dialog
 deals the new hand the message offers; the settings' help lists no key that does nothing
 there; while the solver's pane is enlarged the footer says esc shrinks it (not "Home"); and
-each press of a crossword's ghost key (ctrl+g) says what it did, not the press before's."""
+each press of a crossword's ghost key (ctrl+g) says what it did, not the press before's; n
+(t, ctrl+n) over a puzzle in play asks first, as esc does; and settings show the replay speed
+beside a replaying engine only ("Speed 0" beside the offline engine read as a stopped one)."""
 
 from __future__ import annotations
 
@@ -367,3 +369,18 @@ async def test_a_new_puzzle_before_any_move_is_dealt_at_once(app: PonderApp) -> 
         await pilot.press("n")
         await wait_for(pilot, lambda: app.screen is not first)
         assert isinstance(app.screen, Game24Screen)
+
+
+async def test_the_replay_speed_shows_beside_a_replay_engine_only(app: PonderApp) -> None:
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.press("s")
+        await wait_for(pilot, lambda: isinstance(app.screen, SettingsScreen))
+        await pilot.pause()
+        speed = app.screen.query_one("#replay-speed", Input)
+        # "Speed 0" beside the offline engine read as an engine set to stand still.
+        assert not speed.display and not app.screen.query_one("#replay-speed-label").display
+        app.screen.query_one("#engine", Select).value = "replay"
+        await wait_for(pilot, lambda: speed.display)
+        assert app.screen.query_one("#replay-speed-label").display
+        app.screen.query_one("#engine", Select).value = "openai"
+        await wait_for(pilot, lambda: not speed.display)
