@@ -1,8 +1,10 @@
 """No spoilers in a transcript: while the player plays, ReAct's and DELI's transcripts keep the
 solver's answer hidden, as the status line does (its finish action and the thought before it,
 DELI's stage answers, their working and verdicts, CoT-SC's votes), and so do IoT's turns (each
-candidate answer and the reply that states it); `v` shows it and hides it again, and solving
-or giving up shows it. Played at 80x24, as a newcomer does."""
+candidate answer and the reply that states it) and the status line's reply streaming in (a
+final answer's call, a line stating an answer), which says what the call does in words;
+`v` shows it and hides it again, and solving or giving up shows it. At 80x24, as a newcomer
+plays."""
 
 from __future__ import annotations
 
@@ -11,10 +13,11 @@ from fractions import Fraction
 
 import pytest
 from textual.app import App, ComposeResult
-from textual.widgets import RichLog
+from textual.widgets import RichLog, Static
 
 from puzzles.wordproblem import Solution, WordProblem
 from solver import events as ev
+from solver.roles import Purpose
 from tests.tui.harness import open_hand, wait_for
 from tui.app import PonderApp
 from tui.screens.wordproblem import WordProblemScreen
@@ -130,3 +133,27 @@ async def test_iots_turns_hide_their_candidate_answers_until_asked_or_given_up(
         await pilot.press("g", "y")
         await wait_for(pilot, lambda: screen.over)
         await wait_for(pilot, lambda: HIDDEN not in dialogue(pane))
+
+
+def status(pane: SolverPane) -> str:
+    return str(pane.query_one("#solver-status", Static).render())
+
+
+async def test_a_reply_streaming_in_says_what_it_does_and_keeps_an_answer_hidden() -> None:
+    app = PaneApp()
+    async with app.run_test(size=SMALL) as pilot:
+        pane = app.query_one(SolverPane)
+        pane.answer_hidden = True
+        pane.reset("bot", "offline")
+        pane.apply([ev.TokensStreamed(1, "bot_step", 0, "Step: 9 - 3 = 6")])
+        await wait_for(pilot, lambda: "writing a step: Step: 9 - 3 = 6" in status(pane))
+        assert "bot_step" not in status(pane)  # a trace's name, not a player's words
+        pane.apply([ev.TokensStreamed(2, "bot_final", 0, "(9 - 3) * (8 - 4) = 24")])
+        await wait_for(pilot, lambda: "the final answer: (hidden" in status(pane))
+        assert "(8 - 4)" not in status(pane)
+        pane.apply([ev.TokensStreamed(3, "react_act", 0, "Action 4: finish[46]")])
+        await wait_for(pilot, lambda: "thinking and acting: (hidden" in status(pane))
+        pane.show_answer()
+        pane.refresh_status()
+        await wait_for(pilot, lambda: "finish[46]" in status(pane))
+    assert all(purpose.said for purpose in Purpose)  # every call has its words

@@ -36,6 +36,7 @@ from puzzles.arith import ArithError, parse
 from solver import events as ev
 from solver.methods import METHODS, MethodSpec, find_spec
 from solver.methods.react import FINISH
+from solver.roles import Purpose
 from solver.text import visible, visible_event
 from tui.notation import written
 from tui.widgets.dialogue import DialogueView, TurnCard
@@ -998,8 +999,10 @@ class SolverPane(Vertical):
                 # batch of events, so at most about 20 times a second.
                 purpose, text = next(reversed(self.streaming.values()))
                 tail = text.rstrip().rsplit("\n", 1)[-1][-120:]
+                if tail and self.answer_hidden and _answers(purpose, tail):
+                    tail = self._hidden  # no spoilers: a final answer as it streams in
                 if tail:
-                    line.append(f"\n{purpose}: {tail}", style="dim italic")
+                    line.append(f"\n{_said(purpose)}: {tail}", style="dim italic")
         elif self.notice == "stopped":
             line.append("  stopped", style=tone(self, Tone.WARNING))
         if self.running and self.pace:
@@ -1125,6 +1128,26 @@ _ERROR_TITLES = {
     "not_recorded": "not in the recording",
     "bad_recording": "recording unusable",
 }
+
+
+FINAL_ANSWERS = frozenset({Purpose.IO, Purpose.COT, Purpose.ANSWER, Purpose.BOT_FINAL})
+"""Calls whose reply is the method's answer: hidden as they stream while the player plays."""
+
+
+def _said(purpose: str) -> str:
+    """A call's purpose in a player's words (a trace's name, bot_step, means nothing to a
+    player); a name this version does not know, as it is."""
+    try:
+        return Purpose(purpose).said
+    except ValueError:
+        return purpose
+
+
+def _answers(purpose: str, tail: str) -> bool:
+    """Whether a streaming reply's last line gives an answer away: a call that answers, or a
+    line that states an answer or ReAct's finish."""
+    said = tail.lower()
+    return purpose in FINAL_ANSWERS or "answer" in said or "finish[" in said
 
 
 def _group_label(tree_id: str) -> str:
