@@ -9,7 +9,7 @@ import threading
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
-from functools import partial
+from functools import cache, partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -124,6 +124,16 @@ class Replay:
 FULL_COLLECTION_EVERY = 100
 """Collections of the middle generation between full ones while the app runs (Python's
 default is 10)."""
+
+
+@cache
+def _binds(cls: type[DOMNode], action: str) -> bool:
+    """Whether ``cls`` (or a class it is made from) binds a key to ``action``."""
+    return any(
+        binding.action == action
+        for base in cls.__mro__
+        for binding in Binding.make_bindings(base.__dict__.get("BINDINGS", []))
+    )
 
 
 class PonderApp(App[None]):
@@ -389,9 +399,10 @@ class PonderApp(App[None]):
         return actions
 
     def _focused_with(self, action: str) -> DOMNode | None:
-        """The widget with focus, or the nearest one around it, that has ``action``."""
+        """The widget with focus, or the nearest one around it, that binds ``action`` (as
+        Textual's scrolling containers bind page_left: every widget has the method)."""
         node: DOMNode | None = self.focused
-        while node is not None and not hasattr(node, f"action_{action}"):
+        while node is not None and not _binds(type(node), action):
             node = node.parent
         return node if isinstance(node, Widget) else None
 
