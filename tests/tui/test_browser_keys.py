@@ -353,3 +353,21 @@ async def test_f10_quits_and_asks_first_mid_game(app: PonderApp, tmp_path: Path)
         await pilot.press("f10")  # asked already: again means yes
         await pilot.pause()
         assert app.return_code == 0
+
+
+async def test_the_help_lists_a_stand_in_only_where_it_does_something(app: PonderApp) -> None:
+    async with app.run_test(size=SMALL) as pilot:
+        await open_mini(app)  # the grid has the keys: it pages nothing
+        await pilot.pause()
+        await pilot.press("f1")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
+        assert isinstance(app.screen, HelpScreen)
+        keys = " ".join(key for key, _ in app.screen.rows)
+        assert "alt+pgup" not in keys and "alt+a" not in keys  # as Textual names keys
+        await pilot.press("escape")
+        await pilot.press("ctrl+f")  # the solver's tree: it pages sideways
+        await pilot.pause()
+        await pilot.press("f1")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
+        assert isinstance(app.screen, HelpScreen)
+        assert dict(app.screen.rows).get("alt+pgup") == "Page left"
