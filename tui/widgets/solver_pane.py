@@ -833,8 +833,8 @@ class SolverPane(Vertical):
         hidden = self.answer_hidden
         match event:
             case ev.ToolCalled(step=step, tool=tool, argument=argument, thought=thought):
-                if hidden and tool == FINISH:
-                    thought, argument = (self._hidden if thought else ""), self._hidden
+                if hidden and tool == FINISH:  # the thought says why; once is enough
+                    thought, argument = (self._hidden if thought else ""), "hidden"
                 if thought:
                     log.write(_hanging(Text(f"Thought {step}: ", "dim"), thought, "dim"))
                 action = f"{tool}[{argument}]" if tool else f"(unreadable) {argument}"
@@ -848,7 +848,7 @@ class SolverPane(Vertical):
                 log.write(_hanging(Text(f"Observation {step}{note}: ", style), written(seen)))
             case ev.EpisodeEnded(by=by, reason=reason):
                 if hidden and by == "finish":
-                    reason = f"finish[{self._hidden}]"
+                    reason = "finish[hidden]"
                 log.write(Text(f"Stopped: {reason}", style="bold"))
             case ev.DeliberationStage() as e:
                 check = (
