@@ -354,7 +354,10 @@ class PonderApp(App[None]):
             display = binding.key_display or App.get_key_display(self, binding)
             if display not in shown:
                 shown.append(display)
-            descriptions.setdefault(binding.action, binding.description or binding.action)
+            # A screen may say what a key does now (a puzzle's, once it is over).
+            describe = getattr(self.screen, "key_description", None)
+            said = describe(binding) if callable(describe) else binding.description
+            descriptions.setdefault(binding.action, said or binding.action)
         rows = [(" / ".join(k), descriptions[a]) for a, k in keys.items()]
         # ponder's own keys first; the generic ones (scrolling, widget keys) after them.
         ours = {a for a in keys if a in self._ponder_actions()}

@@ -7,7 +7,8 @@ deals the new hand the message offers; the settings' help lists no key that does
 there; while the solver's pane is enlarged the footer says esc shrinks it (not "Home"); and
 each press of a crossword's ghost key (ctrl+g) says what it did, not the press before's; n
 (t, ctrl+n) over a puzzle in play asks first, as esc does; and settings show the replay speed
-beside a replaying engine only ("Speed 0" beside the offline engine read as a stopped one)."""
+beside a replaying engine only ("Speed 0" beside the offline engine read as a stopped one);
+and on a given-up hand the footer says g shows its solutions, as the message does."""
 
 from __future__ import annotations
 
@@ -384,3 +385,23 @@ async def test_the_replay_speed_shows_beside_a_replay_engine_only(app: PonderApp
         assert app.screen.query_one("#replay-speed-label").display
         app.screen.query_one("#engine", Select).value = "openai"
         await wait_for(pilot, lambda: not speed.display)
+
+
+async def test_once_a_hand_is_given_up_the_footer_says_g_shows_its_solutions(
+    app: PonderApp,
+) -> None:
+    async with app.run_test(size=SMALL) as pilot:
+        screen = await open_hand(app, pilot, "4 7 8 8")
+        assert footer(app)["g"] == "Give up"
+        await pilot.press("g", "y")
+        await wait_for(pilot, lambda: isinstance(app.screen, SolutionsDialog))
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is screen)
+        await pilot.pause()
+        # The message says "g shows its solutions": the footer and the help say the same.
+        assert "g shows its solutions" in message(screen)
+        assert footer(app)["g"] == "Solutions"
+        await pilot.press("question_mark")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
+        assert isinstance(app.screen, HelpScreen)
+        assert dict(app.screen.rows)["g"] == "Solutions"

@@ -488,9 +488,15 @@ class PuzzleScreen(PonderScreen):
             self.notify(f"This {self.noun} is over. Press n for a new {self.noun}.")
         return True
 
+    def key_description(self, binding: Binding) -> str:
+        """What ``binding`` does now, as the footer and the help say it (a key may do
+        something else once the puzzle is over)."""
+        return binding.description
+
     def finish(self, solved: bool, answer: str) -> None:
         """The player is done: solved with ``answer``, or not."""
         self.ended = time.monotonic()  # the clock stops (watch_ticking)
+        self.refresh_bindings()  # the footer says what the keys do now
         self.leave_typing()
         self.show_answer()
         if solved:
@@ -541,6 +547,7 @@ class PuzzleScreen(PonderScreen):
             return
         self.gave_up = True
         self.ended = time.monotonic()
+        self.refresh_bindings()  # the footer says what the keys do now
         self.leave_typing()
         self.show_answer()
         if self.race:
