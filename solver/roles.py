@@ -93,6 +93,11 @@ class Purpose(StrEnum):
         """The role whose prompt the call sends."""
         return _ROLE_OF[self]
 
+    @property
+    def said(self) -> str:
+        """What the call is doing, in a player's words (``writing a step``)."""
+        return _SAID[self]
+
 
 _ROLE_OF: dict[Purpose, Role] = {
     Purpose.IO: Role.IO,
@@ -115,4 +120,27 @@ _ROLE_OF: dict[Purpose, Role] = {
     Purpose.DELI_TOOL: Role.FORMALIZE,
     Purpose.DELI_REVISE: Role.REVISE,
     Purpose.CHECK: Role.IO,
+}
+
+_SAID: dict[Purpose, str] = {
+    Purpose.IO: "answering",
+    Purpose.COT: "working it out",
+    Purpose.ANSWER: "answering",
+    Purpose.PROPOSE: "proposing steps",
+    Purpose.VALUE: "valuing a state",
+    Purpose.JUDGE: "judging an answer",
+    Purpose.CLUE_VALUE: "valuing a clue",
+    Purpose.BOT_STEP: "writing a step",
+    Purpose.BOT_EVALUATE: "scoring a step",
+    Purpose.BOT_FEEDBACK: "analysing the chain",
+    Purpose.BOT_CONDENSE: "condensing the experience",
+    Purpose.BOT_SIMILAR: "comparing steps",
+    Purpose.BOT_FINAL: "the final answer",
+    Purpose.IOT_GUIDE: "the guide",
+    Purpose.IOT_ANSWER: "the answerer",
+    Purpose.REACT_ACT: "thinking and acting",
+    Purpose.DELI_INIT: "a first solution",
+    Purpose.DELI_TOOL: "equations for the tools",
+    Purpose.DELI_REVISE: "revising the solution",
+    Purpose.CHECK: "checking the connection",
 }

@@ -9,15 +9,17 @@ import threading
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
-from functools import partial
+from functools import cache, partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.dom import DOMNode
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.timer import Timer
+from textual.widget import Widget
 from textual.worker import Worker, WorkerState
 
 from puzzles.text import visible
@@ -30,7 +32,7 @@ from solver.model.paced import OneAtATime, Pace
 from solver.settings import Settings
 from tui.kinds import KINDS, PuzzleKind, UnknownKind, find_kind
 from tui.screens.home import HomeScreen
-from tui.served import BROWSER_KEYS
+from tui.served import BROWSER_KEYS, WIDGET_STAND_INS
 
 if TYPE_CHECKING:
     from solver.published import Bundled
@@ -124,6 +126,16 @@ FULL_COLLECTION_EVERY = 100
 default is 10)."""
 
 
+@cache
+def _binds(cls: type[DOMNode], action: str) -> bool:
+    """Whether ``cls`` (or a class it is made from) binds a key to ``action``."""
+    return any(
+        binding.action == action
+        for base in cls.__mro__
+        for binding in Binding.make_bindings(base.__dict__.get("BINDINGS", []))
+    )
+
+
 class PonderApp(App[None]):
     """A terminal puzzle arcade where reasoning methods solve the same puzzle beside you."""
 
@@ -141,6 +153,12 @@ class PonderApp(App[None]):
         # A priority key, as Textual's own: it reaches past help and dialogs too. f10 is
         # ctrl+q in a browser, which keeps ctrl+q (BROWSER_KEYS).
         Binding("ctrl+q,f10", "quit", "Quit", id="app.quit", priority=True),
+        # Textual's widgets do these on keys a browser keeps (ctrl+pageup...): in a browser,
+        # these keys do them (only where the widget with focus can).
+        *(
+            Binding(key, f"focused({action!r})", description, show=False, id=f"app.{action}")
+            for action, (key, description) in WIDGET_STAND_INS.items()
+        ),
     ]
 
     def __init__(
@@ -336,7 +354,10 @@ class PonderApp(App[None]):
             display = binding.key_display or App.get_key_display(self, binding)
             if display not in shown:
                 shown.append(display)
-            descriptions.setdefault(binding.action, binding.description or binding.action)
+            # A screen may say what a key does now (a puzzle's, once it is over).
+            describe = getattr(self.screen, "key_description", None)
+            said = describe(binding) if callable(describe) else binding.description
+            descriptions.setdefault(binding.action, said or binding.action)
         rows = [(" / ".join(k), descriptions[a]) for a, k in keys.items()]
         # ponder's own keys first; the generic ones (scrolling, widget keys) after them.
         ours = {a for a in keys if a in self._ponder_actions()}
@@ -380,7 +401,23 @@ class PonderApp(App[None]):
                         actions.add(binding.action)
         return actions
 
+    def _focused_with(self, action: str) -> DOMNode | None:
+        """The widget with focus, or the nearest one around it, that binds ``action`` (as
+        Textual's scrolling containers bind page_left: every widget has the method)."""
+        node: DOMNode | None = self.focused
+        while node is not None and not _binds(type(node), action):
+            node = node.parent
+        return node if isinstance(node, Widget) else None
+
+    async def action_focused(self, action: str) -> None:
+        """Run ``action`` of the widget with focus (a stand-in key's: WIDGET_STAND_INS)."""
+        node = self._focused_with(action)
+        if node is not None:
+            await self.run_action(action, node)
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "focused":
+            return bool(parameters) and self._focused_with(str(parameters[0])) is not None
         if action == "replay_restart":
             return self.replay is not None and hasattr(self.screen, "start_replay")
         if action == "settings":

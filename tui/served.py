@@ -16,7 +16,9 @@ from pathlib import Path
 __all__ = [
     "BROWSER_KEYS",
     "FILES_VAR",
+    "SENT_AS",
     "SERVER_VAR",
+    "WIDGET_STAND_INS",
     "environment",
     "kept_by_browsers",
     "served_files",
@@ -54,11 +56,34 @@ bound, which reaches the app in a terminal and in a browser alike. In a browser 
 and the messages name this one."""
 
 
+WIDGET_STAND_INS = {
+    "page_left": ("alt+pageup", "Page left"),
+    "page_right": ("alt+pagedown", "Page right"),
+    "select_all": ("alt+a", "Select all"),
+    "delete_line": ("alt+k", "Delete the line"),
+}
+"""For each action of a Textual widget ponder mounts that only a key a browser keeps reaches
+(its scrolling containers page sideways on ctrl+pageup / ctrl+pagedown, its input boxes select
+all on ctrl+shift+a, its text area deletes a line on ctrl+shift+k), the key the app binds
+beside it, with what it does: the action of the widget that has focus (or of the nearest one
+around it that has the action)."""
+
+SENT_AS = {"alt+backspace": "ctrl+w"}
+"""Keys a terminal sends as the bytes of another: alt+backspace goes as ESC DEL, which Textual
+reads as ctrl+w, so in a browser (which closes its tab on ctrl+w) alt+backspace deletes the
+word before the cursor in an input box."""
+
+_PASSED_WITH_CTRL_SHIFT = frozenset({"left", "right", "up", "down", "home", "end"})
+"""ctrl+shift with these selects text in a page: a browser passes them on."""
+
+
 def kept_by_browsers(key: str) -> bool:
     """Whether a browser keeps ``key`` (Textual's name of it) for itself: the keys above,
-    and every ctrl+shift and super (command) combination (a new private window, reopen a
-    closed tab, quit, the developer tools...)."""
-    return key in BROWSER_KEPT or key.startswith(("ctrl+shift+", "super+"))
+    every super (command) combination, and ctrl+shift with anything but an arrow, home or
+    end (a new private window, reopen a closed tab, quit, the developer tools...)."""
+    if key.startswith("ctrl+shift+"):
+        return key.removeprefix("ctrl+shift+") not in _PASSED_WITH_CTRL_SHIFT
+    return key in BROWSER_KEPT or key.startswith("super+")
 
 
 def environment(files: str | None) -> dict[str, str]:

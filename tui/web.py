@@ -218,6 +218,7 @@ class GuardedServer(Server):
             "application": {"name": self.title},
         }
         response = aiohttp_jinja2.render_template("app_index.html", request, context)
+        response.text = with_leave_guard(response.text or "")
         response.headers.update(_NO_STORE)
         # The token is in the page's address: no other site learns it from a Referer, and no
         # other site may frame the page.
@@ -342,6 +343,27 @@ class GuardedServer(Server):
 
 
 _NO_STORE = {"Cache-Control": "no-store"}
+
+LEAVE_GUARD = """<script>
+  // ctrl+w deletes a word in a terminal and closes the tab in a browser, losing the game:
+  // while the app runs the browser asks before the page goes (alt+backspace deletes the word).
+  window.addEventListener("beforeunload", (event) => {
+    const page = document.body.classList;
+    if (page.contains("-first-byte") && !page.contains("-closed")) {
+      event.preventDefault();
+      event.returnValue = "";
+    }
+  });
+</script>
+"""
+"""The script the served page gets beside textual-serve's: the browser asks before a page
+whose app still runs is closed or left (once the session has ended, it goes at once)."""
+
+
+def with_leave_guard(page: str) -> str:
+    """``page`` with :data:`LEAVE_GUARD` at the end of its body."""
+    head, body_end, tail = page.rpartition("</body>")
+    return f"{head}{LEAVE_GUARD}{body_end}{tail}" if body_end else page + LEAVE_GUARD
 
 
 def _one_line(record: logging.LogRecord) -> bool:

@@ -5,9 +5,10 @@ Firefox on Linux): in the browser they never reach the app. Every binding of pon
 screens, dialogs and widgets is walked here, so that a new binding on such a key fails the
 suite unless the key that stands in for it (``BROWSER_KEYS``: f2, f3, f10) is bound beside it;
 then the stand-in keys are pressed on the screens that have them, at 80x24, and a browser's
-footer, help and messages are read. (Textual's own widgets are not ponder's to change:
-ScrollableContainer's ctrl+pageup / ctrl+pagedown, which browsers keep, page sideways, which
-the mouse and shift+wheel do as well.)
+footer, help and messages are read. The Textual widgets the app mounts are walked too: an
+action of theirs that only a key a browser keeps reaches (ctrl+pageup pages sideways, an input
+box's ctrl+w deletes a word) needs a key that stands in for it (``WIDGET_STAND_INS``, bound by
+the app; ``SENT_AS``: alt+backspace, which a terminal sends as ctrl+w's bytes).
 """
 
 from __future__ import annotations
@@ -19,10 +20,16 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from textual._xterm_parser import XTermParser
+from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.containers import ScrollableContainer
 from textual.dom import DOMNode
-from textual.widgets import Static
+from textual.events import Key
+from textual.screen import Screen
+from textual.widgets import Input, Static
 
+import tui.app
 import tui.screens
 import tui.widgets
 from puzzles.crossword import generate
@@ -31,7 +38,7 @@ from tui.app import PonderApp
 from tui.screens.crossword import CrosswordScreen
 from tui.screens.dialogs import HelpScreen, LegendScreen
 from tui.screens.settings import SettingsScreen
-from tui.served import BROWSER_KEYS, kept_by_browsers
+from tui.served import BROWSER_KEYS, SENT_AS, WIDGET_STAND_INS, kept_by_browsers
 from tui.widgets.footer import KeyHints
 
 SMALL = (80, 24)
@@ -51,6 +58,53 @@ def ponder_classes() -> list[type[DOMNode]]:
             if sub.__module__.startswith("tui.") and sub not in found:
                 found.append(sub)
     return found
+
+
+def textual_classes_used() -> set[type[DOMNode]]:
+    """Textual's classes that ponder's modules name or build on (ponder's classes imported as
+    in :func:`ponder_classes`)."""
+    found: set[type[DOMNode]] = set()
+    for cls in ponder_classes():
+        found |= {b for b in cls.__mro__ if b.__module__.startswith("textual.")}
+    modules = [tui.app, *(importlib.import_module(c.__module__) for c in ponder_classes())]
+    for module in modules:
+        for value in vars(module).values():
+            if (
+                isinstance(value, type)
+                and issubclass(value, DOMNode)
+                and value.__module__.startswith("textual.")
+            ):
+                found.add(value)
+    return found
+
+
+def textual_keys_by_action(cls: type[DOMNode]) -> dict[str, set[str]]:
+    """Each action a Textual class binds, with every key bound to it (its own bindings and
+    those it inherits from Textual's classes)."""
+    keys: defaultdict[str, set[str]] = defaultdict(set)
+    for base in cls.__mro__:
+        if base.__module__.startswith("textual."):
+            for binding in Binding.make_bindings(base.__dict__.get("BINDINGS", [])):
+                keys[binding.action].add(binding.key)
+    return keys
+
+
+def textual_trouble(classes: set[type[DOMNode]]) -> Iterator[str]:
+    """Each action of Textual's ``classes`` that only keys a browser keeps reach, and no key
+    of the app's stands in for, one line each."""
+    stand_ins = keys_by_action(PonderApp)
+    for cls in sorted(classes, key=lambda c: c.__name__):
+        for action, keys in textual_keys_by_action(cls).items():
+            if not all(kept_by_browsers(key) for key in keys):
+                continue  # another key reaches it (copy: ctrl+c beside super+c)
+            if issubclass(PonderApp, cls) and action in stand_ins:
+                continue  # the app binds it itself (quit: ctrl+q and f10), checked above
+            if action in WIDGET_STAND_INS:
+                key = WIDGET_STAND_INS[action][0]
+                if key not in stand_ins.get(f"focused({action!r})", set()):
+                    yield f"{cls.__name__}: {action} on {sorted(keys)}: the app binds no {key}"
+            elif not keys & set(SENT_AS.values()):
+                yield f"{cls.__name__}: {action} on {sorted(keys)}, which no key stands in for"
 
 
 def keys_by_action(cls: type[DOMNode]) -> dict[str, set[str]]:
@@ -87,6 +141,116 @@ def test_no_action_is_reachable_only_through_a_key_a_browser_keeps() -> None:
     assert {"PonderApp", "CrosswordScreen", "SettingsScreen", "HelpScreen"} <= classes
     assert keys_by_action(CrosswordScreen)["new_mini"] >= {"ctrl+n", "f2"}
     assert list(browser_trouble(ponder_classes())) == []
+
+
+async def test_no_action_of_textual_widgets_the_app_mounts_needs_a_key_a_browser_keeps(
+    app: PonderApp,
+) -> None:
+    mounted: set[type[DOMNode]] = set()
+
+    def seen() -> None:
+        for screen in app.screen_stack:
+            for node in screen.walk_children(with_self=True):
+                if type(node).__module__.startswith("textual."):
+                    mounted.add(type(node))
+
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.pause()
+        seen()
+        await pilot.press("ctrl+p")  # the command palette
+        await pilot.pause()
+        seen()
+        await pilot.press("escape")
+        for kind in ("game24", "crossword", "wordproblem"):
+            app.open_puzzle(kind)
+            await wait_for(pilot, lambda: type(app.screen).__name__ != "HomeScreen")
+            await pilot.pause()
+            seen()
+            app.pop_screen()
+            await pilot.pause()
+        await pilot.press("s")  # settings
+        await wait_for(pilot, lambda: isinstance(app.screen, SettingsScreen))
+        seen()
+    classes = mounted | textual_classes_used()
+    names = {cls.__name__ for cls in classes}
+    # The walk reaches the widgets whose kept keys need stand-ins today.
+    assert {"Input", "TextArea", "Tree", "RichLog", "CommandInput", "OptionList"} <= names
+    assert list(textual_trouble(classes)) == []
+
+
+def test_alt_backspace_reaches_the_app_as_ctrl_w() -> None:
+    # A terminal (and xterm.js in the served page) sends alt+backspace as ESC DEL.
+    for key, sent_as in SENT_AS.items():
+        assert key == "alt+backspace"
+        parsed = [e for e in XTermParser().feed("\x1b\x7f") if isinstance(e, Key)]
+        assert [e.key for e in parsed] == [sent_as]
+
+
+def test_the_textual_check_finds_an_action_only_a_kept_key_reaches() -> None:
+    # Input's ctrl+pageup, ctrl+w and ctrl+shift+a have their stand-ins.
+    assert list(textual_trouble({Input, ScrollableContainer})) == []
+    assert kept_by_browsers("ctrl+shift+a") and not kept_by_browsers("ctrl+shift+left")
+    lonely: type[DOMNode] = type(
+        "Lonely",
+        (ScrollableContainer,),
+        {"__module__": "textual.lonely", "BINDINGS": [Binding("ctrl+shift+x", "scroll_end", "")]},
+    )
+    bound = dict(textual_keys_by_action(lonely))
+    assert "ctrl+shift+x" in bound["scroll_end"] and list(textual_trouble({lonely})) == []
+    odd: type[DOMNode] = type(
+        "Odd",
+        (ScrollableContainer,),
+        {"__module__": "textual.odd", "BINDINGS": [Binding("ctrl+shift+x", "odd_thing", "")]},
+    )
+    assert list(textual_trouble({odd})) == [
+        "Odd: odd_thing on ['ctrl+shift+x'], which no key stands in for"
+    ]
+
+
+class WideScreen(Screen[None]):
+    """A screen whose one container scrolls sideways."""
+
+    def compose(self) -> ComposeResult:
+        with ScrollableContainer(id="wide"):
+            yield Static("x" * 400, id="line")
+
+
+async def test_the_stand_ins_do_what_textuals_kept_keys_do(app: PonderApp) -> None:
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.pause()
+        box = app.screen.query_one("#own", Input)
+        box.focus()
+        await pilot.press(*"4 7 8 8")
+        # alt+backspace, as a terminal sends it: the word before the cursor goes.
+        await pilot.press(*[e.key for e in XTermParser().feed("\x1b\x7f") if isinstance(e, Key)])
+        assert box.value == "4 7 8 "
+        await pilot.press("alt+a")  # ctrl+shift+a's stand-in: select all
+        await pilot.press("9")
+        assert box.value == "9"
+        await pilot.press("f1")  # the keys: the stand-in is listed while it does something
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
+        assert isinstance(app.screen, HelpScreen)
+        assert dict(app.screen.rows)["alt+a"] == "Select all"
+        await pilot.press("escape")
+        await pilot.pause()
+        app.screen.set_focus(None)
+        await pilot.pause()
+        await pilot.press("f1")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
+        assert isinstance(app.screen, HelpScreen)
+        assert "alt+a" not in dict(app.screen.rows)
+        await pilot.press("escape")
+        await app.push_screen(WideScreen())
+        await pilot.pause()
+        wide = app.screen.query_one("#wide", ScrollableContainer)
+        wide.styles.overflow_x = "auto"
+        app.screen.query_one("#line", Static).styles.width = 400
+        wide.focus()
+        await pilot.pause()
+        await pilot.press("alt+pagedown")  # ctrl+pagedown's stand-in: a page to the right
+        await wait_for(pilot, lambda: wide.scroll_x > 0)
+        await pilot.press("alt+pageup")
+        await wait_for(pilot, lambda: wide.scroll_x == 0)
 
 
 def test_the_check_finds_a_binding_on_a_kept_key_alone() -> None:
@@ -189,3 +353,21 @@ async def test_f10_quits_and_asks_first_mid_game(app: PonderApp, tmp_path: Path)
         await pilot.press("f10")  # asked already: again means yes
         await pilot.pause()
         assert app.return_code == 0
+
+
+async def test_the_help_lists_a_stand_in_only_where_it_does_something(app: PonderApp) -> None:
+    async with app.run_test(size=SMALL) as pilot:
+        await open_mini(app)  # the grid has the keys: it pages nothing
+        await pilot.pause()
+        await pilot.press("f1")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
+        assert isinstance(app.screen, HelpScreen)
+        keys = " ".join(key for key, _ in app.screen.rows)
+        assert "alt+pgup" not in keys and "alt+a" not in keys  # as Textual names keys
+        await pilot.press("escape")
+        await pilot.press("ctrl+f")  # the solver's tree: it pages sideways
+        await pilot.pause()
+        await pilot.press("f1")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
+        assert isinstance(app.screen, HelpScreen)
+        assert dict(app.screen.rows).get("alt+pgup") == "Page left"

@@ -4,7 +4,11 @@ not start the new method) and the new method then starts afresh, not as a "resum
 legend describes the thoughts of the kind in front (a crossword's words, not "two numbers
 combined"); the last card of a hand shows its whole expression; n in the solutions dialog
 deals the new hand the message offers; the settings' help lists no key that does nothing
-there; and while the solver's pane is enlarged the footer says esc shrinks it (not "Home")."""
+there; while the solver's pane is enlarged the footer says esc shrinks it (not "Home"); and
+each press of a crossword's ghost key (ctrl+g) says what it did, not the press before's; n
+(t, ctrl+n) over a puzzle in play asks first, as esc does; and settings show the replay speed
+beside a replaying engine only ("Speed 0" beside the offline engine read as a stopped one);
+and on a given-up hand the footer says g shows its solutions, as the message does."""
 
 from __future__ import annotations
 
@@ -24,8 +28,10 @@ from tui.app import WATCH_PACE, PonderApp, make_app
 from tui.screens.crossword import CrosswordScreen
 from tui.screens.dialogs import HelpScreen, LegendScreen, MethodDialog, SolutionsDialog
 from tui.screens.game24 import Game24Screen
+from tui.screens.puzzle import NewDialog, PuzzleScreen
 from tui.screens.settings import SettingsScreen
 from tui.screens.wordproblem import WordProblemScreen
+from tui.store import ResultStore
 from tui.widgets.footer import KeyHints
 from tui.widgets.number_card import NumberCard
 from tui.widgets.solver_pane import SolverPane
@@ -296,3 +302,106 @@ async def test_a_give_up_beside_a_long_title_covers_no_part_of_the_clue(app: Pon
         if clue.display:  # whole, above the message, or not there at all
             assert fits(screen, clue)
             assert clue.region.bottom <= message.region.y
+
+
+async def test_each_press_of_the_ghost_key_says_what_it_did(app: PonderApp) -> None:
+    async with app.run_test(size=SMALL) as pilot:
+        screen = CrosswordScreen(generate(7, blocks=False), "open")
+        await app.push_screen(screen)
+        await pilot.pause()
+        await pilot.press("ctrl+g")  # no board from the solver yet
+        await pilot.pause()
+        assert "once it has written something" in message(screen)
+        await pilot.press("ctrl+g")  # off again: the message before goes
+        await pilot.pause()
+        assert "once it has written" not in message(screen)
+        assert "The solver's board is hidden (ctrl+g shows it)." in message(screen)
+        await pilot.press("ctrl+s")  # the solver writes a board
+        await wait_for(pilot, lambda: screen.ghost is not None)
+        await pilot.press("ctrl+g")
+        await pilot.pause()
+        assert "shows faintly on your empty squares" in message(screen)
+
+
+@pytest.mark.parametrize(
+    ("kind", "move", "key"),
+    [
+        ("game24", "1", "n"),  # a card picked
+        ("crossword", "a", "ctrl+n"),  # a letter written
+        ("wordproblem", "h", "n"),  # a hint taken
+        ("wordproblem", "h", "t"),  # the next topic
+    ],
+)
+async def test_a_new_puzzle_mid_game_asks_first_and_counts_the_old_one_abandoned(
+    app: PonderApp, tmp_path: Path, kind: str, move: str, key: str
+) -> None:
+    async with app.run_test(size=SMALL) as pilot:
+        app.open_puzzle(kind)
+        await wait_for(pilot, lambda: isinstance(app.screen, PuzzleScreen))
+        screen = app.screen
+        assert isinstance(screen, PuzzleScreen)
+        await pilot.pause()
+        await pilot.press(move)
+        await wait_for(pilot, lambda: screen.in_play)
+        await pilot.press(key)
+        await wait_for(pilot, lambda: isinstance(app.screen, NewDialog))
+        assert "abandoned" in str(app.screen.query_one(Static).render())
+        await pilot.press("n")  # keep playing
+        await wait_for(pilot, lambda: app.screen is screen)
+        assert screen.in_play and not screen.recorded
+        await pilot.press(key)
+        await wait_for(pilot, lambda: isinstance(app.screen, NewDialog))
+        await pilot.press("y")
+        await wait_for(pilot, lambda: isinstance(app.screen, PuzzleScreen))
+        await wait_for(pilot, lambda: app.screen is not screen)
+        assert screen.recorded
+    assert app.close_store() is None
+    with ResultStore(tmp_path / "r.db") as store:
+        (result,) = store.recent(5)
+        assert result.kind == kind and result.abandoned and not result.solved
+
+
+async def test_a_new_puzzle_before_any_move_is_dealt_at_once(app: PonderApp) -> None:
+    async with app.run_test(size=SMALL) as pilot:
+        app.open_puzzle("game24")
+        await wait_for(pilot, lambda: isinstance(app.screen, Game24Screen))
+        first = app.screen
+        await pilot.pause()
+        await pilot.press("n")
+        await wait_for(pilot, lambda: app.screen is not first)
+        assert isinstance(app.screen, Game24Screen)
+
+
+async def test_the_replay_speed_shows_beside_a_replay_engine_only(app: PonderApp) -> None:
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.press("s")
+        await wait_for(pilot, lambda: isinstance(app.screen, SettingsScreen))
+        await pilot.pause()
+        speed = app.screen.query_one("#replay-speed", Input)
+        # "Speed 0" beside the offline engine read as an engine set to stand still.
+        assert not speed.display and not app.screen.query_one("#replay-speed-label").display
+        app.screen.query_one("#engine", Select).value = "replay"
+        await wait_for(pilot, lambda: speed.display)
+        assert app.screen.query_one("#replay-speed-label").display
+        app.screen.query_one("#engine", Select).value = "openai"
+        await wait_for(pilot, lambda: not speed.display)
+
+
+async def test_once_a_hand_is_given_up_the_footer_says_g_shows_its_solutions(
+    app: PonderApp,
+) -> None:
+    async with app.run_test(size=SMALL) as pilot:
+        screen = await open_hand(app, pilot, "4 7 8 8")
+        assert footer(app)["g"] == "Give up"
+        await pilot.press("g", "y")
+        await wait_for(pilot, lambda: isinstance(app.screen, SolutionsDialog))
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is screen)
+        await pilot.pause()
+        # The message says "g shows its solutions": the footer and the help say the same.
+        assert "g shows its solutions" in message(screen)
+        assert footer(app)["g"] == "Solutions"
+        await pilot.press("question_mark")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
+        assert isinstance(app.screen, HelpScreen)
+        assert dict(app.screen.rows)["g"] == "Solutions"

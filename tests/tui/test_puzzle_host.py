@@ -363,6 +363,7 @@ async def test_a_dialogue_method_is_drawn_as_turns_not_a_tree(
             spec = dataclasses.replace(METHODS["cot"], name="talk", label="Talk", view="dialogue")
             monkeypatch.setitem(METHODS, "talk", spec)
         pane.reset(spec.name, "offline")
+        pane.show_answer()  # as after v: the answers show (hidden while the player plays)
         pane.apply([ev.RunStarted(spec.name, "3 4 8 9", "game24", "offline"), *dialogue_run()])
         await pilot.pause()
         view = pane.query_one(DialogueView)

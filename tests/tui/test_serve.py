@@ -142,6 +142,8 @@ def test_serve_gives_the_page_and_its_websocket_runs_the_app(served: Served) -> 
     # The token is in the page's address: it must not leak in a Referer or be framed.
     assert headers["referrer-policy"] == "no-referrer" and headers["x-frame-options"] == "DENY"
     assert "<div>ponder</div>" in page  # the name textual-serve shows while it connects
+    # The browser asks before the page goes while its app runs (ctrl+w closes a tab).
+    assert 'addEventListener("beforeunload"' in page and page.rstrip().endswith("</html>")
     found = re.search(r'data-session-websocket-url="([^"]+)"', page)
     assert found, "the page names no websocket"
     url = urlsplit(found.group(1))

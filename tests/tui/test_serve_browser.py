@@ -102,9 +102,15 @@ class DevTools:
                 "Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left", clickCount=1
             )
 
-    async def key(self, key: str, keycode: int, text: str = "") -> None:
-        """A key with no character of its own (Tab, Enter) pressed and released."""
-        down = {"key": key, "code": key, "windowsVirtualKeyCode": keycode}
+    async def key(self, key: str, keycode: int, text: str = "", modifiers: int = 0) -> None:
+        """A key with no character of its own (Tab, Enter) pressed and released; modifiers:
+        1 alt, 2 ctrl, 4 meta, 8 shift."""
+        down = {
+            "key": key,
+            "code": key,
+            "windowsVirtualKeyCode": keycode,
+            "modifiers": modifiers,
+        }
         await self.send("Input.dispatchKeyEvent", type="keyDown", **down, text=text)
         await self.send("Input.dispatchKeyEvent", type="keyUp", **down)
 
@@ -112,6 +118,20 @@ class DevTools:
         """Characters typed one at a time, as the keyboard's text input delivers them."""
         for char in text:
             await self.send("Input.insertText", text=char)
+
+    async def event(self, method: str, seconds: float = 30) -> dict[str, Any]:
+        """The parameters of the page's next ``method`` event (no command is sent meanwhile:
+        a page showing a dialog answers none)."""
+        async with asyncio.timeout(seconds):
+            while True:
+                received = await self.ws.receive()
+                if received.type != aiohttp.WSMsgType.TEXT:
+                    raise AssertionError(f"the page went before {method} came")
+                message = json.loads(received.data)
+                self._seen(message)
+                if message.get("method") == method:
+                    params: dict[str, Any] = message["params"]
+                    return params
 
     async def screenshot(self, path: Path) -> bytes:
         png = base64.b64decode((await self.send("Page.captureScreenshot", format="png"))["data"])
@@ -186,14 +206,9 @@ async def own_hand_box(columns: int, rows: int) -> tuple[float, float]:
         return region.x + region.width / 2, region.y + region.height / 2
 
 
-async def drive(page: DevTools, server: Served, shots: Path) -> None:
-    await page.send("Network.enable")
-    await page.send("Page.enable")
-    await page.send("Page.navigate", url=f"{server.origin}{server.page}")
-    await page.until(lambda: "Pick Game of 24" in page.screen, "the app to draw home")
-    await asyncio.sleep(1)  # the rest of the first frames
-    first = await page.screenshot(shots / "home.png")
-    # A click on the "Your own" box, where the app puts it on a terminal of the page's size.
+async def click_own_box(page: DevTools) -> None:
+    """A click on home's "Your own" box, where the app puts it on a terminal of the page's
+    size."""
     assert page.size is not None, "the page never told the app its size"
     box = await page.value(
         "JSON.stringify(document.querySelector('.xterm-screen').getBoundingClientRect())"
@@ -205,6 +220,16 @@ async def drive(page: DevTools, server: Served, shots: Path) -> None:
         rect["left"] + x * rect["width"] / page.size[0],
         rect["top"] + y * rect["height"] / page.size[1],
     )
+
+
+async def drive(page: DevTools, server: Served, shots: Path) -> None:
+    await page.send("Network.enable")
+    await page.send("Page.enable")
+    await page.send("Page.navigate", url=f"{server.origin}{server.page}")
+    await page.until(lambda: "Pick Game of 24" in page.screen, "the app to draw home")
+    await asyncio.sleep(1)  # the rest of the first frames
+    first = await page.screenshot(shots / "home.png")
+    await click_own_box(page)
     page.screen = ""
     await page.type(HAND)
     # Enter once the box shows the hand (not its placeholder, "4 7 8 8, or ..."): a key
@@ -362,5 +387,43 @@ def test_the_stand_ins_for_keys_a_browser_keeps_reach_the_served_app(
             target = await _page(http, chromium)
             async with http.ws_connect(target["webSocketDebuggerUrl"], max_msg_size=0) as ws:
                 await stand_in_keys(DevTools(ws, tmp_path), served_app)
+
+    asyncio.run(asyncio.wait_for(run(), timeout=120))
+
+
+async def leave_guard(page: DevTools, server: Served) -> None:
+    await page.send("Network.enable")
+    await page.send("Page.enable")
+    await page.send("Page.navigate", url=f"{server.origin}{server.page}")
+    await page.until(lambda: "Pick Game of 24" in page.screen, "the app to draw home")
+    await asyncio.sleep(1)  # the rest of the first frames
+    await click_own_box(page)
+    await page.type(HAND)
+    await page.until(lambda: re.search(f"{HAND}(?!,)", page.screen), "the hand to show")
+    page.screen = ""
+    # alt+backspace stands in for the Input's ctrl+w: the last word goes.
+    await page.key("Backspace", 8, modifiers=1)
+    await page.until(lambda: re.search(r"4 7 8 (?!8)", page.screen), "a word deleted")
+    # Leaving the page (what ctrl+w does to a tab) asks first while the app runs.
+    await page.ws.send_json({"id": 10_000, "method": "Page.close", "params": {}})
+    dialog = await page.event("Page.javascriptDialogOpening")
+    assert dialog["type"] == "beforeunload"
+    await page.send("Page.handleJavaScriptDialog", accept=False)  # stay
+    await asyncio.sleep(0.5)
+    assert await page.value("document.body.classList.contains('-closed')") is False
+
+
+def test_the_page_asks_before_it_closes_and_alt_backspace_deletes_a_word(
+    served_app: Served, chromium: int, tmp_path: Path
+) -> None:
+    """ctrl+w closes a browser's tab (in a terminal it deletes the word before the cursor):
+    the served page asks before it goes while its app runs, and alt+backspace, which the
+    terminal in the page sends as the bytes of ctrl+w, deletes the word instead."""
+
+    async def run() -> None:
+        async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=30)) as http:
+            target = await _page(http, chromium)
+            async with http.ws_connect(target["webSocketDebuggerUrl"], max_msg_size=0) as ws:
+                await leave_guard(DevTools(ws, tmp_path), served_app)
 
     asyncio.run(asyncio.wait_for(run(), timeout=120))

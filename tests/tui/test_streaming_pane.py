@@ -50,13 +50,14 @@ async def test_a_streaming_reply_shows_in_the_status_line_until_it_is_done(
         screen = Game24Screen(Hand.parse("4 7 8 8"), "easy")
         await app.push_screen(screen)
         await pilot.pause()
-        await pilot.press("s")
+        # v first: the answer streaming in shows (while the player plays it is hidden).
+        await pilot.press("v", "s")
         pane = screen.query_one(SolverPane)
         status = pane.query_one("#solver-status", Static)
         await wait_for(pilot, lambda: "(7 - 8 / 8)" in str(status.render()))
         seen = str(status.render())
-        assert "thinking…" in seen and "io: Answer: (7 - 8 / 8)" in seen
+        assert "thinking…" in seen and "answering: Answer: (7 - 8 / 8)" in seen
         model.release.set()
         await wait_for(pilot, lambda: pane.finished is not None)
         final = str(status.render())
-        assert "✓ solved" in final and "io: Answer" not in final
+        assert "✓ solved" in final and "answering: Answer" not in final

@@ -13,6 +13,7 @@ from tests.tui.harness import wait_for
 from tui.app import PonderApp
 from tui.kinds import KINDS
 from tui.screens.home import HomeScreen
+from tui.screens.puzzle import NewDialog
 from tui.screens.wordproblem import WordProblemScreen
 from tui.widgets.solver_pane import SolverPane
 
@@ -123,6 +124,9 @@ async def test_n_and_t_keep_to_algebra_and_the_solver_runs(app: PonderApp) -> No
         pane = second.query_one(SolverPane)
         await wait_for(pilot, lambda: pane.finished is not None)
         await pilot.press("t")  # after algebra, any topic again
+        await wait_for(pilot, lambda: isinstance(app.screen, NewDialog))
+        await pilot.press("y")  # the solver ran: the problem was in play, and t asked
+        await wait_for(pilot, lambda: isinstance(app.screen, WordProblemScreen))
         await wait_for(pilot, lambda: app.screen is not second)
         third = app.screen
         assert isinstance(third, WordProblemScreen) and third.topic is None

@@ -698,8 +698,13 @@ class CrosswordScreen(PuzzleScreen):
         pane = self.query_one(SolverPane)
         if not self.over:
             pane.show_answer(self.show_ghost)
-        if self.show_ghost and self.ghost is None:
+        # Each press says what it did: the message of the press before never stays.
+        if not self.show_ghost:
+            self.say("The solver's board is hidden (ctrl+g shows it).")
+        elif self.ghost is None:
             self.say("The solver's board shows here once it has written something (ctrl+s).")
+        else:
+            self.say("The solver's board shows faintly on your empty squares (ctrl+g hides it).")
 
     def give_up_now(self) -> None:
         if self.over:
@@ -756,8 +761,12 @@ class CrosswordScreen(PuzzleScreen):
         self.action_solver_options()
 
     def action_new_mini(self) -> None:
+        self.ask_before_new(self.deal_next_mini)
+
+    def deal_next_mini(self) -> None:
+        """The next mini of the file this one came from, else a new one."""
         if self.collection is None:
-            self.action_new()
+            self.deal_new()
             return
         found, index = self.collection
         self.release_result()

@@ -265,6 +265,11 @@ class Game24Screen(PuzzleScreen):
         """The keys of the hand's cards: ``1-4``, ``1-6`` for six."""
         return f"1-{len(self.hand.numbers)}"
 
+    def key_description(self, binding: Binding) -> str:
+        if binding.action == "give_up" and self.over:
+            return "Solutions"  # g on a finished hand shows them (gave_up_text says so)
+        return super().key_description(binding)
+
     def gave_up_text(self) -> str:
         return "You gave up on this hand (g shows its solutions). Press n for a new hand."
 

@@ -90,6 +90,19 @@ class QuitDialog(ConfirmDialog):
         )
 
 
+class NewDialog(ConfirmDialog):
+    """Asks before a started puzzle is swapped for a new one (n; t for a word problem's next
+    topic; ctrl+n for a mini): as with esc, it is recorded as abandoned."""
+
+    def __init__(self, noun: str) -> None:
+        super().__init__(
+            f"A new {noun}?",
+            f"This {noun} is not finished: it is recorded as abandoned and ends your streak.",
+            f"new {noun}",
+            "keep playing",
+        )
+
+
 class PauseScreen(Screen[None]):
     """The puzzle hidden while its clock stands still; any key goes back to it."""
 
@@ -477,9 +490,15 @@ class PuzzleScreen(PonderScreen):
             self.notify(f"This {self.noun} is over. Press n for a new {self.noun}.")
         return True
 
+    def key_description(self, binding: Binding) -> str:
+        """What ``binding`` does now, as the footer and the help say it (a key may do
+        something else once the puzzle is over)."""
+        return binding.description
+
     def finish(self, solved: bool, answer: str) -> None:
         """The player is done: solved with ``answer``, or not."""
         self.ended = time.monotonic()  # the clock stops (watch_ticking)
+        self.refresh_bindings()  # the footer says what the keys do now
         self.leave_typing()
         self.show_answer()
         if solved:
@@ -530,6 +549,7 @@ class PuzzleScreen(PonderScreen):
             return
         self.gave_up = True
         self.ended = time.monotonic()
+        self.refresh_bindings()  # the footer says what the keys do now
         self.leave_typing()
         self.show_answer()
         if self.race:
@@ -588,8 +608,26 @@ class PuzzleScreen(PonderScreen):
         )
 
     def action_new(self) -> None:
+        self.ask_before_new(self.deal_new)
+
+    def deal_new(self) -> None:
+        """Swap this puzzle for a new one of the same kind and level."""
         self.release_result()
         self.ponder.open_puzzle(self.KIND, self.level, replace=True)
+
+    def ask_before_new(self, deal: Callable[[], None]) -> None:
+        """``deal`` another puzzle: at once when this one is not in play, else after asking
+        (yes records this one as abandoned, as esc does)."""
+        if not self.in_play:
+            deal()
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes and not self.over:
+                self.abandon()
+                deal()
+
+        self.app.push_screen(NewDialog(self.noun), answered)
 
     async def on_unmount(self) -> None:
         self.release_result()

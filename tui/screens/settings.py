@@ -232,11 +232,15 @@ class SettingsScreen(PonderScreen):
     @on(Select.Changed, "#engine")
     def _engine_changed(self, event: Select.Changed) -> None:
         """GPT-4 (ToT's published run) replays a bundled recording: its name shows as the
-        replay file."""
+        replay file. The replay speed shows beside an engine that replays, only: "Speed 0"
+        beside the offline engine read as an engine set to stand still."""
         from solver.published import SEARCH
 
         if event.value == PUBLISHED:
             self.query_one("#replay-file", Input).value = SEARCH
+        replays = event.value in ("replay", PUBLISHED)
+        for part in ("#replay-speed-label", "#replay-speed"):
+            self.query_one(part).display = replays
 
     @on(Input.Changed, "#model")
     def _model_changed(self, event: Input.Changed) -> None:

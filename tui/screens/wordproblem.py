@@ -13,6 +13,7 @@ import os
 import random
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
@@ -536,9 +537,9 @@ class WordProblemScreen(PuzzleScreen):
 
         order: list[str | None] = [None, *TOPICS, ALGEBRA]
         at = order.index(self.topic) if self.topic in order else 0
-        self.open_next(order[(at + 1) % len(order)])
+        self.ask_before_new(partial(self.open_next, order[(at + 1) % len(order)]))
 
-    def action_new(self) -> None:
+    def deal_new(self) -> None:
         if self.collection is not None:
             found, index = self.collection
             self.release_result()

@@ -74,10 +74,18 @@ class TurnCard(Static):
             super().__init__()
             self.card = card
 
-    def __init__(self, turn: Turn, answer_text: Callable[[str], str]) -> None:
+    def __init__(
+        self,
+        turn: Turn,
+        answer_text: Callable[[str], str],
+        hidden: Callable[[], str] = str,
+    ) -> None:
         super().__init__(classes="turn")
         self.turn = turn
         self.answer_text = answer_text
+        self.hidden = hidden
+        """What stands for the answers while they are hidden from the player (no spoilers);
+        empty when they show."""
 
     def on_mount(self) -> None:
         self.redraw()
@@ -127,8 +135,12 @@ class TurnCard(Static):
             text.append("answer ", style=tone(self, Tone.SECOND, "bold"))
             text.append("thinking…", style="italic dim")
             return text
+        hidden = self.hidden() if answered.answer else ""
         text.append("answer ", style=tone(self, Tone.SECOND, "bold"))
-        text.append(shortened(answered.reply, REPLY_SHOWN))
+        # The reply states its candidate answer: hidden with it.
+        text.append(
+            hidden or shortened(answered.reply, REPLY_SHOWN), style="italic dim" if hidden else ""
+        )
         text.append("\n  ")
         uncertainty = answered.uncertainty.strip() or "not stated"
         text.append("uncertainty ", style="dim")
@@ -136,9 +148,13 @@ class TurnCard(Static):
         text.append(" · ", style="dim")
         if answered.answer:
             text.append("candidate ", style="dim")
-            text.append(self.answer_text(answered.answer))
+            text.append(
+                hidden or self.answer_text(answered.answer), style="italic dim" if hidden else ""
+            )
             if answered.ok:
                 text.append(" ✓", style=tone(self, Tone.RIGHT, "bold"))
+            elif hidden:  # the verdict names the answer
+                text.append(" ✗", style=tone(self, Tone.WRONG, "bold"))
             else:
                 text.append(f" ✗ {answered.verdict}", style=tone(self, Tone.WRONG, "bold"))
         else:
@@ -163,7 +179,14 @@ class DialogueView(VerticalScroll):
         self.turns: dict[int, Turn] = {}
         self.stopped: ev.DialogueStopped | None = None
         self.answer_text: Callable[[str], str] = str
+        self.hidden: Callable[[], str] = str
+        """What stands for the answers while they are hidden (the pane's); empty: shown."""
         self._cards: dict[int, TurnCard] = {}
+
+    def redraw(self) -> None:
+        """Draw every turn again (its answers shown or hidden)."""
+        for card in self._cards.values():
+            card.redraw()
 
     def clear(self) -> None:
         self.turns.clear()
@@ -204,6 +227,6 @@ class DialogueView(VerticalScroll):
         if card is not None:
             card.redraw()
         else:
-            card = self._cards[turn.turn] = TurnCard(turn, self.answer_text)
+            card = self._cards[turn.turn] = TurnCard(turn, self.answer_text, self.hidden)
             self.mount(card)
         self.scroll_end(animate=False)

@@ -102,13 +102,14 @@ class KeyHints(Widget, can_focus=False):
         hints: list[Hint] = []
         seen: set[str] = set()
         active = screen.active_bindings
+        # A screen may say what a key does now (a puzzle's, once it is over).
+        describe = getattr(screen, "key_description", None)
         for _node, binding, enabled, _tooltip in active.values():
             if not binding.show or binding.action in seen:
                 continue
             seen.add(binding.action)
-            hints.append(
-                Hint(binding.key, self.app.get_key_display(binding), binding.description, enabled)
-            )
+            said = describe(binding) if callable(describe) else binding.description
+            hints.append(Hint(binding.key, self.app.get_key_display(binding), said, enabled))
         palette = None
         if self.app.ENABLE_COMMAND_PALETTE:
             found = active.get(self.app.COMMAND_PALETTE_BINDING)

@@ -35,6 +35,8 @@ from textual.widgets.tree import TreeNode
 from puzzles.arith import ArithError, parse
 from solver import events as ev
 from solver.methods import METHODS, MethodSpec, find_spec
+from solver.methods.react import FINISH
+from solver.roles import Purpose
 from solver.text import visible, visible_event
 from tui.notation import written
 from tui.widgets.dialogue import DialogueView, TurnCard
@@ -256,6 +258,8 @@ class SolverPane(Vertical):
         """An answer as people read it (the puzzle screen's)."""
         self.answer_hidden = False
         """Whether the solver's answer is kept from the player (still playing): no spoilers."""
+        self.transcript_events: list[ev.Event] = []
+        """The events of the transcript so far (ReAct's, DELI's), to write it again."""
         self.peek_key = "v"
         """The key that shows a hidden answer, as the status line names it."""
         self.config: dict[str, object] = {}
@@ -375,9 +379,18 @@ class SolverPane(Vertical):
 
     def show_answer(self, shown: bool = True) -> None:
         """Show the solver's answer (or hide it again while the player plays)."""
+        changed = self.answer_hidden == shown
         self.answer_hidden = not shown
         if self.finished is not None:  # an idle pane keeps its "press s" line
             self.refresh_status()
+        if changed and self.transcript_events:
+            self._rewrite_transcript()
+        if changed:
+            self.query_one(DialogueView).redraw()
+
+    def _dialogue_hidden(self) -> str:
+        """What stands for an IoT turn's answer while the player plays; empty when shown."""
+        return self._hidden if self.answer_hidden else ""
 
     def focus_view(self) -> None:
         """Give the keys to what draws the run: the tree, the dialogue or the transcript."""
@@ -422,8 +435,10 @@ class SolverPane(Vertical):
         dialogue = self.query_one(DialogueView)
         dialogue.clear()
         dialogue.answer_text = self.answer_text
+        dialogue.hidden = self._dialogue_hidden
         for log_id in ("#arith", "#experience", "#details", "#transcript"):
             self.query_one(log_id, RichLog).clear()
+        self.transcript_events.clear()
         self.query_one(RoundsPlot).clear(self.round_name)
         self.refresh_status()
 
@@ -794,10 +809,32 @@ class SolverPane(Vertical):
 
     def _transcript(self, event: ev.Event) -> None:
         """ReAct's and DELI's steps, one line or two each, in the order they happened; for
-        ReAct combined with CoT-SC, each fallback decision and CoT-SC's vote."""
+        ReAct combined with CoT-SC, each fallback decision and CoT-SC's vote. Kept, so that
+        the transcript is written again when its answers are shown (or hidden)."""
+        self.transcript_events.append(event)
+        self._write_transcript(event)
+
+    def _rewrite_transcript(self) -> None:
         log = self.query_one("#transcript", RichLog)
+        log.clear()
+        for event in self.transcript_events:
+            self._write_transcript(event)
+
+    @property
+    def _hidden(self) -> str:
+        """What stands for an answer in the transcript while the player plays."""
+        return f"(hidden while you play: {self.peek_key} shows it)"
+
+    def _write_transcript(self, event: ev.Event) -> None:
+        """One event of the transcript; while the answer is hidden (no spoilers), the answers
+        in it are too: ReAct's finish (its thought says the answer), DELI's stage answers
+        and their working, CoT-SC's votes."""
+        log = self.query_one("#transcript", RichLog)
+        hidden = self.answer_hidden
         match event:
             case ev.ToolCalled(step=step, tool=tool, argument=argument, thought=thought):
+                if hidden and tool == FINISH:  # the thought says why; once is enough
+                    thought, argument = (self._hidden if thought else ""), "hidden"
                 if thought:
                     log.write(_hanging(Text(f"Thought {step}: ", "dim"), thought, "dim"))
                 action = f"{tool}[{argument}]" if tool else f"(unreadable) {argument}"
@@ -809,7 +846,9 @@ class SolverPane(Vertical):
                 }.get(status, tone(self, Tone.WRONG))
                 note = "" if status == "ok" else f" ({status})"
                 log.write(_hanging(Text(f"Observation {step}{note}: ", style), written(seen)))
-            case ev.EpisodeEnded(reason=reason):
+            case ev.EpisodeEnded(by=by, reason=reason):
+                if hidden and by == "finish":
+                    reason = "finish[hidden]"
                 log.write(Text(f"Stopped: {reason}", style="bold"))
             case ev.DeliberationStage() as e:
                 check = (
@@ -818,15 +857,19 @@ class SolverPane(Vertical):
                     else ("✗", tone(self, Tone.WRONG, "bold"))
                 )
                 moved = "changed" if e.changed else "unchanged"
+                said = self.answer_text(e.answer) if e.answer else "(none)"
+                verdict = f" {e.verdict}"  # the verdict names the answer ("17 is not 18")
+                if hidden and e.answer:
+                    said, verdict = self._hidden, ""
                 log.write(
                     Text.assemble(
                         (f"Turn {e.turn}/{e.total} · {e.stage}: ", "bold"),
-                        f"answer {self.answer_text(e.answer) if e.answer else '(none)'} ",
+                        f"answer {said} ",
                         check,
-                        (f" {e.verdict} · {moved}", "dim"),
+                        (f"{verdict} · {moved}", "dim"),
                     )
                 )
-                if e.text:
+                if e.text and not (hidden and e.answer):
                     log.write(_indented(e.text[:400], "dim"))
             case ev.DeliberationEnded(reason=reason, source=source):
                 log.write(Text(f"Stopped: {reason} (the {source} stage's answer)", style="bold"))
@@ -852,9 +895,10 @@ class SolverPane(Vertical):
                 else:
                     log.write(Text.assemble((f"No fallback to {other}: ", "bold"), reason))
             case ev.VotesCounted() as e:
-                log.write(
-                    _hanging(Text(f"CoT-SC votes ({e.samples} samples): ", "bold"), e.summary())
-                )
+                votes = e.summary()
+                if hidden and e.answers:
+                    votes = f"{' · '.join(f'×{n}' for n in e.counts)} {self._hidden}"
+                log.write(_hanging(Text(f"CoT-SC votes ({e.samples} samples): ", "bold"), votes))
             case _:
                 pass
 
@@ -955,8 +999,10 @@ class SolverPane(Vertical):
                 # batch of events, so at most about 20 times a second.
                 purpose, text = next(reversed(self.streaming.values()))
                 tail = text.rstrip().rsplit("\n", 1)[-1][-120:]
+                if tail and self.answer_hidden and _answers(purpose, tail):
+                    tail = self._hidden  # no spoilers: a final answer as it streams in
                 if tail:
-                    line.append(f"\n{purpose}: {tail}", style="dim italic")
+                    line.append(f"\n{_said(purpose)}: {tail}", style="dim italic")
         elif self.notice == "stopped":
             line.append("  stopped", style=tone(self, Tone.WARNING))
         if self.running and self.pace:
@@ -1076,6 +1122,26 @@ _ERROR_TITLES = {
     "not_recorded": "not in the recording",
     "bad_recording": "recording unusable",
 }
+
+
+FINAL_ANSWERS = frozenset({Purpose.IO, Purpose.COT, Purpose.ANSWER, Purpose.BOT_FINAL})
+"""Calls whose reply is the method's answer: hidden as they stream while the player plays."""
+
+
+def _said(purpose: str) -> str:
+    """A call's purpose in a player's words (a trace's name, bot_step, means nothing to a
+    player); a name this version does not know, as it is."""
+    try:
+        return Purpose(purpose).said
+    except ValueError:
+        return purpose
+
+
+def _answers(purpose: str, tail: str) -> bool:
+    """Whether a streaming reply's last line gives an answer away: a call that answers, or a
+    line that states an answer or ReAct's finish."""
+    said = tail.lower()
+    return purpose in FINAL_ANSWERS or "answer" in said or "finish[" in said
 
 
 def _group_label(tree_id: str) -> str:
