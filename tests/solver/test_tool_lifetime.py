@@ -122,7 +122,7 @@ def test_a_busy_worker_dies_with_its_parent(
     proc, worker = parent
     spawned = _children(proc.pid)
     assert worker in spawned and _alive(worker)
-    assert _cpu_seconds(worker) > 1.0, "the worker never got busy"
+    assert _cpu_seconds(worker) >= 1.0, "the worker never got busy"  # as the fixture waits
     os.kill(proc.pid, sig)
     assert proc.wait(10) == -sig
     # The worker and every other process the parent started (multiprocessing's resource
