@@ -73,6 +73,7 @@ from solver.model.transport import (
     body_of,
     capped_http_client,
     chat_request,
+    direct_route,
     http_library,
     read_whole_chunks,
     short,
@@ -763,6 +764,8 @@ class OpenAIModel:
         options afresh for every request) cost about a millisecond of CPU a call, as much as
         all the rest of a call together. What it would send is kept, worked out once per
         client (:func:`request_template`); its errors are the same as the openai client's.
+        Where the HTTP client's own layers would only pass the request and a plain reply on,
+        it goes straight to the connection pool under them (:func:`direct_route`).
         """
         if not all(hasattr(client, name) for name in CLIENT_INTERNALS):
             # An openai release without the internals the quick path uses: its own path.
@@ -772,13 +775,36 @@ class OpenAIModel:
                 yield response.iter_bytes()
             return
         http = http_library()
-        request = chat_request(client, json.dumps(params).encode())
-        try:
-            response = await client._client.send(request, stream=True)
-        except http.TimeoutException as err:
-            raise openai.APITimeoutError(request=request) from err
-        except (*REQUEST_ERRORS, http.RequestError) as err:
-            raise openai.APIConnectionError(request=request) from err
+        content = json.dumps(params).encode()
+        route = direct_route(client)
+        if route is not None and route.open(client._client):
+            try:
+                answer = await route.pool.handle_async_request(route.request(content))
+            except route.timeouts as err:
+                raise openai.APITimeoutError(request=chat_request(client, content)) from err
+            except (*REQUEST_ERRORS, *route.failures) as err:
+                raise openai.APIConnectionError(request=chat_request(client, content)) from err
+            if route.plain(answer):
+                try:
+                    read_whole_chunks(answer.stream)
+                    yield aiter(body_of(answer.stream))
+                finally:
+                    await answer.aclose()
+                return
+            try:
+                request = chat_request(client, content)
+            except BaseException:
+                await answer.aclose()
+                raise
+            response = await route.response(client._client, answer, request)
+        else:
+            request = chat_request(client, content)
+            try:
+                response = await client._client.send(request, stream=True)
+            except http.TimeoutException as err:
+                raise openai.APITimeoutError(request=request) from err
+            except (*REQUEST_ERRORS, http.RequestError) as err:
+                raise openai.APIConnectionError(request=request) from err
         try:
             if not 200 <= response.status_code < 300:
                 await response.aread()

@@ -19,7 +19,9 @@ from __future__ import annotations
 import asyncio
 import importlib
 import json
+import logging
 import socket
+import zlib
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -38,6 +40,7 @@ from solver.model.transport import (
     WholeChunks,
     body_of,
     capped_http_client,
+    direct_route,
     http_library,
     tidy_seldom,
 )
@@ -740,3 +743,104 @@ async def test_a_body_is_read_from_the_connections_own_stream_with_the_same_bloc
     finally:
         await client.aclose()
     assert server.connections == 1
+
+
+# -- straight to the connection pool -----------------------------------------------------------
+
+
+async def test_a_plain_reply_goes_straight_to_the_pool_and_a_logged_one_through_the_client(
+    server: OneWriteServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A chat request skips the HTTP client's layers (DirectRoute): its send is not called,
+    and the answers are the same. With the HTTP library's log on, a request goes through
+    the HTTP client, which logs it as before (and never the key)."""
+    model = OpenAIModel(base_url=server.url, api_key=KEY, model="m", cache=False)
+    sent: list[Any] = []
+    try:
+        http_client = model.client()._client
+        send = http_client.send
+
+        async def counted(request: Any, **kwargs: Any) -> Any:
+            sent.append(request)
+            return await send(request, **kwargs)
+
+        http_client.send = counted
+        for _ in range(2):
+            assert (await model.generate(the_call())).text == "Hello"
+        assert sent == []
+        caplog.set_level(logging.INFO, logger=http_library().__name__)
+        assert (await model.generate(the_call())).text == "Hello"
+    finally:
+        await model.aclose()
+    assert len(sent) == 1
+    assert "HTTP Request: POST" in caplog.text and "/v1/chat/completions" in caplog.text
+    assert KEY not in caplog.text
+    assert len(server.asked) == 3
+    assert server.asked[0] == server.asked[1] == server.asked[2]  # the same request each way
+
+
+async def test_a_compressed_event_stream_is_undone_on_the_route_as_before(
+    server: OneWriteServer,
+) -> None:
+    """A server that compresses its event stream though asked not to: the reply is not
+    plain, so it goes through the HTTP client's hooks, which undo the gzip."""
+    packer = zlib.compressobj(wbits=16 + zlib.MAX_WBITS)
+    packed = packer.compress(sse(*HELLO)) + packer.flush()
+    server.head = HEAD.replace(b"\r\n\r\n", b"\r\nContent-Encoding: gzip\r\n\r\n")
+    server.replies = [chunked(packed), chunked(packed)]
+    model = OpenAIModel(base_url=server.url, api_key=KEY, model="m", cache=False, max_retries=0)
+    try:
+        for _ in range(2):
+            assert (await model.generate(the_call())).text == "Hello"
+    finally:
+        await model.aclose()
+
+
+@pytest.mark.parametrize(
+    ("status", "headers", "plain"),
+    [
+        (200, [(b"Content-Type", b"text/event-stream; charset=utf-8")], True),
+        (200, [(b"content-type", b"Text/Event-Stream")], True),
+        (200, [(b"Content-Type", b"text/event-stream+html")], False),  # a web page
+        (200, [(b"Content-Type", b"text/html")], False),
+        (200, [(b"Content-Type", b"application/json")], False),
+        (200, [], False),
+        (429, [(b"Content-Type", b"text/event-stream")], False),
+        (302, [(b"Content-Type", b"text/event-stream")], False),
+        (200, [(b"Content-Type", b"text/event-stream"), (b"Set-Cookie", b"a=b")], False),
+        (200, [(b"Content-Type", b"text/event-stream"), (b"Content-Encoding", b"br")], False),
+    ],
+)
+async def test_only_a_plain_event_stream_skips_the_clients_hooks(
+    server: OneWriteServer, status: int, headers: list[tuple[bytes, bytes]], plain: bool
+) -> None:
+    model = OpenAIModel(base_url=server.url, api_key=KEY, model="m", cache=False)
+    try:
+        await model.generate(the_call())
+        route = direct_route(model.client())
+        assert route is not None
+        assert route.plain(_Answer(status, headers)) is plain
+    finally:
+        await model.aclose()
+
+
+class _Answer:
+    def __init__(self, status: int, headers: list[tuple[bytes, bytes]]) -> None:
+        self.status = status
+        self.headers = headers
+
+
+def test_a_client_built_otherwise_takes_no_direct_route() -> None:
+    """A client with a proxy, hooks of its own or another HTTP client: its own path."""
+    import openai
+
+    plain = openai.AsyncOpenAI(api_key=KEY, base_url="http://127.0.0.1:9/v1")
+    assert direct_route(plain) is None  # not the capped client: hooks not ours
+    capped = openai.AsyncOpenAI(
+        api_key=KEY, base_url="http://127.0.0.1:9/v1", http_client=capped_http_client()
+    )
+    assert direct_route(capped) is not None
+    proxied = capped_http_client()
+    proxied._mounts = {"all://": proxied._transport}
+    through = openai.AsyncOpenAI(api_key=KEY, base_url="http://127.0.0.1:9/v1", http_client=proxied)
+    assert direct_route(through) is None
