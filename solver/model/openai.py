@@ -63,7 +63,7 @@ from solver.model.base import (
 from solver.model.cache import ResponseCache
 from solver.model.retry import backoff
 from solver.model.retry import retry_after as _retry_after
-from solver.model.stream import ReplyLimits, events, json_value, usage_of
+from solver.model.stream import ReplyLimits, chunk_value, events, usage_of
 from solver.model.transport import (
     CLIENT_INTERNALS,
     REQUEST_ERRORS,
@@ -702,7 +702,7 @@ class OpenAIModel:
         reading = _Reading(limits, positions, on_token)
         responded = False
         try:
-            # The raw event stream, read with the JSON decoder (json_value): the client's typed
+            # The raw event stream, read with a JSON reader (chunk_value): the client's typed
             # chunk objects cost about 0.3 ms each, which a BoT run (tens of thousands of
             # chunks) cannot afford.
             async with self._post_stream(client, params) as blocks:
@@ -817,7 +817,7 @@ class OpenAIModel:
         finally:
             await response.aclose()
 
-    def _take(self, reading: _Reading, payloads: list[str]) -> None:
+    def _take(self, reading: _Reading, payloads: list[bytes]) -> None:
         """Read the ``data:`` payloads of one block of the stream into ``reading``.
 
         Called for every block, some fifty chunks a call: the checks are the same for every
@@ -830,7 +830,7 @@ class OpenAIModel:
         streamed = reading.on_token is not None
         for data in payloads:
             try:
-                chunk = json_value(data)
+                chunk = chunk_value(data)
             except RecursionError:  # [[[[... a hundred thousand deep: no chunk of any server
                 raise Failure(
                     "bad_response", "a chunk was nested too deeply to read", retryable=True

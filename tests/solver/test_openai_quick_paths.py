@@ -27,10 +27,14 @@ from typing import Any
 
 import h11
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from solver.model import Call, Message, ModelError, Sampling
 from solver.model import openai as openai_model
+from solver.model import stream as stream_module
 from solver.model.openai import OpenAIModel
+from solver.model.stream import chunk_value, json_value
 from solver.model.stream import events as read_events
 from solver.model.transport import (
     TIDY_EVERY,
@@ -844,3 +848,73 @@ def test_a_client_built_otherwise_takes_no_direct_route() -> None:
     proxied._mounts = {"all://": proxied._transport}
     through = openai.AsyncOpenAI(api_key=KEY, base_url="http://127.0.0.1:9/v1", http_client=proxied)
     assert direct_route(through) is None
+
+
+# -- a chunk's JSON -----------------------------------------------------------------------------
+
+
+def _read(read: Any, data: bytes) -> tuple[str, str]:
+    """What ``read`` makes of ``data``: its value (as repr shows it: NaN equals itself
+    there), or its error's type and words."""
+    try:
+        return "value", repr(read(data))
+    except (ValueError, RecursionError) as err:
+        return type(err).__name__, str(err)
+
+
+def _as_before(data: bytes) -> Any:
+    return json_value(data.decode("utf-8", errors="replace"))
+
+
+PAYLOADS = [
+    b'{"id":"c","choices":[{"index":0,"delta":{"content":"Hel"},"finish_reason":null}]}',
+    b'{"a":1,"b":2,"a":3}',  # a key twice: the last one, in the first one's place
+    b"NaN", b"[Infinity,-Infinity]", b"1e400", b"-0", b"-0.0", b"1E5", b"12345678901234567890123",
+    b'"\\ud800"', b'"\\uDEAD"', b'"\\ud83dx"', b'"\\ud83d\\ude00"', b'"\xed\xa0\x80"', b'"\xff"',
+    b'"a\tb"', b'"\x00"', b'"\x7f"', b"01", b"-01", b"+1", b"nan", b"inf", b"-NaN", b"1.", b".5",
+    b"[1,]", b'{"a":1,}', b"tru", b"True", b"1 2", b"[1 2]", b"{a:1}", b"0x10", b"1_000",
+    b"\xef\xbb\xbf1", b"[1,\x0c2]", b'{"a":1}\x00', b"", b"[" * 300 + b"]" * 300,
+    b"[" * 100_000, b'"\\x41"', b"'a'",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("data", PAYLOADS)
+def test_a_chunk_is_read_as_pythons_json_reads_it(data: bytes) -> None:
+    assert _read(chunk_value, data) == _read(_as_before, data)
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@given(
+    value=_JSON,
+    ascii_only=st.booleans(),
+    cut=st.integers(min_value=0, max_value=400),
+    noise=st.binary(max_size=3),
+)
+@settings(max_examples=300, deadline=None)
+def test_any_json_whole_or_broken_is_read_as_pythons_json_reads_it(
+    value: Any, ascii_only: bool, cut: int, noise: bytes
+) -> None:
+    """A JSON text, whole or cut short, or with a few bytes of anything put into it: jiter
+    reads the same values, and what it refuses Python's reader reads (or refuses) as
+    before."""
+    text = json.dumps(value, ensure_ascii=ascii_only).encode()
+    for data in (text, text[:cut], text[:cut] + noise + text[cut:]):
+        data = data.strip()
+        assert _read(chunk_value, data) == _read(_as_before, data)
+
+
+def test_chunks_are_read_by_the_quick_reader(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The chunk a server sends most (JSON Python's reader and jiter both read) is read by
+    jiter: Python's reader is not asked."""
+
+    def unasked(text: str) -> Any:
+        raise AssertionError("read by Python's JSON reader")
+
+    monkeypatch.setattr(stream_module, "json_value", unasked)
+    assert chunk_value(PAYLOADS[0])["choices"][0]["delta"] == {"content": "Hel"}
