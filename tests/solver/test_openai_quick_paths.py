@@ -294,7 +294,7 @@ async def test_a_reply_read_whole_leaves_the_connection_fit_for_the_next(
     parser still sees the body end, so the next call goes on the same connection."""
     blocks: list[int] = []
 
-    async def counted(source: AsyncIterator[bytes], limits: Any) -> AsyncIterator[list[str]]:
+    async def counted(source: AsyncIterator[bytes], limits: Any) -> AsyncIterator[list[bytes]]:
         async def counting() -> AsyncIterator[bytes]:
             async for block in source:
                 blocks.append(len(block))
