@@ -767,7 +767,8 @@ class OpenAIModel:
         Where the HTTP client's own layers would only pass the request and a plain reply on,
         it goes straight to the connection pool under them (:func:`direct_route`).
         """
-        if not all(hasattr(client, name) for name in CLIENT_INTERNALS):
+        route = direct_route(client)  # (None for a client without the internals too)
+        if route is None and not all(hasattr(client, name) for name in CLIENT_INTERNALS):
             # An openai release without the internals the quick path uses: its own path.
             params = {**params, "extra_headers": {"Accept-Encoding": "identity"}}
             create = client.chat.completions.with_streaming_response.create
@@ -776,7 +777,6 @@ class OpenAIModel:
             return
         http = http_library()
         content = json.dumps(params).encode()
-        route = direct_route(client)
         if route is not None and route.open(client._client):
             try:
                 answer = await route.pool.handle_async_request(route.request(content))

@@ -450,6 +450,8 @@ def direct_route(client: Any) -> DirectRoute | None:
         made: DirectRoute | None = client._ponder_route
         return made
     route = None
+    if not all(hasattr(client, name) for name in CLIENT_INTERNALS):
+        return None
     template = request_template(client)
     http_client = client._client
     transport = getattr(http_client, "_transport", None)
