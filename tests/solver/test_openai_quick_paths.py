@@ -76,6 +76,13 @@ BODIES: dict[str, bytes] = {
     "a malformed footer after good chunks": b"3\r\nabc\r\n3\r\ndefXY3\r\nghi\r\n0\r\n\r\n",
     "an illegal size after good chunks": b"3\r\nabc\r\nzz\r\ndef\r\n0\r\n\r\n",
     "a size past any reason": b"3\r\nabc\r\n" + b"f" * 21 + b"\r\nabc\r\n",
+    "sixteen digits of size": b"000000000000000A\r\n0123456789\r\n0\r\n\r\n",
+    "seventeen digits of size": b"0000000000000000A\r\n0123456789\r\n0\r\n\r\n",
+    "a size as Python writes hex": b"3\r\nabc\r\n0x3\r\ndef\r\n0\r\n\r\n",
+    "a size with an underscore": b"3\r\nabc\r\n0_3\r\ndef\r\n0\r\n\r\n",
+    "a signed size": b"3\r\nabc\r\n+3\r\ndef\r\n0\r\n\r\n",
+    "a size with white space before it": b"3\r\nabc\r\n 3\r\ndef\r\n0\r\n\r\n",
+    "no size": b"3\r\nabc\r\n\r\ndef\r\n0\r\n\r\n",
     "cut off mid-chunk": b"3\r\nabc\r\n10\r\nonly part",
     "cut off after a chunk": b"3\r\nabc\r\n",
 }
