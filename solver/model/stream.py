@@ -16,7 +16,7 @@ from typing import Any
 from solver.model.base import Usage
 from solver.model.transport import Failure
 
-__all__ = ["ReplyLimits", "chunk_value", "events", "json_value", "usage_of"]
+__all__ = ["QUICK_READER", "ReplyLimits", "chunk_value", "events", "json_value", "usage_of"]
 
 
 @dataclass(frozen=True)
@@ -132,17 +132,19 @@ def chunk_value(data: bytes) -> Any:
     time, and reads the same values where it reads one; what it does not read (JSON it
     refuses, and some Python's decoder takes: a lone surrogate, a bad UTF-8 byte, deep
     nesting) is read by :func:`json_value`, which says what is wrong as before."""
-    if _FROM_JSON is not None:
+    if QUICK_READER is not None:
         try:
-            return _FROM_JSON(data)
+            return QUICK_READER(data)
         except ValueError:
             pass
     return json_value(data.decode("utf-8", errors="replace"))
 
 
-_FROM_JSON: Callable[[bytes], Any] | None = None
+QUICK_READER: Callable[[bytes], Any] | None = None
+"""jiter's reader of JSON (None where it is not installed): :func:`chunk_value` reads with
+it first, and so may a reader of many chunks that calls it itself."""
 with contextlib.suppress(ImportError):  # (a release of the openai client without it)
-    from jiter import from_json as _FROM_JSON
+    from jiter import from_json as QUICK_READER
 
 
 _USAGE_CEILING = 10**12  # tokens: more than any call has used, and safe as a float
