@@ -63,7 +63,7 @@ from solver.model.base import (
 from solver.model.cache import ResponseCache
 from solver.model.retry import backoff
 from solver.model.retry import retry_after as _retry_after
-from solver.model.stream import ReplyLimits, events, json_value, usage_of
+from solver.model.stream import QUICK_READER, ReplyLimits, chunk_value, events, usage_of
 from solver.model.transport import (
     CLIENT_INTERNALS,
     REQUEST_ERRORS,
@@ -73,6 +73,7 @@ from solver.model.transport import (
     body_of,
     capped_http_client,
     chat_request,
+    direct_route,
     http_library,
     read_whole_chunks,
     short,
@@ -701,7 +702,7 @@ class OpenAIModel:
         reading = _Reading(limits, positions, on_token)
         responded = False
         try:
-            # The raw event stream, read with the JSON decoder (json_value): the client's typed
+            # The raw event stream, read with a JSON reader (chunk_value): the client's typed
             # chunk objects cost about 0.3 ms each, which a BoT run (tens of thousands of
             # chunks) cannot afford.
             async with self._post_stream(client, params) as blocks:
@@ -763,8 +764,11 @@ class OpenAIModel:
         options afresh for every request) cost about a millisecond of CPU a call, as much as
         all the rest of a call together. What it would send is kept, worked out once per
         client (:func:`request_template`); its errors are the same as the openai client's.
+        Where the HTTP client's own layers would only pass the request and a plain reply on,
+        it goes straight to the connection pool under them (:func:`direct_route`).
         """
-        if not all(hasattr(client, name) for name in CLIENT_INTERNALS):
+        route = direct_route(client)  # (None for a client without the internals too)
+        if route is None and not all(hasattr(client, name) for name in CLIENT_INTERNALS):
             # An openai release without the internals the quick path uses: its own path.
             params = {**params, "extra_headers": {"Accept-Encoding": "identity"}}
             create = client.chat.completions.with_streaming_response.create
@@ -772,13 +776,35 @@ class OpenAIModel:
                 yield response.iter_bytes()
             return
         http = http_library()
-        request = chat_request(client, json.dumps(params).encode())
-        try:
-            response = await client._client.send(request, stream=True)
-        except http.TimeoutException as err:
-            raise openai.APITimeoutError(request=request) from err
-        except (*REQUEST_ERRORS, http.RequestError) as err:
-            raise openai.APIConnectionError(request=request) from err
+        content = json.dumps(params).encode()
+        if route is not None and route.open(client._client):
+            try:
+                answer = await route.pool.handle_async_request(route.request(content))
+            except route.timeouts as err:
+                raise openai.APITimeoutError(request=chat_request(client, content)) from err
+            except (*REQUEST_ERRORS, *route.failures) as err:
+                raise openai.APIConnectionError(request=chat_request(client, content)) from err
+            if route.plain(answer):
+                try:
+                    read_whole_chunks(answer.stream)
+                    yield aiter(body_of(answer.stream))
+                finally:
+                    await answer.aclose()
+                return
+            try:
+                request = chat_request(client, content)
+            except BaseException:
+                await answer.aclose()
+                raise
+            response = await route.response(client._client, answer, request)
+        else:
+            request = chat_request(client, content)
+            try:
+                response = await client._client.send(request, stream=True)
+            except http.TimeoutException as err:
+                raise openai.APITimeoutError(request=request) from err
+            except (*REQUEST_ERRORS, http.RequestError) as err:
+                raise openai.APIConnectionError(request=request) from err
         try:
             if not 200 <= response.status_code < 300:
                 await response.aread()
@@ -791,7 +817,7 @@ class OpenAIModel:
         finally:
             await response.aclose()
 
-    def _take(self, reading: _Reading, payloads: list[str]) -> None:
+    def _take(self, reading: _Reading, payloads: list[bytes]) -> None:
         """Read the ``data:`` payloads of one block of the stream into ``reading``.
 
         Called for every block, some fifty chunks a call: the checks are the same for every
@@ -801,30 +827,35 @@ class OpenAIModel:
         all_parts = reading.parts
         chars = reading.chars
         limits = reading.limits
+        tokens, most = limits.tokens, limits.chars
         streamed = reading.on_token is not None
+        quick = QUICK_READER
         for data in payloads:
-            try:
-                chunk = json_value(data)
-            except RecursionError:  # [[[[... a hundred thousand deep: no chunk of any server
-                raise Failure(
-                    "bad_response", "a chunk was nested too deeply to read", retryable=True
-                ) from None
+            chunk = None
+            if quick is not None:
+                try:  # noqa: SIM105 (a suppressing context for each chunk costs more)
+                    chunk = quick(data)
+                except ValueError:
+                    pass
+            if chunk is None:  # (jiter refused it, or it is null: read as before)
+                chunk = self._chunk_read_slowly(data)
             if type(chunk) is not dict:
                 raise Failure("bad_response", "a chunk was not a JSON object", retryable=True)
-            get = chunk.get
-            error = get("error")
-            if error:
-                raise Failure(
-                    "server",
-                    f"it reported an error mid-reply: {self._error_text(error)}",
-                    retryable=True,
-                )
-            if not reading.model and isinstance(get("model"), str):
+            if "error" in chunk:
+                error = chunk["error"]
+                if error:
+                    raise Failure(
+                        "server",
+                        f"it reported an error mid-reply: {self._error_text(error)}",
+                        retryable=True,
+                    )
+            if not reading.model and "model" in chunk and isinstance(chunk["model"], str):
                 reading.model = self.redactor.scrub(short(chunk["model"], 100))
-            usage = get("usage")
-            if usage is not None:
-                reading.usage = usage
-            choices = get("choices")
+            if "usage" in chunk:
+                usage = chunk["usage"]
+                if usage is not None:
+                    reading.usage = usage
+            choices = chunk.get("choices")
             if choices is None:
                 continue
             if type(choices) is not list:
@@ -832,10 +863,11 @@ class OpenAIModel:
             for choice in choices:
                 if type(choice) is not dict:
                     raise Failure("bad_response", "a choice was not a JSON object", retryable=True)
-                index = choice.get("index")
+                get = choice.get
+                index = get("index")
                 if type(index) is not int or not 0 <= index < choosable:
                     continue
-                delta = choice.get("delta")
+                delta = get("delta")
                 if delta is None:
                     content = None
                 elif type(delta) is dict:
@@ -846,26 +878,26 @@ class OpenAIModel:
                         )
                 else:
                     raise Failure("bad_response", "a delta was not a JSON object", retryable=True)
-                reason = choice.get("finish_reason")
+                reason = get("finish_reason")
                 if reason is not None and type(reason) is not str:
                     raise Failure("bad_response", "a finish_reason was not text", retryable=True)
-                parts = all_parts.get(index)
-                if parts is None:
+                if index in all_parts:
+                    parts = all_parts[index]
+                else:
                     parts = all_parts[index] = []
+                    chars[index] = 0
                 if content:
                     # Within the reply's limits (a flood is an error of the call).
                     parts.append(content)
-                    count = chars[index] = chars.get(index, 0) + len(content)
-                    if len(parts) > limits.tokens:
+                    count = chars[index] = chars[index] + len(content)
+                    if len(parts) > tokens:
                         raise Failure(
-                            "too_large",
-                            limits.too_long(f"{limits.tokens:,} tokens"),
-                            retryable=False,
+                            "too_large", limits.too_long(f"{tokens:,} tokens"), retryable=False
                         )
-                    if count > limits.chars:
+                    if count > most:
                         raise Failure(
                             "too_large",
-                            limits.too_long(f"{limits.chars:,} characters"),
+                            limits.too_long(f"{most:,} characters"),
                             retryable=False,
                         )
                     if streamed:
@@ -877,6 +909,16 @@ class OpenAIModel:
                         tail = stream.flush()
                         if tail:
                             reading.on_token(reading.positions[index], tail)
+
+    @staticmethod
+    def _chunk_read_slowly(data: bytes) -> Any:
+        """A chunk jiter did not read (or read as null): Python's reader says what it is."""
+        try:
+            return chunk_value(data)
+        except RecursionError:  # [[[[... a hundred thousand deep: no chunk of any server
+            raise Failure(
+                "bad_response", "a chunk was nested too deeply to read", retryable=True
+            ) from None
 
     def _stream_on(self, reading: _Reading, index: int, content: str) -> None:
         """Hand a delta of choice ``index`` to the call's ``on_token``, secrets held back."""

@@ -1,10 +1,11 @@
 """Reading a streamed chat completion: the ``data:`` payloads of its server-sent events
-(:func:`events`), each decoded as JSON (:func:`json_value`), within the caps of
+(:func:`events`), each decoded as JSON (:func:`chunk_value`), within the caps of
 :class:`ReplyLimits`; and the token usage a server reports (:func:`usage_of`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import re
@@ -15,7 +16,7 @@ from typing import Any
 from solver.model.base import Usage
 from solver.model.transport import Failure
 
-__all__ = ["ReplyLimits", "events", "json_value", "usage_of"]
+__all__ = ["QUICK_READER", "ReplyLimits", "chunk_value", "events", "json_value", "usage_of"]
 
 
 @dataclass(frozen=True)
@@ -59,9 +60,10 @@ class ReplyLimits:
 _DATA_LINE = re.compile(rb"^data:([^\n]*)", re.MULTILINE)
 
 
-async def events(blocks: AsyncIterator[bytes], limits: ReplyLimits) -> AsyncIterator[list[str]]:
+async def events(blocks: AsyncIterator[bytes], limits: ReplyLimits) -> AsyncIterator[list[bytes]]:
     """The ``data:`` payloads of a server-sent event stream, read within ``limits``: those of
-    each block read, together (a list for each block that holds any).
+    each block read, together (a list for each block that holds any), as bytes with no white
+    space at either end (:func:`chunk_value` reads one).
 
     Lines are split here rather than by the HTTP client, which would hold a line that never
     ends in memory whole. After ``[DONE]`` a little more is read, so that the connection can
@@ -87,13 +89,10 @@ async def events(blocks: AsyncIterator[bytes], limits: ReplyLimits) -> AsyncIter
             del buffer[:end]
         # A regular expression finds the data lines: looked at one by one in Python, lines
         # with no data (a few bytes each, or none) would cost seconds a megabyte.
-        payloads: list[str] = []
-        for found in _DATA_LINE.findall(lines):
-            data = found.strip().decode("utf-8", errors="replace")
-            if data == "[DONE]":
-                done_at = received
-                break
-            payloads.append(data)
+        payloads = [found.strip() for found in _DATA_LINE.findall(lines)]
+        if b"[DONE]" in payloads:
+            del payloads[payloads.index(b"[DONE]") :]
+            done_at = received
         if payloads:
             yield payloads
         if done_at is not None:
@@ -121,6 +120,31 @@ def json_value(text: str) -> Any:
     if end != len(text):
         raise json.JSONDecodeError("Extra data", text, end)
     return value
+
+
+def chunk_value(data: bytes) -> Any:
+    """The JSON value of a ``data:`` payload (``data``, stripped), as :func:`json_value`
+    reads it once decoded as UTF-8 (a bad byte read as U+FFFD): the same values, and the
+    same errors.
+
+    A reply's every chunk is read here (fifty a call, and most of a call's CPU time was
+    reading them): jiter (the openai client's own JSON reader) reads one in a third of the
+    time, and reads the same values where it reads one; what it does not read (JSON it
+    refuses, and some Python's decoder takes: a lone surrogate, a bad UTF-8 byte, deep
+    nesting) is read by :func:`json_value`, which says what is wrong as before."""
+    if QUICK_READER is not None:
+        try:
+            return QUICK_READER(data)
+        except ValueError:
+            pass
+    return json_value(data.decode("utf-8", errors="replace"))
+
+
+QUICK_READER: Callable[[bytes], Any] | None = None
+"""jiter's reader of JSON (None where it is not installed): :func:`chunk_value` reads with
+it first, and so may a reader of many chunks that calls it itself."""
+with contextlib.suppress(ImportError):  # (a release of the openai client without it)
+    from jiter import from_json as QUICK_READER
 
 
 _USAGE_CEILING = 10**12  # tokens: more than any call has used, and safe as a float

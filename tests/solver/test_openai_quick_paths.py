@@ -19,16 +19,22 @@ from __future__ import annotations
 import asyncio
 import importlib
 import json
+import logging
 import socket
+import zlib
 from collections.abc import AsyncIterator
 from typing import Any
 
 import h11
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from solver.model import Call, Message, ModelError, Sampling
 from solver.model import openai as openai_model
+from solver.model import stream as stream_module
 from solver.model.openai import OpenAIModel
+from solver.model.stream import chunk_value, json_value
 from solver.model.stream import events as read_events
 from solver.model.transport import (
     TIDY_EVERY,
@@ -38,6 +44,7 @@ from solver.model.transport import (
     WholeChunks,
     body_of,
     capped_http_client,
+    direct_route,
     http_library,
     tidy_seldom,
 )
@@ -69,6 +76,13 @@ BODIES: dict[str, bytes] = {
     "a malformed footer after good chunks": b"3\r\nabc\r\n3\r\ndefXY3\r\nghi\r\n0\r\n\r\n",
     "an illegal size after good chunks": b"3\r\nabc\r\nzz\r\ndef\r\n0\r\n\r\n",
     "a size past any reason": b"3\r\nabc\r\n" + b"f" * 21 + b"\r\nabc\r\n",
+    "sixteen digits of size": b"000000000000000A\r\n0123456789\r\n0\r\n\r\n",
+    "seventeen digits of size": b"0000000000000000A\r\n0123456789\r\n0\r\n\r\n",
+    "a size as Python writes hex": b"3\r\nabc\r\n0x3\r\ndef\r\n0\r\n\r\n",
+    "a size with an underscore": b"3\r\nabc\r\n0_3\r\ndef\r\n0\r\n\r\n",
+    "a signed size": b"3\r\nabc\r\n+3\r\ndef\r\n0\r\n\r\n",
+    "a size with white space before it": b"3\r\nabc\r\n 3\r\ndef\r\n0\r\n\r\n",
+    "no size": b"3\r\nabc\r\n\r\ndef\r\n0\r\n\r\n",
     "cut off mid-chunk": b"3\r\nabc\r\n10\r\nonly part",
     "cut off after a chunk": b"3\r\nabc\r\n",
 }
@@ -287,7 +301,7 @@ async def test_a_reply_read_whole_leaves_the_connection_fit_for_the_next(
     parser still sees the body end, so the next call goes on the same connection."""
     blocks: list[int] = []
 
-    async def counted(source: AsyncIterator[bytes], limits: Any) -> AsyncIterator[list[str]]:
+    async def counted(source: AsyncIterator[bytes], limits: Any) -> AsyncIterator[list[bytes]]:
         async def counting() -> AsyncIterator[bytes]:
             async for block in source:
                 blocks.append(len(block))
@@ -740,3 +754,174 @@ async def test_a_body_is_read_from_the_connections_own_stream_with_the_same_bloc
     finally:
         await client.aclose()
     assert server.connections == 1
+
+
+# -- straight to the connection pool -----------------------------------------------------------
+
+
+async def test_a_plain_reply_goes_straight_to_the_pool_and_a_logged_one_through_the_client(
+    server: OneWriteServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A chat request skips the HTTP client's layers (DirectRoute): its send is not called,
+    and the answers are the same. With the HTTP library's log on, a request goes through
+    the HTTP client, which logs it as before (and never the key)."""
+    model = OpenAIModel(base_url=server.url, api_key=KEY, model="m", cache=False)
+    sent: list[Any] = []
+    try:
+        http_client = model.client()._client
+        send = http_client.send
+
+        async def counted(request: Any, **kwargs: Any) -> Any:
+            sent.append(request)
+            return await send(request, **kwargs)
+
+        http_client.send = counted
+        for _ in range(2):
+            assert (await model.generate(the_call())).text == "Hello"
+        assert sent == []
+        caplog.set_level(logging.INFO, logger=http_library().__name__)
+        assert (await model.generate(the_call())).text == "Hello"
+    finally:
+        await model.aclose()
+    assert len(sent) == 1
+    assert "HTTP Request: POST" in caplog.text and "/v1/chat/completions" in caplog.text
+    assert KEY not in caplog.text
+    assert len(server.asked) == 3
+    assert server.asked[0] == server.asked[1] == server.asked[2]  # the same request each way
+
+
+async def test_a_compressed_event_stream_is_undone_on_the_route_as_before(
+    server: OneWriteServer,
+) -> None:
+    """A server that compresses its event stream though asked not to: the reply is not
+    plain, so it goes through the HTTP client's hooks, which undo the gzip."""
+    packer = zlib.compressobj(wbits=16 + zlib.MAX_WBITS)
+    packed = packer.compress(sse(*HELLO)) + packer.flush()
+    server.head = HEAD.replace(b"\r\n\r\n", b"\r\nContent-Encoding: gzip\r\n\r\n")
+    server.replies = [chunked(packed), chunked(packed)]
+    model = OpenAIModel(base_url=server.url, api_key=KEY, model="m", cache=False, max_retries=0)
+    try:
+        for _ in range(2):
+            assert (await model.generate(the_call())).text == "Hello"
+    finally:
+        await model.aclose()
+
+
+@pytest.mark.parametrize(
+    ("status", "headers", "plain"),
+    [
+        (200, [(b"Content-Type", b"text/event-stream; charset=utf-8")], True),
+        (200, [(b"content-type", b"Text/Event-Stream")], True),
+        (200, [(b"Content-Type", b"text/event-stream+html")], False),  # a web page
+        (200, [(b"Content-Type", b"text/html")], False),
+        (200, [(b"Content-Type", b"application/json")], False),
+        (200, [], False),
+        (429, [(b"Content-Type", b"text/event-stream")], False),
+        (302, [(b"Content-Type", b"text/event-stream")], False),
+        (200, [(b"Content-Type", b"text/event-stream"), (b"Set-Cookie", b"a=b")], False),
+        (200, [(b"Content-Type", b"text/event-stream"), (b"Content-Encoding", b"br")], False),
+    ],
+)
+async def test_only_a_plain_event_stream_skips_the_clients_hooks(
+    server: OneWriteServer, status: int, headers: list[tuple[bytes, bytes]], plain: bool
+) -> None:
+    model = OpenAIModel(base_url=server.url, api_key=KEY, model="m", cache=False)
+    try:
+        await model.generate(the_call())
+        route = direct_route(model.client())
+        assert route is not None
+        assert route.plain(_Answer(status, headers)) is plain
+    finally:
+        await model.aclose()
+
+
+class _Answer:
+    def __init__(self, status: int, headers: list[tuple[bytes, bytes]]) -> None:
+        self.status = status
+        self.headers = headers
+
+
+def test_a_client_built_otherwise_takes_no_direct_route() -> None:
+    """A client with a proxy, hooks of its own or another HTTP client: its own path."""
+    import openai
+
+    plain = openai.AsyncOpenAI(api_key=KEY, base_url="http://127.0.0.1:9/v1")
+    assert direct_route(plain) is None  # not the capped client: hooks not ours
+    capped = openai.AsyncOpenAI(
+        api_key=KEY, base_url="http://127.0.0.1:9/v1", http_client=capped_http_client()
+    )
+    assert direct_route(capped) is not None
+    proxied = capped_http_client()
+    proxied._mounts = {"all://": proxied._transport}
+    through = openai.AsyncOpenAI(api_key=KEY, base_url="http://127.0.0.1:9/v1", http_client=proxied)
+    assert direct_route(through) is None
+
+
+# -- a chunk's JSON -----------------------------------------------------------------------------
+
+
+def _read(read: Any, data: bytes) -> tuple[str, str]:
+    """What ``read`` makes of ``data``: its value (as repr shows it: NaN equals itself
+    there), or its error's type and words."""
+    try:
+        return "value", repr(read(data))
+    except (ValueError, RecursionError) as err:
+        return type(err).__name__, str(err)
+
+
+def _as_before(data: bytes) -> Any:
+    return json_value(data.decode("utf-8", errors="replace"))
+
+
+PAYLOADS = [
+    b'{"id":"c","choices":[{"index":0,"delta":{"content":"Hel"},"finish_reason":null}]}',
+    b'{"a":1,"b":2,"a":3}',  # a key twice: the last one, in the first one's place
+    b"NaN", b"[Infinity,-Infinity]", b"1e400", b"-0", b"-0.0", b"1E5", b"12345678901234567890123",
+    b'"\\ud800"', b'"\\uDEAD"', b'"\\ud83dx"', b'"\\ud83d\\ude00"', b'"\xed\xa0\x80"', b'"\xff"',
+    b'"a\tb"', b'"\x00"', b'"\x7f"', b"01", b"-01", b"+1", b"nan", b"inf", b"-NaN", b"1.", b".5",
+    b"[1,]", b'{"a":1,}', b"tru", b"True", b"1 2", b"[1 2]", b"{a:1}", b"0x10", b"1_000",
+    b"\xef\xbb\xbf1", b"[1,\x0c2]", b'{"a":1}\x00', b"", b"[" * 300 + b"]" * 300,
+    b"[" * 100_000, b'"\\x41"', b"'a'",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("data", PAYLOADS)
+def test_a_chunk_is_read_as_pythons_json_reads_it(data: bytes) -> None:
+    assert _read(chunk_value, data) == _read(_as_before, data)
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@given(
+    value=_JSON,
+    ascii_only=st.booleans(),
+    cut=st.integers(min_value=0, max_value=400),
+    noise=st.binary(max_size=3),
+)
+@settings(max_examples=300, deadline=None)
+def test_any_json_whole_or_broken_is_read_as_pythons_json_reads_it(
+    value: Any, ascii_only: bool, cut: int, noise: bytes
+) -> None:
+    """A JSON text, whole or cut short, or with a few bytes of anything put into it: jiter
+    reads the same values, and what it refuses Python's reader reads (or refuses) as
+    before."""
+    text = json.dumps(value, ensure_ascii=ascii_only).encode()
+    for data in (text, text[:cut], text[:cut] + noise + text[cut:]):
+        data = data.strip()
+        assert _read(chunk_value, data) == _read(_as_before, data)
+
+
+def test_chunks_are_read_by_the_quick_reader(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The chunk a server sends most (JSON Python's reader and jiter both read) is read by
+    jiter: Python's reader is not asked."""
+
+    def unasked(text: str) -> Any:
+        raise AssertionError("read by Python's JSON reader")
+
+    monkeypatch.setattr(stream_module, "json_value", unasked)
+    assert chunk_value(PAYLOADS[0])["choices"][0]["delta"] == {"content": "Hel"}
