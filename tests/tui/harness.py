@@ -13,9 +13,40 @@ import pytest
 if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
 
+    from puzzles.wordproblem import WordProblem
     from tui.screens.game24 import Game24Screen
 
-__all__ = ["FrozenClock", "Notice", "choices", "notifications", "open_hand", "shown", "wait_for"]
+__all__ = [
+    "FrozenClock",
+    "Notice",
+    "choices",
+    "eggs_problem",
+    "notifications",
+    "open_hand",
+    "shown",
+    "wait_for",
+]
+
+
+def eggs_problem() -> WordProblem:
+    """An easy shopping word problem whose answer is 18 dollars, with its worked solution
+    (imported when asked for: word problems bring sympy)."""
+    from fractions import Fraction
+
+    from puzzles.wordproblem import Solution, WordProblem
+
+    return WordProblem(
+        "Ada's hens lay 16 eggs a day. She eats 3 and bakes with 4, and sells the rest at $2 "
+        "an egg. How many dollars does she make a day?",
+        Fraction(18),
+        Solution.parse(
+            "She sells 16 - 3 - 4 = <<16-3-4=9>>9 eggs.\nShe makes 9 * 2 = $<<9*2=18>>18 a day."
+        ),
+        id="eggs",
+        topic="shopping",
+        level="easy",
+        unit="dollars",
+    )
 
 
 class FrozenClock:

@@ -9,34 +9,21 @@ plays."""
 from __future__ import annotations
 
 import re
-from fractions import Fraction
 
 import pytest
 from textual.app import App, ComposeResult
 from textual.widgets import RichLog, Static
 
-from puzzles.wordproblem import Solution, WordProblem
 from solver import events as ev
 from solver.roles import Purpose
-from tests.tui.harness import open_hand, wait_for
+from tests.tui.harness import eggs_problem, open_hand, wait_for
 from tui.app import PonderApp
 from tui.screens.wordproblem import WordProblemScreen
 from tui.widgets.dialogue import TurnCard
 from tui.widgets.solver_pane import SolverPane
 
 SMALL = (80, 24)
-EGGS = WordProblem(
-    "Ada's hens lay 16 eggs a day. She eats 3 and bakes with 4, and sells the rest at $2 "
-    "an egg. How many dollars does she make a day?",
-    Fraction(18),
-    Solution.parse(
-        "She sells 16 - 3 - 4 = <<16-3-4=9>>9 eggs.\nShe makes 9 * 2 = $<<9*2=18>>18 a day."
-    ),
-    id="eggs",
-    topic="shopping",
-    level="easy",
-    unit="dollars",
-)
+EGGS = eggs_problem()
 HIDDEN = "hidden while you play"
 
 

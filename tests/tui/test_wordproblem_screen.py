@@ -12,7 +12,7 @@ from textual.pilot import Pilot
 from textual.widgets import Input, OptionList, Select, Static
 
 from puzzles.wordproblem import Solution, WordProblem, generate
-from tests.tui.harness import FrozenClock, choices, wait_for
+from tests.tui.harness import FrozenClock, choices, eggs_problem, wait_for
 from tui.app import PonderApp, Replay
 from tui.kinds import KINDS
 from tui.screens.home import HomeScreen
@@ -21,18 +21,7 @@ from tui.screens.wordproblem import WordProblemScreen, check_line, hints
 from tui.store import Result
 from tui.widgets.solver_pane import SolverPane
 
-EGGS = WordProblem(
-    "Ada's hens lay 16 eggs a day. She eats 3 and bakes with 4, and sells the rest at $2 "
-    "an egg. How many dollars does she make a day?",
-    Fraction(18),
-    Solution.parse(
-        "She sells 16 - 3 - 4 = <<16-3-4=9>>9 eggs.\nShe makes 9 * 2 = $<<9*2=18>>18 a day."
-    ),
-    id="eggs",
-    topic="shopping",
-    level="easy",
-    unit="dollars",
-)
+EGGS = eggs_problem()
 BRICKS = WordProblem(
     "A wall takes 12 rows of 150 bricks. How many bricks is that?",
     Fraction(1800),
