@@ -24,6 +24,14 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     gc.set_threshold(100_000, 50, 100)
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The app's tests (``tests/tui``: seconds each, some ten) run first, the short ones of the
+    puzzles and the solver after them, in the order they were collected otherwise. pytest-xdist
+    hands tests out in this order: a long test left to the end kept one worker busy while the
+    others had nothing left to do."""
+    items.sort(key=lambda item: not item.nodeid.startswith("tests/tui/"))
+
+
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     """``pytest -n auto`` runs half as many workers again as there are cores (3 on 2): a
     quarter of a worker's time is spent waiting (on the test server, a subprocess, a Pilot
