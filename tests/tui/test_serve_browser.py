@@ -23,7 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -253,15 +253,7 @@ def test_keys_typed_in_chromium_reach_the_served_app(
     shots = Path(os.environ.get("BROWSER_CHECK_SHOTS") or tmp_path)
     shots.mkdir(parents=True, exist_ok=True)
 
-    async def run() -> None:
-        async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=30)) as http:
-            async with http.get(f"http://127.0.0.1:{chromium}/json/list") as reply:
-                targets = await reply.json()
-            page = next(t for t in targets if t["type"] == "page")
-            async with http.ws_connect(page["webSocketDebuggerUrl"], max_msg_size=0) as ws:
-                await drive(DevTools(ws, shots), served_app, shots)
-
-    asyncio.run(asyncio.wait_for(run(), timeout=120))
+    in_chromium(chromium, shots, lambda page: drive(page, served_app, shots))
     with ResultStore(data_dir() / FILE_NAME) as store:
         results = store.recent(5)
     assert [(r.kind, r.puzzle, r.solved) for r in results] == [("game24", HAND, True)]
@@ -271,6 +263,21 @@ async def _page(http: aiohttp.ClientSession, chromium: int) -> Any:
     async with http.get(f"http://127.0.0.1:{chromium}/json/list") as reply:
         targets = await reply.json()
     return next(t for t in targets if t["type"] == "page")
+
+
+def in_chromium(
+    chromium: int, folder: Path, scenario: Callable[[DevTools], Awaitable[None]]
+) -> None:
+    """Run ``scenario`` on Chromium's open page (its screenshots kept in ``folder``), within
+    two minutes."""
+
+    async def run() -> None:
+        async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=30)) as http:
+            target = await _page(http, chromium)
+            async with http.ws_connect(target["webSocketDebuggerUrl"], max_msg_size=0) as ws:
+                await scenario(DevTools(ws, folder))
+
+    asyncio.run(asyncio.wait_for(run(), timeout=120))
 
 
 def test_a_page_of_another_site_cannot_start_the_app_even_with_the_token(
@@ -382,13 +389,7 @@ def test_the_stand_ins_for_keys_a_browser_keeps_reach_the_served_app(
     """In the page, the crossword's footer shows f2 for a new mini; f2 deals one, f3 opens
     the legend and f10 quits the app (a browser keeps ctrl+n, ctrl+t and ctrl+q)."""
 
-    async def run() -> None:
-        async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=30)) as http:
-            target = await _page(http, chromium)
-            async with http.ws_connect(target["webSocketDebuggerUrl"], max_msg_size=0) as ws:
-                await stand_in_keys(DevTools(ws, tmp_path), served_app)
-
-    asyncio.run(asyncio.wait_for(run(), timeout=120))
+    in_chromium(chromium, tmp_path, lambda page: stand_in_keys(page, served_app))
 
 
 async def leave_guard(page: DevTools, server: Served) -> None:
@@ -420,10 +421,4 @@ def test_the_page_asks_before_it_closes_and_alt_backspace_deletes_a_word(
     the served page asks before it goes while its app runs, and alt+backspace, which the
     terminal in the page sends as the bytes of ctrl+w, deletes the word instead."""
 
-    async def run() -> None:
-        async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=30)) as http:
-            target = await _page(http, chromium)
-            async with http.ws_connect(target["webSocketDebuggerUrl"], max_msg_size=0) as ws:
-                await leave_guard(DevTools(ws, tmp_path), served_app)
-
-    asyncio.run(asyncio.wait_for(run(), timeout=120))
+    in_chromium(chromium, tmp_path, lambda page: leave_guard(page, served_app))
