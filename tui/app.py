@@ -6,6 +6,7 @@ import gc
 import random
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
@@ -13,6 +14,7 @@ from functools import cache, partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from textual import events
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.dom import DOMNode
@@ -206,8 +208,24 @@ class PonderApp(App[None]):
         """ctrl+q was answered: the app is about to close."""
         self._unsaved: str | None = None  # the store_message that says results are waiting
         self._save_retry: Timer | None = None
+        self.last_key_at = float("-inf")
+        """When the last key came (``time.monotonic``): a screen showing a streaming solver
+        draws it less often while the player types."""
+        self.key_unseen = False
+        """A key has come whose frame is not drawn yet: nothing else is drawn before it."""
 
     # ---------------------------------------------------------------- screens
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key):
+            self.last_key_at = time.monotonic()
+            if not self.key_unseen:
+                self.key_unseen = True
+                self.call_after_refresh(self._key_seen)
+        await super().on_event(event)
+
+    def _key_seen(self) -> None:
+        self.key_unseen = False
 
     def on_mount(self) -> None:
         # Objects made at start-up live for the whole session: keep them out of the garbage
@@ -522,8 +540,9 @@ class PonderApp(App[None]):
         """The model for a run, from the one factory (a test's own factory if it gave one),
         answering at :meth:`engine_pace` unless ``paced`` is False (a race has its handicap).
 
-        The offline engine computes on the app's event loop; a short think per call keeps
-        keys responsive and the tree watchable. A published run, which has no timing,
+        The model is used on the screen's solver loop (:mod:`tui.solver_loop`), a thread that
+        steps aside while the app works; a short think per call keeps the tree watchable and
+        ``on_retry`` is called there. A published run, which has no timing,
         answers a call every :attr:`published_pace` seconds (divided by the replay speed)."""
         if self._model_factory is not None:
             return self._model_factory()

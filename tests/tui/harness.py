@@ -3,6 +3,8 @@ what the app said in notifications."""
 
 from __future__ import annotations
 
+import asyncio
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -17,7 +19,9 @@ if TYPE_CHECKING:
     from tui.screens.game24 import Game24Screen
 
 __all__ = [
+    "CrossGate",
     "FrozenClock",
+    "GatedModel",
     "Notice",
     "choices",
     "eggs_problem",
@@ -26,6 +30,45 @@ __all__ = [
     "shown",
     "wait_for",
 ]
+
+
+class CrossGate:
+    """An event the test opens from its loop and a model waits on from the solver's, which
+    runs on a thread of its own (``tui.solver_loop``): asyncio's Event serves one loop."""
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+
+    def set(self) -> None:
+        self._event.set()
+
+    def is_set(self) -> bool:
+        return self._event.is_set()
+
+    async def wait(self) -> None:
+        while not self._event.is_set():
+            await asyncio.sleep(0.005)
+
+
+class GatedModel:
+    """The offline player behind a gate the test opens: until then every call waits, so the
+    solver is mid-call and cannot finish, however long anything takes."""
+
+    def __init__(self) -> None:
+        from solver.model.offline import OfflineModel
+
+        self.name = "gated"
+        self.gate = CrossGate()
+        self.started = 0
+        self.inner = OfflineModel(delay=0.01)
+
+    async def generate(self, call: Any, on_token: Any = None) -> Any:
+        self.started += 1
+        await self.gate.wait()
+        return await self.inner.generate(call, on_token)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
 
 
 def eggs_problem() -> WordProblem:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 from textual.widgets import Input, RichLog, Static, TabbedContent, Tree
@@ -10,11 +9,10 @@ from textual.widgets import Input, RichLog, Static, TabbedContent, Tree
 from puzzles.game24 import Hand
 from solver.domains.game24 import Game24Domain
 from solver.methods import make_method, run_method
-from solver.model import Call, Generation, TokenCallback
 from solver.model.offline import OfflineModel
 from solver.settings import Settings, load_settings
 from solver.trace import TraceWriter, read_trace
-from tests.tui.harness import open_hand, wait_for
+from tests.tui.harness import GatedModel, open_hand, wait_for
 from tui.app import PonderApp, Replay, make_app
 from tui.screens.dialogs import HelpScreen, SolutionsDialog
 from tui.screens.game24 import Game24Screen
@@ -229,25 +227,6 @@ async def test_replay_plays_a_trace_into_the_panes(tmp_path: Path) -> None:
         pane = screen.query_one(SolverPane)
         await wait_for(pilot, lambda: pane.finished is not None)
         assert pane.nodes and pane.model.endswith("(replay)")
-
-
-class GatedModel:
-    """The offline player behind a gate the test opens: until then every call waits, so the
-    solver is mid-call and cannot finish, however long anything takes."""
-
-    def __init__(self) -> None:
-        self.name = "gated"
-        self.gate = asyncio.Event()
-        self.started = 0
-        self.inner = OfflineModel(delay=0.01)
-
-    async def generate(self, call: Call, on_token: TokenCallback | None = None) -> Generation:
-        self.started += 1
-        await self.gate.wait()
-        return await self.inner.generate(call, on_token)
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
 
 
 async def test_typing_never_waits_for_a_running_solver(tmp_path: Path) -> None:

@@ -166,3 +166,76 @@ async def test_full_garbage_collections_are_rare_while_the_app_runs(app: PonderA
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert gc.get_threshold() == (young, middle, FULL_COLLECTION_EVERY)
+
+
+async def test_a_key_is_drawn_before_the_solvers_events_which_come_less_often_while_typing(
+    app: PonderApp,
+) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        screen, pane = await open_game(pilot)
+        await pilot.press("e", "1")
+        await pilot.pause()
+        # A key came and its frame was drawn.
+        assert time.monotonic() - app.last_key_at < 5 and not app.key_unseen
+        receive(screen, thoughts(2))
+        waiting = len(screen.waiting)
+        # A key waits for its frame: nothing else is shown first.
+        app.key_unseen, app.last_key_at = True, time.monotonic()
+        screen.flush_events()
+        assert len(screen.waiting) == waiting
+        # Typing: a batch at most every TYPING_FLUSH_SECONDS.
+        app.key_unseen = False
+        screen._flushed_at = time.monotonic()
+        screen.flush_events()
+        assert len(screen.waiting) == waiting
+        screen._flushed_at -= puzzle_module.TYPING_FLUSH_SECONDS
+        screen.flush_events()
+        assert screen.waiting == () and len(pane.nodes) == 2
+        # Not typing any more: every tick shows what came.
+        app.last_key_at -= puzzle_module.TYPING_SECONDS
+        receive(screen, thoughts(1, "t2"))
+        screen.flush_events()
+        assert screen.waiting == ()
+        # A key whose frame never came (its screen closed) holds nothing up for long.
+        app.key_unseen = True
+        app.last_key_at = time.monotonic() - puzzle_module.KEY_FRAME_WAIT - 0.01
+        screen._flushed_at -= puzzle_module.TYPING_FLUSH_SECONDS  # (and a batch is due)
+        receive(screen, thoughts(1, "t3"))
+        screen.flush_events()
+        assert screen.waiting == () and len(pane.nodes) == 4
+
+
+async def test_what_a_stopped_run_still_sends_is_not_shown(app: PonderApp) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        screen, pane = await open_game(pilot)
+        receive(screen, thoughts(1))
+        stopped_run = screen._run_number
+        screen.stop_solver()  # shows what came before the stop
+        assert list(pane.nodes) == ["t1.n0"]
+        # The run's loop ends it a moment later; an event sent meanwhile is dropped.
+        screen._inbox.append((stopped_run, thoughts(1, "late")[1]))
+        screen.flush_events(everything=True)
+        assert list(pane.nodes) == ["t1.n0"] and screen.waiting == ()
+
+
+async def test_a_full_speed_solver_waits_when_far_ahead_of_the_screen(
+    app: PonderApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(puzzle_module, "BACKLOG", 30)
+    async with app.run_test(size=SIZE) as pilot:
+        screen, pane = await open_game(pilot)
+        # The screen shows nothing: a key's frame is always due.
+        app.key_unseen, app.last_key_at = True, time.monotonic() + 3600
+        assert screen.start_solver()
+        deadline = time.monotonic() + 10
+        while len(screen._inbox) < 30 and time.monotonic() < deadline:
+            await pilot.pause(0.02)
+        await pilot.pause(0.3)  # the run had time for hundreds more
+        assert 30 <= len(screen._inbox) <= 31 and pane.running
+        app.key_unseen = False
+        app.last_key_at = float("-inf")
+        # Shown, the run goes on.
+        while len(pane.nodes) < 40 and time.monotonic() < deadline + 10:
+            await pilot.pause(0.02)
+        assert len(pane.nodes) >= 40
+        screen.stop_solver()

@@ -5,7 +5,6 @@ that talks to itself (fed synthetic IoT events)."""
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 from pathlib import Path
 from typing import Any
@@ -18,10 +17,10 @@ from puzzles.game24 import Hand
 from solver import events as ev
 from solver.domains.game24 import ROLES as GAME24_ROLES
 from solver.methods import METHODS
-from solver.model import Call, Generation, Model, TokenCallback
+from solver.model import Model
 from solver.model.offline import OfflineModel
 from solver.settings import Settings
-from tests.tui.harness import Notice, choices, shown, wait_for
+from tests.tui.harness import GatedModel, Notice, choices, shown, wait_for
 from tui import app as app_module
 from tui.app import OFFLINE_THINK_SECONDS, PonderApp, Replay, make_app
 from tui.kinds import KINDS, UnknownKind, find_kind
@@ -401,22 +400,6 @@ async def test_a_dialogue_method_is_drawn_as_turns_not_a_tree(
 
 
 # -- a race won while the solver still thinks ----------------------------------------------------
-
-
-class GatedModel:
-    """The offline player behind a gate the test opens."""
-
-    def __init__(self) -> None:
-        self.name = "gated"
-        self.gate = asyncio.Event()
-        self.inner = OfflineModel(delay=0.01)
-
-    async def generate(self, call: Call, on_token: TokenCallback | None = None) -> Generation:
-        await self.gate.wait()
-        return await self.inner.generate(call, on_token)
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
 
 
 async def test_a_race_won_before_the_solver_finishes_gets_its_outcome_when_it_does(

@@ -10,7 +10,7 @@ from textual.widgets import Static
 from puzzles.game24 import Hand
 from solver.model import Call, Generation, TokenCallback, Usage
 from solver.settings import Settings
-from tests.tui.harness import wait_for
+from tests.tui.harness import CrossGate, wait_for
 from tui.app import make_app
 from tui.screens.game24 import Game24Screen
 from tui.widgets.solver_pane import SolverPane
@@ -24,7 +24,7 @@ class Streaming:
     name = "streamer"
 
     def __init__(self) -> None:
-        self.release = asyncio.Event()
+        self.release = CrossGate()
         self.redraws = 0
 
     async def generate(self, call: Call, on_token: TokenCallback | None = None) -> Generation:

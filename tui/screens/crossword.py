@@ -800,7 +800,7 @@ class CrosswordScreen(PuzzleScreen):
 
     def flush_events(self, everything: bool = False) -> None:
         board = None
-        for event in self._pending:
+        for event in self.waiting:
             text: str | None = None
             if isinstance(event, ev.ThoughtAdded):
                 text = event.state

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections import deque
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, ClassVar, Self
 
@@ -34,6 +35,7 @@ from solver.model.remembering import RememberingModel
 from solver.text import visible
 from tui.kinds import KINDS, PuzzleKind
 from tui.screens.base import PonderScreen
+from tui.solver_loop import SolverLoop
 from tui.widgets.confirm import ConfirmDialog
 from tui.widgets.footer import KeyHints
 from tui.widgets.grows import update_in_place
@@ -63,6 +65,21 @@ MAX_BATCH = 250
 FLUSH_BUDGET = 0.008
 """Seconds a tick spends applying solver events (at least one is applied); the rest wait for
 the next tick, so a key pressed meanwhile reaches the screen within a frame or two."""
+
+TYPING_SECONDS = 0.6
+"""A key pressed this recently means the player is typing: the solver's events are shown
+every :data:`TYPING_FLUSH_SECONDS` rather than every tick, so that the frames a key waits for
+are not the pane's (a tree and a log redrawn, 10-20 ms each beside a full-speed solver)."""
+
+TYPING_FLUSH_SECONDS = 0.25
+
+KEY_FRAME_WAIT = 0.1
+"""Seconds at most that showing the solver's events waits for a key's frame (a key that
+closed its screen has no frame on it to wait for)."""
+
+BACKLOG = 5_000
+"""Most events the solver gets ahead of the screen: past it, the run waits until the screen
+has shown some (beside a full-speed solver while the player types; memory stays bounded)."""
 
 
 class GiveUpDialog(ConfirmDialog):
@@ -262,13 +279,26 @@ class PuzzleScreen(PonderScreen):
         self.solver_result: ev.RunFinished | None = None
         self._model: Model | None = None
         """The solver's model, kept between runs for its reply cache (``S`` makes a new one)."""
+        self._solver_loop = SolverLoop()
+        """Where the solver's runs go, apart from the screen's loop (:mod:`tui.solver_loop`)."""
         self._race_gate = asyncio.Event()
+        """Open while the player can play; waited on by the race's model on the solver's loop,
+        so it is opened and closed there (:meth:`SolverLoop.call`)."""
         self._race_gate.set()
+        self._gate_open = True
         self._gate_closed_at = 0.0
         self.solver_paused = 0.0
         """Seconds the race's solver was held while help or a dialog covered the race."""
         self._method_chosen = False  # the message says "press space to start it"
         self._pending: list[ev.Event] = []
+        self._inbox: deque[tuple[int, ev.Event]] = deque()
+        """Events as they come from the solver's loop, with their run's number: moved to
+        :attr:`_pending` on the screen's loop, less those of a run stopped or replaced."""
+        self._run_number = 0
+        self._flushed_at = 0.0
+        """The run whose events are shown; a stop or a new start moves it on."""
+        self._driving = 0
+        """The run the solver's loop is driving (set there: a retry's notice is its run's)."""
         self._held: tuple[bool, str] | None = None
         """A race won while the solver still thinks: saved once the solver is done."""
 
@@ -447,9 +477,10 @@ class PuzzleScreen(PonderScreen):
     def on_screen_suspend(self) -> None:
         if self.paused_at is None and not self.over:
             self.paused_at = time.monotonic()
-        if self.race and self.solver_result is None and self._race_gate.is_set():
+        if self.race and self.solver_result is None and self._gate_open:
             # Fair play: the solver waits too while the player reads help.
-            self._race_gate.clear()
+            self._gate_open = False
+            self._solver_loop.call(self._race_gate.clear)
             self._gate_closed_at = time.monotonic()
 
     def on_screen_resume(self) -> None:
@@ -457,9 +488,10 @@ class PuzzleScreen(PonderScreen):
         if self.paused_at is not None:
             self.paused_total += time.monotonic() - self.paused_at
             self.paused_at = None
-        if not self._race_gate.is_set():
+        if not self._gate_open:
             self.solver_paused += time.monotonic() - self._gate_closed_at
-            self._race_gate.set()
+            self._gate_open = True
+            self._solver_loop.call(self._race_gate.set)
 
     def solver_time(self, result: ev.RunFinished) -> float:
         """The solver's time in a race: its run's time without the pauses under help."""
@@ -633,7 +665,8 @@ class PuzzleScreen(PonderScreen):
         self.release_result()
         if self._model is not None:
             model, self._model = self._model, None
-            await model.aclose()
+            await self._solver_loop.run(model.aclose())
+        await self._solver_loop.close()
 
     def action_leave(self) -> None:
         if not self.in_play:
@@ -907,6 +940,7 @@ class PuzzleScreen(PonderScreen):
         pane = self.query_one(SolverPane)
         self.workers.cancel_group(self, "solver")
         self.flush_events(everything=True)
+        self._run_number += 1  # what the stopped run still sends is not shown
         pane.stopped()
         self.release_result()  # no outcome is coming
         if pane.error.startswith("retrying"):
@@ -932,7 +966,7 @@ class PuzzleScreen(PonderScreen):
         pane = self.query_one(SolverPane)
         resuming = not fresh and self.resumable()
         pane.reset(method.name, app.model_label, resuming=resuming)
-        self._pending.clear()
+        self._new_run()
         self.solver_result = None
         if self._method_chosen:
             self.say("")  # "press space to start it" is done with
@@ -948,7 +982,7 @@ class PuzzleScreen(PonderScreen):
         # A replay answers each recorded call once: every run replays from the start.
         if fresh or self._model is None or app.settings.engine == "replay":
             if self._model is not None:
-                await self._model.aclose()
+                await self._solver_loop.run(self._model.aclose())
             # Remembered: a resumed run gets every reply the stopped one had, at no cost.
             made = app.make_model(on_retry=self._retrying, paced=not self.race)
             self._model = RememberingModel(made)
@@ -960,37 +994,69 @@ class PuzzleScreen(PonderScreen):
         if self.race:
             self.solver_paused = 0.0
             model = PacedModel(model, app.race_delay, app.race_calls, self._race_gate)
+        number, inbox = self._run_number, self._inbox
+        domain, seed, deadline = self.make_domain(), app.seed(), app.settings.deadline
+
+        async def drive() -> None:  # on the solver's loop: nothing here touches a widget
+            self._driving = number
+            async for event in run_method(
+                method, domain, model, seed=seed, deadline=deadline, stream=True
+            ):  # stream: a thought shows as it streams in
+                if isinstance(event, ev.RunFinished) and number == self._run_number:
+                    # The moment it finished, not the moment the screen shows it: a race is
+                    # decided on this.
+                    self.solver_result = event
+                inbox.append((number, event))
+                while len(inbox) + len(self._pending) > BACKLOG and number == self._run_number:
+                    await asyncio.sleep(TYPING_FLUSH_SECONDS / 5)
+
         # The model stays for a resumed run; it is closed with the screen.
-        async for event in run_method(
-            method,
-            self.make_domain(),
-            model,
-            seed=app.seed(),
-            deadline=app.settings.deadline,
-            stream=True,  # a thought shows as it streams in
-        ):
-            if isinstance(event, ev.RunFinished):
-                # The moment it finished, not the moment the screen shows it: a race is
-                # decided on this.
-                self.solver_result = event
-            self.receive(event)
+        await self._solver_loop.run(drive())
 
     def receive(self, event: ev.Event) -> None:
-        """An event of the solver's run (or of a replay), shown with the next batch."""
-        self._pending.append(event)
+        """An event of the run shown now (or of a replay), shown with the next batch."""
+        self._inbox.append((self._run_number, event))
+
+    def _new_run(self) -> None:
+        """Events shown from now on are a new run's: what came of the last one is dropped."""
+        self._pending.clear()
+        self._inbox.clear()
+        self._run_number += 1
+
+    def _drain(self) -> list[ev.Event]:
+        """:attr:`_pending`, with what came in since, less what a stopped run sent."""
+        inbox, number = self._inbox, self._run_number
+        while inbox:
+            sent_by, event = inbox.popleft()
+            if sent_by == number:
+                self._pending.append(event)
+        return self._pending
 
     @property
     def waiting(self) -> tuple[ev.Event, ...]:
         """The events received and not shown yet, in order."""
-        return tuple(self._pending)
+        return tuple(self._drain())
 
     def _retrying(self, kind: str, attempt: int, wait: float) -> None:
+        # Called on the solver's loop, by the model of the run it drives.
         what = "rate limited" if kind == "rate_limited" else kind.replace("_", " ")
-        self.receive(ev.ErrorRaised("retrying", f"{what}; retry {attempt} in {wait:.1f}s"))
+        notice = ev.ErrorRaised("retrying", f"{what}; retry {attempt} in {wait:.1f}s")
+        self._inbox.append((self._driving, notice))
 
     def flush_events(self, everything: bool = False) -> None:
-        """Show buffered events in one batch (the solver never waits on the screen)."""
-        if not self._pending:
+        """Show buffered events in one batch. A key comes first: while one waits for its frame
+        nothing is shown, and while the player types events are shown less often."""
+        if not everything:
+            app, now = self.ponder, time.monotonic()
+            if app.key_unseen and now - app.last_key_at < KEY_FRAME_WAIT:
+                return
+            if (
+                now - app.last_key_at < TYPING_SECONDS
+                and now - self._flushed_at < TYPING_FLUSH_SECONDS
+            ):
+                return
+            self._flushed_at = now
+        if not self._drain():
             return
         # At most MAX_BATCH events and FLUSH_BUDGET seconds a tick, so one burst cannot hold
         # up a key press; the rest wait for the next tick (the solver itself never waits).
@@ -1048,7 +1114,7 @@ class PuzzleScreen(PonderScreen):
         pane = self.query_one(SolverPane)
         pane.model_suffix = " (replay)"
         pane.reset(replay.method, replay.model)
-        self._pending.clear()
+        self._new_run()
         self._replay_notice()
         at = 0.0
         for event in replay.events:
