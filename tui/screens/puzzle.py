@@ -895,6 +895,8 @@ class PuzzleScreen(PonderScreen):
         """Start the solver, or stop the run under way (a stopped run starts afresh)."""
         if self.replay is not None:
             self.replay.toggle()
+            if self.replay.paused:  # paused where it is: what came so far shows now
+                self.flush_events(everything=True)
             self._replay_notice()
             return
         if self._race_holds_the_solver():
