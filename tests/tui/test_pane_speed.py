@@ -239,3 +239,38 @@ async def test_a_full_speed_solver_waits_when_far_ahead_of_the_screen(
             await pilot.pause(0.02)
         assert len(pane.nodes) >= 40
         screen.stop_solver()
+
+
+async def test_the_thought_tree_redraws_only_the_lines_that_changed(
+    app: PonderApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from textual.widgets import Tree
+
+    drawn: list[str] = []
+    draw = Tree._render_line
+
+    def counted(self: Tree[Any], y: int, *args: Any) -> Any:
+        if y < len(self._tree_lines):
+            drawn.append(str(self._tree_lines[y].node.label))
+        return draw(self, y, *args)
+
+    monkeypatch.setattr(Tree, "_render_line", counted)
+    async with app.run_test(size=SIZE) as pilot:
+        _, pane = await open_game(pilot)
+        tree = pane.query_one(ThoughtTree)
+        first = tree.root.add("first", expand=True)
+        second = tree.root.add("second", expand=True)
+        await pilot.pause()
+        assert {"first", "second"} <= set(drawn)
+        drawn.clear()
+        second.add_leaf("a child")  # Textual's tree forgets all its lines here
+        await pilot.pause()
+        assert drawn == ["second", "a child"]  # (second gets its fold mark)
+        drawn.clear()
+        first.set_label("first, relabelled")
+        await pilot.pause()
+        assert drawn == ["first, relabelled"]
+        drawn.clear()
+        first.add_leaf("under first")  # every line below moves a row: drawn again
+        await pilot.pause()
+        assert sorted(drawn) == sorted(["first, relabelled", "under first", "second", "a child"])

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Self
@@ -47,6 +47,10 @@ from tui.widgets.tones import Tone, tone
 __all__ = ["NodeInfo", "PaneLog", "SolverPane", "ThoughtTree", "restates"]
 
 _GROUP_NAMES = {"i": "Iteration", "t": "tree", "s": "sample"}
+
+KEPT_LINES = 4096
+"""Most drawn lines the thought tree keeps (:meth:`ThoughtTree._render_line`) before it starts
+again: a few screens' worth, each line kept under every row and state it was drawn for."""
 
 
 def _hanging(label: Text | str, body: Text | str, style: str = "") -> RenderableType:
@@ -186,6 +190,53 @@ class ThoughtTree(GrowsInPlace, Tree[str]):
             return super().render_line(y)
         scroll_x, scroll_y = self.scroll_offset
         return self._render_line(y + scroll_y, scroll_x, scroll_x + self.size.width, style)
+
+    _kept: dict[Hashable, Strip] | None = None
+
+    def _render_line(self, y: int, x1: int, x2: int, base_style: Style) -> Strip:
+        """A line as Textual's tree draws it, kept while what it shows stays the same.
+
+        Textual's tree forgets every line it drew whenever a node is added anywhere, so a
+        streaming solver's batch redrew every visible line (most of a frame beside it). A line
+        is kept here under all that its drawing reads: its row (in its click data), each node
+        on its path with its label's version, place among its siblings, hover and selection,
+        the cursor and hover rows, focus, widths, crop and styles."""
+        lines = self._tree_lines
+        if y >= len(lines):
+            return super()._render_line(y, x1, x2, base_style)
+        line = lines[y]
+        key = (
+            y,
+            x1,
+            x2,
+            line.last,
+            tuple((n._id, n._updates, n.is_last, n._hover, n._selected) for n in line.path),
+            self.hover_line >= 0 and any(n._hover for n in line.path),
+            self.hover_line == y,
+            self.cursor_line == y,
+            self.has_focus,
+            self.size.width,
+            max(self.virtual_size.width, self.size.width),  # (the width it is padded to)
+            self._pseudo_class_state,
+            base_style,
+            self.show_guides,
+            self.guide_depth,
+        )
+        kept = self._kept
+        if kept is None or len(kept) > KEPT_LINES:
+            kept = self._kept = {}
+        strip = kept.get(key)
+        if strip is None:
+            strip = kept[key] = super()._render_line(y, x1, x2, base_style)
+        return strip
+
+    def clear(self) -> Self:
+        self._kept = None  # node numbers start again
+        return super().clear()
+
+    def notify_style_update(self) -> None:
+        self._kept = None
+        super().notify_style_update()
 
     def on_focus(self) -> None:
         if self.cursor_line < 0 and self.last_line >= 0:
