@@ -9,10 +9,12 @@ plays."""
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 from textual.app import App, ComposeResult
-from textual.widgets import RichLog, Static
+from textual.widgets import RichLog, Static, TabbedContent, Tree
+from textual.widgets.tree import TreeNode
 
 from solver import events as ev
 from solver.roles import Purpose
@@ -144,3 +146,73 @@ async def test_a_reply_streaming_in_says_what_it_does_and_keeps_an_answer_hidden
         pane.refresh_status()
         await wait_for(pilot, lambda: "finish[46]" in status(pane))
     assert all(purpose.said for purpose in Purpose)  # every call has its words
+
+
+def tree_text(pane: SolverPane) -> str:
+    """The thought tree's labels, one line."""
+    labels: list[str] = []
+
+    def walk(node: TreeNode[str]) -> None:
+        for child in node.children:
+            labels.append(str(child.label))
+            walk(child)
+
+    walk(pane.query_one("#thoughts", Tree).root)
+    return " | ".join(labels)
+
+
+async def log_text(pilot: Any, pane: SolverPane, log_id: str) -> str:
+    """A tab's log as one line (shown first: a log out of sight waits to be drawn)."""
+    pane.query_one(TabbedContent).active = f"tab-{log_id}"
+    log = pane.query_one(f"#{log_id}", RichLog)
+    await wait_for(pilot, lambda: log.lines, timeout=5)
+    return " ".join(" ".join(line.text for line in log.lines).split())
+
+
+WINNING = [
+    ev.ThoughtAdded("t1", "a", None, "6 / 6 = 1", 1, "11 12 1"),
+    ev.ThoughtAdded("t1", "b", "a", "11 + 1 = 12", 2, "12 12"),
+    ev.ThoughtAdded("t1", "dead", "a", "12 / 1 = 12", 2, "11 12"),
+    ev.ThoughtAdded("t1", "c", "b", "12 + 12 = 24", 3, "24"),
+    ev.ClaimVerified("c", "12 + 12", "24", "24", "exact", True),
+    ev.ClaimVerified("dead", "12 / 1", "12", "12", "exact", True),
+    ev.ChainAggregated(
+        1, "greedy", ("a", "b", "c"), ("6 / 6 = 1", "11 + 1 = 12", "12 + 12 = 24"), 1
+    ),
+    ev.ExperienceAdded(1, (), "report: 11 + 1 = 12 then 12 + 12", (), 0.9, "reaches 24", True),
+    ev.RunFinished("(6 / 6 + 11) + 12", True, "reaches 24", 3, 10, 10, 0.0, 1.0),
+]
+
+
+async def test_the_way_to_the_answer_is_hidden_in_the_tree_and_logs_until_shown() -> None:
+    """The thoughts that reach 24 and those before them, their checks, the chain that makes
+    them and its analysis, and the experience log's answer line stay hidden while the player
+    plays; shown, they all read whole (the answer line too)."""
+    app = PaneApp()
+    async with app.run_test(size=SMALL) as pilot:
+        pane = app.query_one(SolverPane)
+        pane.goal = "24"
+        pane.answer_hidden = True
+        pane.reset("bot", "offline")
+        pane.apply(WINNING)
+        await pilot.pause()
+        tree = tree_text(pane)
+        for step in ("6 ÷ 6 = 1", "11 + 1 = 12", "12 + 12 = 24"):
+            assert step not in tree, tree
+        assert "12 ÷ 1 = 12" in tree and tree.count("(hidden: v shows it)") == 3 and "★" in tree
+        checks = await log_text(pilot, pane, "arith")
+        assert "12 + 12" not in checks and "12 ÷ 1 = 12" in checks and HIDDEN in checks
+        said = await log_text(pilot, pane, "experience")
+        assert "12 + 12" not in said and "11 + 1" not in said, said
+        assert "answer: hidden" in said and "11) + 12" not in said
+        pane.show_answer()
+        await pilot.pause()
+        tree = tree_text(pane)
+        assert "12 + 12 = 24" in tree and "11 + 1 = 12" in tree and "hidden" not in tree
+        assert "12 + 12 = 24" in await log_text(pilot, pane, "arith")
+        said = await log_text(pilot, pane, "experience")
+        assert "12 + 12 = 24" in said and "report: 11 + 1" in said and HIDDEN not in said
+        assert "answer: (6 / 6 + 11) + 12 ✓" in said, said  # the answer line, once shown
+        pane.show_answer(False)
+        await pilot.pause()
+        assert "12 + 12" not in tree_text(pane) + await log_text(pilot, pane, "experience")
