@@ -130,6 +130,7 @@ class CrosswordScreen(PuzzleScreen):
 
     KIND = "crossword"
     NOUN = "mini"
+    PLAY_ACTIONS = frozenset({"check", "reveal", "auto_check", "pencil", "give_up", "pause"})
     LEVELS = SPECS[KIND].levels
     """A 5 x 5 grid without black squares (Tree of Thoughts' shape), or with them."""
     COMMANDS = PuzzleScreen.COMMANDS | {CrosswordCommands}
