@@ -175,7 +175,9 @@ class HomeScreen(PonderScreen):
 
     def refresh_home(self) -> None:
         app = self.ponder
-        line = Text.assemble(("Model: ", "bold"), app.model_label, ("   (s: settings)", "dim"))
+        # The key's note goes onto a row of its own, whole, when a long model name needs it
+        # (80 columns leave home's left side 36).
+        line = Text.assemble(("Model: ", "bold"), app.model_label, (" (s:\u00a0settings)", "dim"))
         if app.published_run() is not None:
             # The engine answers the 100 hands GPT-4 played: the kind that deals them says so.
             for kind in KINDS.values():
@@ -335,6 +337,14 @@ class HomeScreen(PonderScreen):
         value = self.query_one("#topic", Select).value
         return value if isinstance(value, str) and value != ANY_TOPIC else None
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "open_file":
+            # Offered for the kinds whose puzzles come in files (not Game of 24's hands):
+            # the footer and the help do not name a key that could only say there are none.
+            kind = self.kind
+            return kind.playable and bool(kind.spec.files)
+        return True
+
     @on(Button.Pressed, "#open-file")
     def action_open_file(self) -> None:
         """Open a file of puzzles of the highlighted kind (a file of many: choose one)."""
@@ -395,6 +405,7 @@ class HomeScreen(PonderScreen):
         level.value = kept
         self.show_methods()
         self._show_own()
+        self.refresh_bindings()  # o opens files of the kinds that have them
 
     def show_methods(self) -> None:
         """The Solver list: the methods the highlighted kind can run, showing the one chosen
