@@ -216,3 +216,31 @@ async def test_the_way_to_the_answer_is_hidden_in_the_tree_and_logs_until_shown(
         pane.show_answer(False)
         await pilot.pause()
         assert "12 + 12" not in tree_text(pane) + await log_text(pilot, pane, "experience")
+
+
+async def test_a_chain_that_checks_hides_its_thoughts_though_none_reaches_the_goal() -> None:
+    """A crossword's BoT chain fills the grid from words of several thoughts, no one of which
+    holds the whole board: once its analysis says the chain checks, its words are hidden in
+    the tree, the Words tab and the chain's line, while the answer is."""
+    app = PaneApp()
+    async with app.run_test(size=SMALL) as pilot:
+        pane = app.query_one(SolverPane)
+        pane.goal = "STRIP/TRADE"
+        pane.answer_hidden = True
+        pane.reset("bot", "offline")
+        pane.apply(
+            [
+                ev.ThoughtAdded("t1", "a", None, "h1. STRIP", 1, "STRIP/_____"),
+                ev.WordChecked("a", "h1", "STRIP", "_____", True),
+                ev.ThoughtAdded("t1", "b", "a", "h2. TRADE", 2, "STRIP/TRADX"),
+                ev.ThoughtAdded("t1", "c", None, "h1. SCRIP", 1, "SCRIP/_____"),
+                ev.ChainAggregated(1, "greedy", ("a", "b"), ("h1. STRIP", "h2. TRADE"), 0.9),
+            ]
+        )
+        await pilot.pause()
+        assert "STRIP" in tree_text(pane)  # not known to be the answer yet
+        pane.apply([ev.ExperienceAdded(1, (), "all fit", (), 0.9, "", True)])
+        await pilot.pause()
+        shown = tree_text(pane) + await log_text(pilot, pane, "arith")
+        shown += await log_text(pilot, pane, "experience")
+        assert "STRIP" not in shown and "TRADE" not in shown and "SCRIP" in shown, shown

@@ -277,6 +277,8 @@ class SolverPane(Vertical):
         """What the checks and experience logs were given, to write them again when the
         answer is shown or hidden (their lines about the way to the answer are spoilers)."""
         self._stale: set[str] = set()
+        self._chains: dict[int, tuple[str, ...]] = {}
+        """The thoughts of each iteration's aggregated chain (BoT), by iteration."""
         """Logs to write again at the end of the batch: a thought was found on the way to
         the answer after its lines were written."""
         self.peek_key = "v"
@@ -467,6 +469,7 @@ class SolverPane(Vertical):
         for entries in self.entries.values():
             entries.clear()
         self._stale.clear()
+        self._chains.clear()
         self.query_one(RoundsPlot).clear(self.round_name)
         self.refresh_status()
 
@@ -740,6 +743,7 @@ class SolverPane(Vertical):
             if info is not None:
                 info.chain = True
                 self._relabel(info)
+        self._chains[e.iteration] = e.node_ids
         nodes = [self.nodes.get(nid) for nid in e.node_ids]
 
         def chain() -> Text:
@@ -846,6 +850,13 @@ class SolverPane(Vertical):
 
     def _experience(self, e: ev.ExperienceAdded) -> None:
         self.query_one(RoundsPlot).record(e.iteration, ok=e.chain_ok)
+        if e.chain_ok:
+            # The iteration's chain checks exactly (a crossword's words filling the grid,
+            # though no one thought holds them all): its thoughts are the way to the answer.
+            for nid in self._chains.get(e.iteration, ()):
+                info = self.nodes.get(nid)
+                if info is not None:
+                    self._wins(info)
         conf = f"{e.confidence:g}" if e.confidence is not None else "?"
         mark = (
             ("✓", tone(self, Tone.RIGHT, "bold"))
