@@ -23,6 +23,7 @@ from rich.padding import Padding
 from rich.style import Style
 from rich.table import Table
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -130,9 +131,15 @@ class PaneLog(GrowsInPlace, RichLog):
     """A log of the pane (checks, experience, details, a transcript). While the pane applies
     a batch of events (:meth:`hold`), the lines written are kept and written in one go when
     it ends (:meth:`release`): one render for the batch rather than one a line, which is
-    about half the cost."""
+    about half the cost.
+
+    What it was given is kept too, and wrapped again at a new width (the pane enlarged with
+    ctrl+z and shrunk again, the terminal resized): Textual's log keeps lines as drawn, so a
+    line written while the pane was wide was cut once it was narrow again."""
 
     _held: list[RenderableType] | None = None
+    _given: deque[tuple[RenderableType, tuple[Any, ...], dict[str, Any]]] | None = None
+    _drawn_width = 0
 
     def hold(self) -> None:
         if self._held is None:
@@ -141,18 +148,42 @@ class PaneLog(GrowsInPlace, RichLog):
     def release(self) -> None:
         held, self._held = self._held, None
         if held:
-            super().write(held[0] if len(held) == 1 else Group(*held))
+            self._draw(held[0] if len(held) == 1 else Group(*held))
 
     def write(self, content: RenderableType | object, *args: Any, **kwargs: Any) -> Self:
         if self._held is not None and not args and not kwargs:
             self._held.append(content)  # type: ignore[arg-type]
             return self
+        return self._draw(content, *args, **kwargs)  # type: ignore[arg-type]
+
+    def _draw(self, content: RenderableType, *args: Any, **kwargs: Any) -> Self:
+        # Before the log has a size Textual keeps what is written and writes it again once
+        # it has one: kept from then, once.
+        if self._size_known:
+            if self._given is None:
+                self._given = deque(maxlen=self.max_lines)
+            self._given.append((content, args, kwargs))
         return super().write(content, *args, **kwargs)
 
     def clear(self) -> Self:
         if self._held:
             self._held.clear()
+        if self._given:
+            self._given.clear()
         return super().clear()
+
+    def on_resize(self, event: events.Resize) -> None:
+        width = self.scrollable_content_region.width
+        if not width:
+            return  # out of sight (another tab): drawn again when shown at a width
+        if self._drawn_width and width != self._drawn_width and self._given:
+            y = self.scroll_y
+            RichLog.clear(self)
+            for content, args, kwargs in self._given:
+                super().write(content, *args, **kwargs)
+            if not self.auto_scroll:
+                self.scroll_to(y=y, animate=False, immediate=True)
+        self._drawn_width = width
 
 
 class ThoughtTree(GrowsInPlace, Tree[str]):
