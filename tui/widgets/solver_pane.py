@@ -732,8 +732,9 @@ class SolverPane(Vertical):
             # No spoilers: the way to the answer shows as the tree's shape, not its words.
             if self._reaches(info) or info.status == "solution":
                 text.append("★ ", style=tone(self, Tone.RIGHT, "bold"))
-            # Short: a deep thought is drawn far right in a narrow pane.
-            text.append(f"(hidden: {self.peek_key} shows it)", style="dim italic")
+            # Short: a deep thought is drawn far right in a narrow pane (the status line
+            # says which key shows it).
+            text.append("(hidden)", style="dim italic")
             return text
         if info.chain:
             text.append("◆ ", style=tone(self, Tone.PART, "bold"))
