@@ -230,25 +230,29 @@ class HomeScreen(PonderScreen):
         table = self.query_one("#recent", DataTable)
         width = table.size.width
         wide = width == 0 or width >= _WIDE_HISTORY
-        rows = []
-        for r in results:
-            solver = ""
-            if r.solver_method:
-                mark = "✓" if r.solver_solved else ("✗" if r.solver_solved is False else "…")
-                solver = f"{r.solver_method} {mark}"
-            hints = (str(r.hints),) if wide else ()
-            rows.append((r.puzzle, _outcome(r), _clock(r.seconds), *hints, solver))
         names = ("puzzle", "result", "time", *(("hints",) if wide else ()), "solver")
-        # Each column takes its widest cell and two columns of padding; the puzzle, the rest.
-        others = (
-            sum(
-                max(len(name), *(cell_len(row[i]) for row in rows)) + 2
-                for i, name in enumerate(names[1:], 1)
+        for short in (False, True):
+            rows = []
+            for r in results:
+                solver = ""
+                if r.solver_method:
+                    mark = "✓" if r.solver_solved else ("✗" if r.solver_solved is False else "…")
+                    solver = f"{r.solver_method} {mark}"
+                hints = (str(r.hints),) if wide else ()
+                rows.append((r.puzzle, _outcome(r, short), _clock(r.seconds), *hints, solver))
+            # Each column takes its widest cell and two columns of padding; the puzzle, the
+            # rest: at least 8, else the results are said in fewer letters and it takes 6.
+            others = (
+                sum(
+                    max(len(name), *(cell_len(row[i]) for row in rows)) + 2
+                    for i, name in enumerate(names[1:], 1)
+                )
+                if rows
+                else 0
             )
-            if rows
-            else 0
-        )
-        room = max(8, width - others - 2) if width else 40
+            if not width or width - others - 2 >= 8:
+                break
+        room = max(6, width - others - 2) if width else 40
         table.clear(columns=True)
         table.add_columns(*names)
         for puzzle, *rest in rows:
@@ -491,14 +495,16 @@ def _method_choices(kind: PuzzleKind) -> list[tuple[str, Any]]:
     return [(entry.label, entry.name) for entry in offered]
 
 
-def _outcome(r: Result) -> str:
-    """A result in a word or two for the history table."""
+def _outcome(r: Result, short: bool = False) -> str:
+    """A result in a word or two for the history table (``short``: in fewer letters, for a
+    narrow window)."""
     if r.solved:
-        text = "solution shown" if r.solution_shown else "solved"
+        text = ("shown" if short else "solution shown") if r.solution_shown else "solved"
     else:
         text = "gave up" if r.gave_up else ("left" if r.abandoned else "unsolved")
     if r.race_won is not None:
-        text += " · won race" if r.race_won else " · lost race"
+        race = "won" if r.race_won else "lost"
+        text += f" · {race}" if short else f" · {race} race"
     return text
 
 
