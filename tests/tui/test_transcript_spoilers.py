@@ -244,3 +244,11 @@ async def test_a_chain_that_checks_hides_its_thoughts_though_none_reaches_the_go
         shown = tree_text(pane) + await log_text(pilot, pane, "arith")
         shown += await log_text(pilot, pane, "experience")
         assert "STRIP" not in shown and "TRADE" not in shown and "SCRIP" in shown, shown
+
+
+@pytest.mark.parametrize("kind", ["game24", "crossword", "wordproblem"])
+def test_the_legend_says_what_a_hidden_thought_is(kind: str) -> None:
+    from tui.screens.dialogs import legend_rows
+
+    said = dict(legend_rows(kind)).get("(hidden)", "")
+    assert "hidden while you play" in said and "shows it" in said
