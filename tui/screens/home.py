@@ -226,7 +226,8 @@ class HomeScreen(PonderScreen):
 
     def _fill_history(self, results: list[Result]) -> None:
         """The recent games, every column shown: narrow windows (80 columns) drop the hints
-        column, and a puzzle too long for what is left is cut with an ellipsis."""
+        column, and a puzzle too long for what is left is cut with an ellipsis; where even
+        that leaves too little, the results are said in fewer letters."""
         table = self.query_one("#recent", DataTable)
         width = table.size.width
         wide = width == 0 or width >= _WIDE_HISTORY
@@ -241,7 +242,7 @@ class HomeScreen(PonderScreen):
                 hints = (str(r.hints),) if wide else ()
                 rows.append((r.puzzle, _outcome(r, short), _clock(r.seconds), *hints, solver))
             # Each column takes its widest cell and two columns of padding; the puzzle, the
-            # rest: at least 8, else the results are said in fewer letters and it takes 6.
+            # rest, at least 6 ("4 7 …"), else the results are said in fewer letters.
             others = (
                 sum(
                     max(len(name), *(cell_len(row[i]) for row in rows)) + 2
@@ -250,7 +251,7 @@ class HomeScreen(PonderScreen):
                 if rows
                 else 0
             )
-            if not width or width - others - 2 >= 8:
+            if not width or width - others - 2 >= 6:
                 break
         room = max(6, width - others - 2) if width else 40
         table.clear(columns=True)
