@@ -373,6 +373,7 @@ async def test_a_worked_solution_longer_than_its_room_scrolls_by_the_keys(
         await pilot.press("g", "y")
         await wait_for(pilot, lambda: screen.over)
         assert "↑ ↓ scroll it" in shown(screen, "#message")
+        assert "(a)" not in screen.query_one("#answer", Input).placeholder  # a is not offered
         body = screen.query_one("#wp-body")
         await wait_for(pilot, lambda: body.max_scroll_y > 0)
         await pilot.press("pageup", "pageup", "pageup")

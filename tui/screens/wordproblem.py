@@ -509,6 +509,11 @@ class WordProblemScreen(PuzzleScreen):
         at = next((i for i, row in enumerate(rows) if row[1] == scroll), len(kept))
         return [*kept[:at], (" / ".join(keys), scroll), *kept[at:]]
 
+    def leave_typing(self) -> None:
+        # The problem is over: its answer box no longer offers a (the footer does not).
+        super().leave_typing()
+        self.query_one("#answer", Input).placeholder = ""
+
     def action_scroll_body(self, rows: int) -> None:
         """Scroll the work and the hints under the question by ``rows``."""
         body = self.query_one("#wp-body", VerticalScroll)
