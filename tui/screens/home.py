@@ -344,7 +344,7 @@ class HomeScreen(PonderScreen):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "open_file":
-            # Offered for the kinds whose puzzles come in files (not Game of 24's hands):
+            # Offered for the kinds whose puzzles come in files (by the kind's spec):
             # the footer and the help do not name a key that could only say there are none.
             kind = self.kind
             return kind.playable and bool(kind.spec.files)
