@@ -80,6 +80,7 @@ async def test_give_up_asks_first_in_every_kind(app: PonderApp, index: int) -> N
         await wait_for(pilot, lambda: "New" in footer.text())
         offered = footer.text()
         assert not [key for key in PLAY_ONLY[screen.KIND] if f" {key} " in f" {offered} "]
+        assert "v" not in screen.active_bindings  # the answer shows: nothing left to peek at
 
 
 async def quit_mid_game(app: PonderApp, pilot: Pilot[None], index: int) -> PuzzleScreen:

@@ -75,7 +75,9 @@ class Game24Screen(PuzzleScreen):
     COMMANDS = PuzzleScreen.COMMANDS | {Game24Commands}
     GIVE_UP_SHOWS = "every solution"
     # g stays once the hand is over: it shows the solutions then.
-    PLAY_ACTIONS = frozenset({"pick", "op", "undo", "reset", "type_expression", "hint", "pause"})
+    PLAY_ACTIONS = frozenset(
+        {"pick", "op", "undo", "reset", "type_expression", "hint", "pause", "peek"}
+    )
 
     BINDINGS = [
         Binding("1", "pick(0)", "card 1", show=False, id="game.card1"),

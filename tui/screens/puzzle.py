@@ -349,7 +349,7 @@ class PuzzleScreen(PonderScreen):
     """The key that explains the solver pane's marks."""
     PAUSE_KEY: ClassVar[str] = "p"
     """The key that pauses the clock (the puzzle hidden meanwhile)."""
-    PLAY_ACTIONS: ClassVar[frozenset[str]] = frozenset({"give_up", "pause"})
+    PLAY_ACTIONS: ClassVar[frozenset[str]] = frozenset({"give_up", "pause", "peek"})
     """Actions that only play the puzzle: once it is over (won or given up) they do nothing,
     so the footer and the help no longer offer them (:meth:`check_action`)."""
 

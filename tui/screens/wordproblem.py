@@ -205,7 +205,7 @@ class WordProblemScreen(PuzzleScreen):
     LEVELS = SPECS[KIND].levels
     COMMANDS = PuzzleScreen.COMMANDS | {WordProblemCommands}
     GIVE_UP_SHOWS = "the answer and the worked solution"
-    PLAY_ACTIONS = frozenset({"answer", "hint", "give_up", "pause"})
+    PLAY_ACTIONS = frozenset({"answer", "hint", "give_up", "pause", "peek"})
 
     BINDINGS = [
         Binding("a", "answer", "Answer", id="wordproblem.answer"),
@@ -507,7 +507,7 @@ class WordProblemScreen(PuzzleScreen):
             return rows
         kept = [row for row in rows if row[1] != scroll]
         at = next((i for i, row in enumerate(rows) if row[1] == scroll), len(kept))
-        return [*kept[:at], (" / ".join(keys), scroll), *kept[at:]]
+        return [*kept[:at], (" ".join(keys), scroll), *kept[at:]]
 
     def leave_typing(self) -> None:
         # The problem is over: its answer box no longer offers a (the footer does not).
