@@ -174,6 +174,8 @@ WINNING = [
     ev.ThoughtAdded("t1", "b", "a", "11 + 1 = 12", 2, "12 12"),
     ev.ThoughtAdded("t1", "dead", "a", "12 / 1 = 12", 2, "11 12"),
     ev.ThoughtAdded("t1", "c", "b", "12 + 12 = 24", 3, "24"),
+    ev.ThoughtAdded("t2", "said", None, "Answer: (6 - 6) × 11 × 12", 1, ""),
+    ev.LeafReached("said", "0 is not 24"),
     ev.ClaimVerified("c", "12 + 12", "24", "24", "exact", True),
     ev.ClaimVerified("dead", "12 / 1", "12", "12", "exact", True),
     ev.ChainAggregated(
@@ -197,9 +199,9 @@ async def test_the_way_to_the_answer_is_hidden_in_the_tree_and_logs_until_shown(
         pane.apply(WINNING)
         await pilot.pause()
         tree = tree_text(pane)
-        for step in ("6 ÷ 6 = 1", "11 + 1 = 12", "12 + 12 = 24"):
-            assert step not in tree, tree
-        assert "12 ÷ 1 = 12" in tree and tree.count("(hidden)") == 3 and "★" in tree
+        for step in ("6 ÷ 6 = 1", "11 + 1 = 12", "12 + 12 = 24", "Answer:"):
+            assert step not in tree, tree  # the way to 24, and an answer the solver stated
+        assert "12 ÷ 1 = 12" in tree and tree.count("(hidden)") == 4 and "★" in tree
         checks = await log_text(pilot, pane, "arith")
         assert "12 + 12" not in checks and "12 ÷ 1 = 12" in checks and HIDDEN in checks
         said = await log_text(pilot, pane, "experience")
@@ -209,6 +211,7 @@ async def test_the_way_to_the_answer_is_hidden_in_the_tree_and_logs_until_shown(
         await pilot.pause()
         tree = tree_text(pane)
         assert "12 + 12 = 24" in tree and "11 + 1 = 12" in tree and "hidden" not in tree
+        assert "Answer: (6 - 6) × 11 × 12" in tree
         assert "12 + 12 = 24" in await log_text(pilot, pane, "arith")
         said = await log_text(pilot, pane, "experience")
         assert "12 + 12 = 24" in said and "report: 11 + 1" in said and HIDDEN not in said

@@ -74,8 +74,8 @@ LEGEND = (
     ("italics", "a leaf: the search grows nothing more from it"),
     (
         "(hidden)",
-        "a thought on the solver's way to its answer, hidden while you play: the status "
-        "line names the key that shows it; solving or giving up shows it too",
+        "a thought on the solver's way to its answer, or stating it, hidden while you play: "
+        "the status line names the key that shows it; solving or giving up shows it too",
     ),
     ("Scores", ""),
     ("node score", "[0.8]: the model's value of the numbers left (can 24 still be made?)"),

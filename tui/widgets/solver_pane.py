@@ -441,7 +441,7 @@ class SolverPane(Vertical):
             self.query_one(DialogueView).redraw()
             # The thought tree's way to the answer, and the logs' lines about it.
             for info in self.nodes.values():
-                if info.wins:
+                if info.wins or _states_answer(info.text):
                     self._relabel(info)
             for log_id in self.entries:
                 self._rewrite(log_id)
@@ -696,8 +696,12 @@ class SolverPane(Vertical):
             self._stale.add("experience")  # a chain or kept state on the way
 
     def _spoils(self, info: NodeInfo | None) -> bool:
-        """Whether ``info``'s text would give the answer away now."""
-        return info is not None and info.wins and self.answer_hidden
+        """Whether ``info``'s text would give the answer away now: it is on the way to the
+        answer, or it states the solver's answer ("Answer: 50"), right or wrong, as the
+        status line keeps it."""
+        if info is None or not self.answer_hidden:
+            return False
+        return info.wins or _states_answer(info.text)
 
     def _write(self, log_id: str, entry: Entry) -> None:
         """Write ``entry`` to a log whose lines may give the answer away (kept, to write it
@@ -1306,6 +1310,11 @@ def _answers(purpose: str, tail: str) -> bool:
     line that states an answer or ReAct's finish."""
     said = tail.lower()
     return purpose in FINAL_ANSWERS or "answer" in said or "finish[" in said
+
+
+def _states_answer(text: str) -> bool:
+    """Whether a thought states an answer (``Answer: 50``), as a CoT sample's last does."""
+    return text.lstrip(" *#-").lower().startswith("answer")
 
 
 def _group_label(tree_id: str) -> str:
