@@ -154,7 +154,8 @@ async def test_selecting_a_node_shows_its_prompt_and_reply(tmp_path: Path) -> No
         pane = screen.query_one(SolverPane)
         await pilot.press("s")
         await wait_for(pilot, lambda: pane.finished is not None)
-        node_id = next(iter(pane.nodes))
+        # A thought off the way to the answer (that way is hidden while the player plays).
+        node_id = next(n for n, info in pane.nodes.items() if not info.wins)
         pane.show_details(node_id)
         await pilot.pause(0.1)
         details = "\n".join(line.text for line in screen.query_one("#details", RichLog).lines)
@@ -275,7 +276,7 @@ async def test_details_open_at_their_summary_at_80x24(tmp_path: Path) -> None:
         await pilot.press("s")
         await wait_for(pilot, lambda: pane.finished is not None)
         log = screen.query_one("#details", RichLog)
-        for node_id in list(pane.nodes)[:2]:
+        for node_id in [n for n, info in pane.nodes.items() if not info.wins][:2]:
             pane.show_details(node_id)
             await pilot.pause(0.2)
             assert log.max_scroll_y > 0  # longer than the tab: there is somewhere to scroll

@@ -139,6 +139,9 @@ async def test_backspace_on_a_words_first_empty_square_goes_back_a_word(app: Pon
         first, second = screen.crossword.grid.slots[:2]
         await pilot.press("a", "b", "c", "d", "e")  # the first word, on to the next
         assert screen.cursor == second.cells[0] and not screen.board.letter(second.cells[0])
+        await pilot.press("ctrl+k")  # the word the cursor moved on to, named
+        said = message(screen)
+        assert f"Nothing written in {second.number} {second.direction.value}" in said, said
         await pilot.press("backspace")
         assert screen.cursor == first.cells[-1]
         assert screen.board.letter(first.cells[-1]) == ""  # gone back, and erased

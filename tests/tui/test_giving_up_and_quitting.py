@@ -21,6 +21,7 @@ from tui.screens.home import HomeScreen
 from tui.screens.puzzle import GiveUpDialog, PuzzleScreen, QuitDialog
 from tui.screens.wordproblem import WordProblemScreen
 from tui.store import ResultStore
+from tui.widgets.footer import KeyHints
 
 SMALL = (80, 24)
 
@@ -34,6 +35,14 @@ def on_top(app: PonderApp) -> object:
 def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> PonderApp:
     monkeypatch.setenv("PONDER_CONFIG", str(tmp_path / "config.toml"))
     return make_app(Settings(), store_path=tmp_path / "r.db", seed=1)
+
+
+PLAY_ONLY = {
+    "game24": ["Undo", "Reset", "Type", "Hint", "Give up"],
+    "crossword": ["Check word", "Reveal", "Pencil"],
+    "wordproblem": ["Answer", "Hint", "Give up"],
+}
+"""The footer's keys that only play the puzzle: gone once it is given up."""
 
 
 def screens() -> list[tuple[str, PuzzleScreen, str]]:
@@ -61,10 +70,17 @@ async def test_give_up_asks_first_in_every_kind(app: PonderApp, index: int) -> N
         await pilot.press("escape")  # no: the puzzle goes on
         await pilot.pause()
         assert on_top(app) is screen and not screen.over
+        footer = screen.query_one(KeyHints)
+        assert all(f" {key} " in f" {footer.text()} " for key in PLAY_ONLY[screen.KIND])
         await pilot.press(key)
         await pilot.pause()
         await pilot.press("y")
         await wait_for(pilot, lambda: screen.gave_up)
+        # Over: the footer offers no key that would only say so (n deals a new one).
+        await wait_for(pilot, lambda: "New" in footer.text())
+        offered = footer.text()
+        assert not [key for key in PLAY_ONLY[screen.KIND] if f" {key} " in f" {offered} "]
+        assert "v" not in screen.active_bindings  # the answer shows: nothing left to peek at
 
 
 async def quit_mid_game(app: PonderApp, pilot: Pilot[None], index: int) -> PuzzleScreen:

@@ -10,12 +10,13 @@ from textual.widgets import OptionList, Select
 
 from solver.methods import METHODS
 from solver.settings import Settings
-from tests.tui.harness import choices
+from tests.tui.harness import choices, wait_for
 from tui.app import PonderApp, make_app
 from tui.kinds import KINDS
 from tui.screens.crossword import CrosswordScreen
 from tui.screens.game24 import Game24Screen
 from tui.screens.wordproblem import WordProblemScreen
+from tui.widgets.footer import KeyHints
 from tui.widgets.home_lists import KindList
 
 
@@ -76,3 +77,27 @@ async def test_the_solver_list_follows_the_kind_and_each_kind_keeps_its_method(
         assert isinstance(app.screen, Game24Screen)
         assert app.method_name == "bot"
         assert app.method_for("wordproblem") == "deli"
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_the_model_line_and_its_settings_key_fit_on_one_row(
+    app: PonderApp, size: tuple[int, int]
+) -> None:
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        line = app.screen.query_one("#model-line")
+        assert "(s:" in str(line.render()) and line.content_region.height == 1
+
+
+async def test_open_file_is_offered_for_the_kinds_that_read_files(app: PonderApp) -> None:
+    """Game of 24 opens no file of hands: o is not in its footer or help, where it could only
+    say so; a crossword's and a word problem's files it opens."""
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        footer = app.screen.query_one(KeyHints)
+        assert "Open file" not in footer.text()
+        await pilot.press("down")  # mini crosswords
+        await wait_for(pilot, lambda: "Open file" in footer.text(), timeout=5)
+        await pilot.press("down")  # word problems
+        await pilot.pause()
+        assert "Open file" in footer.text()

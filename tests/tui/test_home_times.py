@@ -47,16 +47,19 @@ async def test_no_plot_for_one_game_or_a_small_window(tmp_path: Path) -> None:
 
 async def test_recent_games_show_every_column_at_80_and_120_columns(tmp_path: Path) -> None:
     """At 80 columns a long word problem took the whole table and the result, time and
-    solver columns were cut; now the puzzle is cut with an ellipsis and the rest fits."""
+    solver columns were cut; now the puzzle is cut with an ellipsis and the rest fits, a
+    long result too ('solution shown · won race' reads 'shown · won' there)."""
     import dataclasses
 
     from textual.widgets import DataTable
 
     store = ResultStore(tmp_path / "r.db")
     long = "A baker makes 24 muffins and sells 3/4 of them. How many muffins are left?"
-    for minute, puzzle in enumerate(("4 7 8 8", long, "1 2 3 4 5 6 → 100")):
-        row = result(minute, puzzle=puzzle)
-        store.record(dataclasses.replace(row, solver_method="tot-dfs", solver_solved=True))
+    for minute, puzzle in enumerate(("3 5 5 6", "4 7 8 8", long, "1 2 3 4 5 6 → 100")):
+        row = dataclasses.replace(result(minute, puzzle=puzzle), solver_solved=True)
+        if minute == 0:
+            row = dataclasses.replace(row, solution_shown=True, race=True, race_won=True)
+        store.record(dataclasses.replace(row, solver_method="tot-dfs"))
     store.close()
     for size, columns in (((80, 24), 4), ((120, 40), 5)):
         app = make_app(Settings(), store_path=tmp_path / "r.db", seed=1)
@@ -70,5 +73,7 @@ async def test_recent_games_show_every_column_at_80_and_120_columns(tmp_path: Pa
             assert table.virtual_size.width <= table.size.width, size
             puzzles = [str(table.get_row_at(i)[0]) for i in range(table.row_count)]
             assert puzzles[0] == "1 2 3 4 5 6 → 100" or puzzles[0].endswith("…")
-            assert any(p.endswith("…") and p.startswith("A baker") for p in puzzles)
+            assert any(p.endswith("…") and p.startswith("A bak") for p in puzzles)
             assert str(table.get_row_at(0)[-1]) == "tot-dfs ✓"
+            shown = str(table.get_row_at(table.row_count - 1)[1])
+            assert shown in ("shown · won", "solution shown · won race")

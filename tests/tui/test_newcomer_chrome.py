@@ -79,6 +79,7 @@ def tree_labels(pane: SolverPane) -> dict[str, str]:
 async def test_tree_marks_every_leaf_reaching_24_and_wrong_arithmetic(app: PonderApp) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         _, pane = await game(pilot, "3 4 8 9")
+        pane.show_answer()  # as v shows it (the way to 24 is hidden until asked)
         pane.reset("tot", "offline")
         pane.apply(
             [

@@ -1,6 +1,7 @@
 """The solver pane's transcript (ReAct, DELI) keeps a multi-line text together: every line
 of a stage's text, and every line a thought or an observation wraps onto, is indented under
-its first, and nothing runs past an 80-column terminal."""
+its first, and nothing runs past an 80-column terminal, nor past a pane made narrow again
+after its lines were written wide (ctrl+z, then ctrl+z again)."""
 
 from __future__ import annotations
 
@@ -108,3 +109,20 @@ async def test_deli_retrieved_demonstrations_head_the_transcript() -> None:
         )
         assert lines[len(first) + 2] == "eggs/2 · 3: Short one?"
         assert any(line.startswith("Turn 0/3 · language:") for line in lines)
+
+
+async def test_lines_written_wide_wrap_again_when_the_pane_narrows() -> None:
+    app = PaneApp()
+    async with app.run_test(size=(120, 24)) as pilot:
+        pane = app.query_one(SolverPane)
+        pane.reset("react", "offline")
+        pane.apply([ev.ToolCalled(1, "calculate", "9 * 2", LONG)])
+        log = pane.query_one("#transcript", RichLog)
+        await wait_for(pilot, lambda: log.lines)
+        await pilot.resize_terminal(50, 24)
+        await wait_for(pilot, lambda: log.scrollable_content_region.width < 60)
+        await pilot.pause()
+        width = log.scrollable_content_region.width
+        assert all(line.cell_length <= width for line in log.lines)
+        said = " ".join(" ".join(line.text.strip() for line in log.lines).split())
+        assert LONG in said and "calculate[9 × 2]" in said

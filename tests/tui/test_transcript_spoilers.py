@@ -9,10 +9,12 @@ plays."""
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 from textual.app import App, ComposeResult
-from textual.widgets import RichLog, Static
+from textual.widgets import RichLog, Static, TabbedContent, Tree
+from textual.widgets.tree import TreeNode
 
 from solver import events as ev
 from solver.roles import Purpose
@@ -144,3 +146,112 @@ async def test_a_reply_streaming_in_says_what_it_does_and_keeps_an_answer_hidden
         pane.refresh_status()
         await wait_for(pilot, lambda: "finish[46]" in status(pane))
     assert all(purpose.said for purpose in Purpose)  # every call has its words
+
+
+def tree_text(pane: SolverPane) -> str:
+    """The thought tree's labels, one line."""
+    labels: list[str] = []
+
+    def walk(node: TreeNode[str]) -> None:
+        for child in node.children:
+            labels.append(str(child.label))
+            walk(child)
+
+    walk(pane.query_one("#thoughts", Tree).root)
+    return " | ".join(labels)
+
+
+async def log_text(pilot: Any, pane: SolverPane, log_id: str) -> str:
+    """A tab's log as one line (shown first: a log out of sight waits to be drawn)."""
+    pane.query_one(TabbedContent).active = f"tab-{log_id}"
+    log = pane.query_one(f"#{log_id}", RichLog)
+    await wait_for(pilot, lambda: log.lines, timeout=5)
+    return " ".join(" ".join(line.text for line in log.lines).split())
+
+
+WINNING = [
+    ev.ThoughtAdded("t1", "a", None, "6 / 6 = 1", 1, "11 12 1"),
+    ev.ThoughtAdded("t1", "b", "a", "11 + 1 = 12", 2, "12 12"),
+    ev.ThoughtAdded("t1", "dead", "a", "12 / 1 = 12", 2, "11 12"),
+    ev.ThoughtAdded("t1", "c", "b", "12 + 12 = 24", 3, "24"),
+    ev.ThoughtAdded("t2", "said", None, "Answer: (6 - 6) × 11 × 12", 1, ""),
+    ev.LeafReached("said", "0 is not 24"),
+    ev.ClaimVerified("c", "12 + 12", "24", "24", "exact", True),
+    ev.ClaimVerified("dead", "12 / 1", "12", "12", "exact", True),
+    ev.ChainAggregated(
+        1, "greedy", ("a", "b", "c"), ("6 / 6 = 1", "11 + 1 = 12", "12 + 12 = 24"), 1
+    ),
+    ev.ExperienceAdded(1, (), "report: 11 + 1 = 12 then 12 + 12", (), 0.9, "reaches 24", True),
+    ev.RunFinished("(6 / 6 + 11) + 12", True, "reaches 24", 3, 10, 10, 0.0, 1.0),
+]
+
+
+async def test_the_way_to_the_answer_is_hidden_in_the_tree_and_logs_until_shown() -> None:
+    """The thoughts that reach 24 and those before them, their checks, the chain that makes
+    them and its analysis, and the experience log's answer line stay hidden while the player
+    plays; shown, they all read whole (the answer line too)."""
+    app = PaneApp()
+    async with app.run_test(size=SMALL) as pilot:
+        pane = app.query_one(SolverPane)
+        pane.goal = "24"
+        pane.answer_hidden = True
+        pane.reset("bot", "offline")
+        pane.apply(WINNING)
+        await pilot.pause()
+        tree = tree_text(pane)
+        for step in ("6 ÷ 6 = 1", "11 + 1 = 12", "12 + 12 = 24", "Answer:"):
+            assert step not in tree, tree  # the way to 24, and an answer the solver stated
+        assert "12 ÷ 1 = 12" in tree and tree.count("(hidden)") == 4 and "★" in tree
+        checks = await log_text(pilot, pane, "arith")
+        assert "12 + 12" not in checks and "12 ÷ 1 = 12" in checks and HIDDEN in checks
+        said = await log_text(pilot, pane, "experience")
+        assert "12 + 12" not in said and "11 + 1" not in said, said
+        assert "answer: hidden" in said and "11) + 12" not in said
+        pane.show_answer()
+        await pilot.pause()
+        tree = tree_text(pane)
+        assert "12 + 12 = 24" in tree and "11 + 1 = 12" in tree and "hidden" not in tree
+        assert "Answer: (6 - 6) × 11 × 12" in tree
+        assert "12 + 12 = 24" in await log_text(pilot, pane, "arith")
+        said = await log_text(pilot, pane, "experience")
+        assert "12 + 12 = 24" in said and "report: 11 + 1" in said and HIDDEN not in said
+        assert "answer: (6 / 6 + 11) + 12 ✓" in said, said  # the answer line, once shown
+        pane.show_answer(False)
+        await pilot.pause()
+        assert "12 + 12" not in tree_text(pane) + await log_text(pilot, pane, "experience")
+
+
+async def test_a_chain_that_checks_hides_its_thoughts_though_none_reaches_the_goal() -> None:
+    """A crossword's BoT chain fills the grid from words of several thoughts, no one of which
+    holds the whole board: once its analysis says the chain checks, its words are hidden in
+    the tree, the Words tab and the chain's line, while the answer is."""
+    app = PaneApp()
+    async with app.run_test(size=SMALL) as pilot:
+        pane = app.query_one(SolverPane)
+        pane.goal = "STRIP/TRADE"
+        pane.answer_hidden = True
+        pane.reset("bot", "offline")
+        pane.apply(
+            [
+                ev.ThoughtAdded("t1", "a", None, "h1. STRIP", 1, "STRIP/_____"),
+                ev.WordChecked("a", "h1", "STRIP", "_____", True),
+                ev.ThoughtAdded("t1", "b", "a", "h2. TRADE", 2, "STRIP/TRADX"),
+                ev.ThoughtAdded("t1", "c", None, "h1. SCRIP", 1, "SCRIP/_____"),
+                ev.ChainAggregated(1, "greedy", ("a", "b"), ("h1. STRIP", "h2. TRADE"), 0.9),
+            ]
+        )
+        await pilot.pause()
+        assert "STRIP" in tree_text(pane)  # not known to be the answer yet
+        pane.apply([ev.ExperienceAdded(1, (), "all fit", (), 0.9, "", True)])
+        await pilot.pause()
+        shown = tree_text(pane) + await log_text(pilot, pane, "arith")
+        shown += await log_text(pilot, pane, "experience")
+        assert "STRIP" not in shown and "TRADE" not in shown and "SCRIP" in shown, shown
+
+
+@pytest.mark.parametrize("kind", ["game24", "crossword", "wordproblem"])
+def test_the_legend_says_what_a_hidden_thought_is(kind: str) -> None:
+    from tui.screens.dialogs import legend_rows
+
+    said = dict(legend_rows(kind)).get("(hidden)", "")
+    assert "hidden while you play" in said and "shows it" in said

@@ -343,3 +343,46 @@ def test_snapshot_80x24(
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=(80, 24), run_before=worked)
+
+
+LONG_WAY = WordProblem(
+    "Ivan works as a lifeguard for $28 an hour. Hours over 40 in a week are paid at 1.5 "
+    "times that rate. How many dollars does Ivan earn in a week of 41 hours?",
+    Fraction(1162),
+    Solution.parse(
+        "Overtime is 41 - 40 = <<41-40=1>>1 hour.\n"
+        "Overtime pays 28 * 1.5 = <<28*1.5=42>>42 dollars an hour.\n"
+        "The first 40 hours pay 40 * 28 = <<40*28=1120>>1120 dollars.\n"
+        "The overtime pays 1 * 42 = <<1*42=42>>42 dollars.\n"
+        "So Ivan earns 1120 + 42 = <<1120+42=1162>>1162 dollars."
+    ),
+    topic="work",
+    level="hard",
+    unit="dollars",
+)
+
+
+async def test_a_worked_solution_longer_than_its_room_scrolls_by_the_keys(
+    app: PonderApp,
+) -> None:
+    """At 80x24 the worked solution shown on giving up is taller than the room under the
+    question: the arrows and page keys scroll it, the message says so, and the help lists
+    the keys on one row."""
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await play(pilot, LONG_WAY)
+        await pilot.press("g", "y")
+        await wait_for(pilot, lambda: screen.over)
+        assert "↑ ↓ scroll it" in shown(screen, "#message")
+        assert "(a)" not in screen.query_one("#answer", Input).placeholder  # a is not offered
+        body = screen.query_one("#wp-body")
+        await wait_for(pilot, lambda: body.max_scroll_y > 0)
+        await pilot.press("pageup", "pageup", "pageup")
+        assert body.scroll_y == 0
+        await pilot.press(*["down"] * 12)
+        assert body.scroll_y == body.max_scroll_y
+        await pilot.press("up")
+        assert body.scroll_y == body.max_scroll_y - 1
+        await pilot.press("question_mark")
+        await pilot.pause()
+        rows = [row for row in app.screen.rows if "Scroll" in row[1]]  # type: ignore[attr-defined]
+        assert len(rows) == 1 and "pgdn" in rows[0][0], rows

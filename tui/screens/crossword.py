@@ -130,6 +130,9 @@ class CrosswordScreen(PuzzleScreen):
 
     KIND = "crossword"
     NOUN = "mini"
+    PLAY_ACTIONS = frozenset(
+        {"check", "reveal", "auto_check", "pencil", "give_up", "pause", "peek"}
+    )
     LEVELS = SPECS[KIND].levels
     """A 5 x 5 grid without black squares (Tree of Thoughts' shape), or with them."""
     COMMANDS = PuzzleScreen.COMMANDS | {CrosswordCommands}
@@ -614,7 +617,14 @@ class CrosswordScreen(PuzzleScreen):
             return
         cells = [c for c in self.cells_of(scope) if self.board.letter(c)]
         if not cells:
-            self.say("Nothing written there to check yet.", tone(self, Tone.WARNING))
+            # Named: a word just filled in moves the cursor on, to the next (empty) word.
+            slot = self.slot
+            where = {
+                "letter": "this square",
+                "word": f"{slot.number} {slot.direction.value}" if slot else "this word",
+                "puzzle": "the grid",
+            }[scope]
+            self.say(f"Nothing written in {where} to check yet.", tone(self, Tone.WARNING))
             return
         self.hints_used += 1
         wrong = [c for c in cells if not self.crossword.check_letter(self.board, c)]

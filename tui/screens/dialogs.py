@@ -72,6 +72,11 @@ LEGEND = (
     ("◆", "on the chain BoT aggregated from this iteration's trees"),
     ("struck out", "pruned: the search dropped it"),
     ("italics", "a leaf: the search grows nothing more from it"),
+    (
+        "(hidden)",
+        "a thought on the solver's way to its answer, or stating it, hidden while you play: "
+        "the status line names the key that shows it; solving or giving up shows it too",
+    ),
     ("Scores", ""),
     ("node score", "[0.8]: the model's value of the numbers left (can 24 still be made?)"),
     ("edge score", "[edge 0.6]: BoT's value of the step itself, given the state before it"),

@@ -74,6 +74,10 @@ class Game24Screen(PuzzleScreen):
     LEVELS = SPECS[KIND].levels
     COMMANDS = PuzzleScreen.COMMANDS | {Game24Commands}
     GIVE_UP_SHOWS = "every solution"
+    # g stays once the hand is over: it shows the solutions then.
+    PLAY_ACTIONS = frozenset(
+        {"pick", "op", "undo", "reset", "type_expression", "hint", "pause", "peek"}
+    )
 
     BINDINGS = [
         Binding("1", "pick(0)", "card 1", show=False, id="game.card1"),
@@ -276,6 +280,8 @@ class Game24Screen(PuzzleScreen):
     def help_rows(self, rows: list[tuple[str, str]]) -> list[tuple[str, str]]:
         # One row for the cards and one for the operators, not one per key.
         singles = ("card ", "add", "subtract", "multiply", "divide")
+        if self.over:  # no cards to pick any more
+            return rows
         return [
             (self.card_keys, "pick a card, then an operator, then a card"),
             ("+ - * / x", "the operator between two cards: + - × ÷"),

@@ -175,7 +175,9 @@ class HomeScreen(PonderScreen):
 
     def refresh_home(self) -> None:
         app = self.ponder
-        line = Text.assemble(("Model: ", "bold"), app.model_label, ("   (s: settings)", "dim"))
+        # The key's note goes onto a row of its own, whole, when a long model name needs it
+        # (80 columns leave home's left side 36).
+        line = Text.assemble(("Model: ", "bold"), app.model_label, (" (s:\u00a0settings)", "dim"))
         if app.published_run() is not None:
             # The engine answers the 100 hands GPT-4 played: the kind that deals them says so.
             for kind in KINDS.values():
@@ -224,29 +226,34 @@ class HomeScreen(PonderScreen):
 
     def _fill_history(self, results: list[Result]) -> None:
         """The recent games, every column shown: narrow windows (80 columns) drop the hints
-        column, and a puzzle too long for what is left is cut with an ellipsis."""
+        column, and a puzzle too long for what is left is cut with an ellipsis; where even
+        that leaves too little, the results are said in fewer letters."""
         table = self.query_one("#recent", DataTable)
         width = table.size.width
         wide = width == 0 or width >= _WIDE_HISTORY
-        rows = []
-        for r in results:
-            solver = ""
-            if r.solver_method:
-                mark = "✓" if r.solver_solved else ("✗" if r.solver_solved is False else "…")
-                solver = f"{r.solver_method} {mark}"
-            hints = (str(r.hints),) if wide else ()
-            rows.append((r.puzzle, _outcome(r), _clock(r.seconds), *hints, solver))
         names = ("puzzle", "result", "time", *(("hints",) if wide else ()), "solver")
-        # Each column takes its widest cell and two columns of padding; the puzzle, the rest.
-        others = (
-            sum(
-                max(len(name), *(cell_len(row[i]) for row in rows)) + 2
-                for i, name in enumerate(names[1:], 1)
+        for short in (False, True):
+            rows = []
+            for r in results:
+                solver = ""
+                if r.solver_method:
+                    mark = "✓" if r.solver_solved else ("✗" if r.solver_solved is False else "…")
+                    solver = f"{r.solver_method} {mark}"
+                hints = (str(r.hints),) if wide else ()
+                rows.append((r.puzzle, _outcome(r, short), _clock(r.seconds), *hints, solver))
+            # Each column takes its widest cell and two columns of padding; the puzzle, the
+            # rest, at least 6 ("4 7 …"), else the results are said in fewer letters.
+            others = (
+                sum(
+                    max(len(name), *(cell_len(row[i]) for row in rows)) + 2
+                    for i, name in enumerate(names[1:], 1)
+                )
+                if rows
+                else 0
             )
-            if rows
-            else 0
-        )
-        room = max(8, width - others - 2) if width else 40
+            if not width or width - others - 2 >= 6:
+                break
+        room = max(6, width - others - 2) if width else 40
         table.clear(columns=True)
         table.add_columns(*names)
         for puzzle, *rest in rows:
@@ -335,6 +342,14 @@ class HomeScreen(PonderScreen):
         value = self.query_one("#topic", Select).value
         return value if isinstance(value, str) and value != ANY_TOPIC else None
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "open_file":
+            # Offered for the kinds whose puzzles come in files (by the kind's spec):
+            # the footer and the help do not name a key that could only say there are none.
+            kind = self.kind
+            return kind.playable and bool(kind.spec.files)
+        return True
+
     @on(Button.Pressed, "#open-file")
     def action_open_file(self) -> None:
         """Open a file of puzzles of the highlighted kind (a file of many: choose one)."""
@@ -395,6 +410,7 @@ class HomeScreen(PonderScreen):
         level.value = kept
         self.show_methods()
         self._show_own()
+        self.refresh_bindings()  # o opens files of the kinds that have them
 
     def show_methods(self) -> None:
         """The Solver list: the methods the highlighted kind can run, showing the one chosen
@@ -480,14 +496,16 @@ def _method_choices(kind: PuzzleKind) -> list[tuple[str, Any]]:
     return [(entry.label, entry.name) for entry in offered]
 
 
-def _outcome(r: Result) -> str:
-    """A result in a word or two for the history table."""
+def _outcome(r: Result, short: bool = False) -> str:
+    """A result in a word or two for the history table (``short``: in fewer letters, for a
+    narrow window)."""
     if r.solved:
-        text = "solution shown" if r.solution_shown else "solved"
+        text = ("shown" if short else "solution shown") if r.solution_shown else "solved"
     else:
         text = "gave up" if r.gave_up else ("left" if r.abandoned else "unsolved")
     if r.race_won is not None:
-        text += " · won race" if r.race_won else " · lost race"
+        race = "won" if r.race_won else "lost"
+        text += f" · {race}" if short else f" · {race} race"
     return text
 
 

@@ -379,6 +379,9 @@ class PuzzleScreen(PonderScreen):
     """The key that explains the solver pane's marks."""
     PAUSE_KEY: ClassVar[str] = "p"
     """The key that pauses the clock (the puzzle hidden meanwhile)."""
+    PLAY_ACTIONS: ClassVar[frozenset[str]] = frozenset({"give_up", "pause", "peek"})
+    """Actions that only play the puzzle: once it is over (won or given up) they do nothing,
+    so the footer and the help no longer offer them (:meth:`check_action`)."""
 
     def give_up_now(self) -> None:
         """Give up without asking (the question was answered): the kind shows its solution."""
@@ -843,6 +846,8 @@ class PuzzleScreen(PonderScreen):
     # ---------------------------------------------------------------- the solver
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in self.PLAY_ACTIONS and self.over:
+            return False  # nothing left to play: not offered (n deals a new one)
         if action == "leave" and self.maximized is not None:
             return False  # esc shrinks the enlarged pane (the shrink binding shows it)
         if action == "shrink":

@@ -205,6 +205,7 @@ class WordProblemScreen(PuzzleScreen):
     LEVELS = SPECS[KIND].levels
     COMMANDS = PuzzleScreen.COMMANDS | {WordProblemCommands}
     GIVE_UP_SHOWS = "the answer and the worked solution"
+    PLAY_ACTIONS = frozenset({"answer", "hint", "give_up", "pause", "peek"})
 
     BINDINGS = [
         Binding("a", "answer", "Answer", id="wordproblem.answer"),
@@ -213,6 +214,28 @@ class WordProblemScreen(PuzzleScreen):
         Binding("g", "give_up", "Give up", id="wordproblem.give_up"),
         Binding("t", "topic", "Topic", id="wordproblem.topic"),
         Binding("p", "pause", "Pause", show=False, id="wordproblem.pause"),
+        # The work and the hints (a worked solution is longer than 80x24 leaves them) scroll
+        # under the question: by the keys too, not only by the mouse.
+        Binding(
+            "up", "scroll_body(-1)", "Scroll the work and hints", show=False, id="wordproblem.up"
+        ),
+        Binding(
+            "down", "scroll_body(1)", "Scroll the work and hints", show=False, id="wordproblem.down"
+        ),
+        Binding(
+            "pageup",
+            "scroll_body(-5)",
+            "Scroll the work and hints",
+            show=False,
+            id="wordproblem.pageup",
+        ),
+        Binding(
+            "pagedown",
+            "scroll_body(5)",
+            "Scroll the work and hints",
+            show=False,
+            id="wordproblem.pagedown",
+        ),
     ]
 
     FOCUS_KEYS: ClassVar[dict[str, str]] = {"a": "#answer", "w": "#scratch"}
@@ -406,7 +429,7 @@ class WordProblemScreen(PuzzleScreen):
         unit = f" {problem.unit}" if problem.unit else ""
         return (
             f"You gave up: the answer is {problem.answer_text}{unit} "
-            f"(the worked solution is above). {self.next_hint}"
+            f"(the worked solution is above: ↑ ↓ scroll it). {self.next_hint}"
         )
 
     # ---------------------------------------------------------------- the player's work
@@ -475,6 +498,26 @@ class WordProblemScreen(PuzzleScreen):
 
     def action_scratchpad(self) -> None:
         self.set_focus(self.query_one("#scratch", Input))
+
+    def help_rows(self, rows: list[tuple[str, str]]) -> list[tuple[str, str]]:
+        # One row for the four keys that scroll the work and the hints.
+        scroll = "Scroll the work and hints"
+        keys = [key for key, said in rows if said == scroll]
+        if not keys:
+            return rows
+        kept = [row for row in rows if row[1] != scroll]
+        at = next((i for i, row in enumerate(rows) if row[1] == scroll), len(kept))
+        return [*kept[:at], (" ".join(keys), scroll), *kept[at:]]
+
+    def leave_typing(self) -> None:
+        # The problem is over: its answer box no longer offers a (the footer does not).
+        super().leave_typing()
+        self.query_one("#answer", Input).placeholder = ""
+
+    def action_scroll_body(self, rows: int) -> None:
+        """Scroll the work and the hints under the question by ``rows``."""
+        body = self.query_one("#wp-body", VerticalScroll)
+        body.scroll_relative(y=rows, animate=False)
 
     def on_key(self, event: events.Key) -> None:
         focused = self.focused

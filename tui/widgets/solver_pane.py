@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections import deque
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -22,6 +23,7 @@ from rich.padding import Padding
 from rich.style import Style
 from rich.table import Table
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -118,15 +120,30 @@ class NodeInfo:
     chain: bool = False
     claims: list[str] = field(default_factory=list)
     wrong: bool = False  # one of its arithmetic claims is wrong or unreadable
+    parent: str | None = None
+    wins: bool = False
+    """On the solver's way to the answer: it reaches the goal (or was found a solution), or a
+    thought after it does. Its text is a spoiler while the answer is hidden."""
+
+
+Entry = RenderableType | Callable[[], RenderableType | None]
+"""A line of a log that may give the answer away: drawn by a function, again when the answer
+is shown or hidden (None: nothing to draw)."""
 
 
 class PaneLog(GrowsInPlace, RichLog):
     """A log of the pane (checks, experience, details, a transcript). While the pane applies
     a batch of events (:meth:`hold`), the lines written are kept and written in one go when
     it ends (:meth:`release`): one render for the batch rather than one a line, which is
-    about half the cost."""
+    about half the cost.
+
+    What it was given is kept too, and wrapped again at a new width (the pane enlarged with
+    ctrl+z and shrunk again, the terminal resized): Textual's log keeps lines as drawn, so a
+    line written while the pane was wide was cut once it was narrow again."""
 
     _held: list[RenderableType] | None = None
+    _given: deque[tuple[RenderableType, tuple[Any, ...], dict[str, Any]]] | None = None
+    _drawn_width = 0
 
     def hold(self) -> None:
         if self._held is None:
@@ -135,18 +152,42 @@ class PaneLog(GrowsInPlace, RichLog):
     def release(self) -> None:
         held, self._held = self._held, None
         if held:
-            super().write(held[0] if len(held) == 1 else Group(*held))
+            self._draw(held[0] if len(held) == 1 else Group(*held))
 
     def write(self, content: RenderableType | object, *args: Any, **kwargs: Any) -> Self:
         if self._held is not None and not args and not kwargs:
             self._held.append(content)  # type: ignore[arg-type]
             return self
+        return self._draw(content, *args, **kwargs)  # type: ignore[arg-type]
+
+    def _draw(self, content: RenderableType, *args: Any, **kwargs: Any) -> Self:
+        # Before the log has a size Textual keeps what is written and writes it again once
+        # it has one: kept from then, once.
+        if self._size_known:
+            if self._given is None:
+                self._given = deque(maxlen=self.max_lines)
+            self._given.append((content, args, kwargs))
         return super().write(content, *args, **kwargs)
 
     def clear(self) -> Self:
         if self._held:
             self._held.clear()
+        if self._given:
+            self._given.clear()
         return super().clear()
+
+    def on_resize(self, event: events.Resize) -> None:
+        width = self.scrollable_content_region.width
+        if not width:
+            return  # out of sight (another tab): drawn again when shown at a width
+        if self._drawn_width and width != self._drawn_width and self._given:
+            y = self.scroll_y
+            RichLog.clear(self)
+            for content, args, kwargs in self._given:
+                super().write(content, *args, **kwargs)
+            if not self.auto_scroll:
+                self.scroll_to(y=y, animate=False, immediate=True)
+        self._drawn_width = width
 
 
 class ThoughtTree(GrowsInPlace, Tree[str]):
@@ -311,6 +352,17 @@ class SolverPane(Vertical):
         """Whether the solver's answer is kept from the player (still playing): no spoilers."""
         self.transcript_events: list[ev.Event] = []
         """The events of the transcript so far (ReAct's, DELI's), to write it again."""
+        self.entries: dict[str, deque[Entry]] = {
+            "arith": deque(maxlen=3000),
+            "experience": deque(maxlen=3000),
+        }
+        """What the checks and experience logs were given, to write them again when the
+        answer is shown or hidden (their lines about the way to the answer are spoilers)."""
+        self._stale: set[str] = set()
+        self._chains: dict[int, tuple[str, ...]] = {}
+        """The thoughts of each iteration's aggregated chain (BoT), by iteration."""
+        """Logs to write again at the end of the batch: a thought was found on the way to
+        the answer after its lines were written."""
         self.peek_key = "v"
         """The key that shows a hidden answer, as the status line names it."""
         self.config: dict[str, object] = {}
@@ -438,6 +490,12 @@ class SolverPane(Vertical):
             self._rewrite_transcript()
         if changed:
             self.query_one(DialogueView).redraw()
+            # The thought tree's way to the answer, and the logs' lines about it.
+            for info in self.nodes.values():
+                if info.wins or _states_answer(info.text):
+                    self._relabel(info)
+            for log_id in self.entries:
+                self._rewrite(log_id)
 
     def _dialogue_hidden(self) -> str:
         """What stands for an IoT turn's answer while the player plays; empty when shown."""
@@ -490,6 +548,10 @@ class SolverPane(Vertical):
         for log_id in ("#arith", "#experience", "#details", "#transcript"):
             self.query_one(log_id, RichLog).clear()
         self.transcript_events.clear()
+        for entries in self.entries.values():
+            entries.clear()
+        self._stale.clear()
+        self._chains.clear()
         self.query_one(RoundsPlot).clear(self.round_name)
         self.refresh_status()
 
@@ -525,6 +587,9 @@ class SolverPane(Vertical):
         finally:
             for log in logs:
                 log.release()
+        for log_id in sorted(self._stale):
+            self._rewrite(log_id)
+        self._stale.clear()
         self.refresh_status()
         return applied
 
@@ -644,7 +709,9 @@ class SolverPane(Vertical):
         return node
 
     def _add_thought(self, e: ev.ThoughtAdded) -> None:
-        info = NodeInfo(e.node_id, e.text, e.state, e.depth, call_id=e.call_id)
+        info = NodeInfo(
+            e.node_id, e.text, e.state, e.depth, call_id=e.call_id, parent=e.parent_id or None
+        )
         self.nodes[e.node_id] = info
         parent = self._tree_nodes.get(e.parent_id or "") if e.parent_id else None
         if parent is None:
@@ -654,6 +721,8 @@ class SolverPane(Vertical):
         # A thought shows no expand arrow until a child thought grows from it.
         node = parent.add(self._label(info), data=e.node_id, expand=True, allow_expand=False)
         self._tree_nodes[e.node_id] = node
+        if self._reaches(info):
+            self._wins(info)
 
     def _mark(self, node_id: str, status: str, reason: str) -> None:
         info = self.nodes.get(node_id)
@@ -662,6 +731,50 @@ class SolverPane(Vertical):
         if info.status != "solution":
             info.status, info.reason = status, reason
         self._relabel(info)
+        if status == "solution":
+            self._wins(info)
+
+    def _wins(self, info: NodeInfo) -> None:
+        """``info`` reaches the answer: it and the thoughts before it are the way there."""
+        at: NodeInfo | None = info
+        while at is not None and not at.wins:
+            at.wins = True
+            self._relabel(at)
+            if at.claims and self.answer_hidden:
+                self._stale.add("arith")  # its checks were written before it was known
+            at = self.nodes.get(at.parent or "")
+        if self.answer_hidden:
+            self._stale.add("experience")  # a chain or kept state on the way
+
+    def _spoils(self, info: NodeInfo | None) -> bool:
+        """Whether ``info``'s text would give the answer away now: it is on the way to the
+        answer, or it states the solver's answer ("Answer: 50"), right or wrong, as the
+        status line keeps it."""
+        if info is None or not self.answer_hidden:
+            return False
+        return info.wins or _states_answer(info.text)
+
+    def _write(self, log_id: str, entry: Entry) -> None:
+        """Write ``entry`` to a log whose lines may give the answer away (kept, to write it
+        again when the answer is shown or hidden)."""
+        self.entries[log_id].append(entry)
+        drawn = entry() if callable(entry) else entry
+        if drawn is not None:
+            self.query_one(f"#{log_id}", RichLog).write(drawn)
+
+    def _rewrite(self, log_id: str) -> None:
+        log = self.query_one(f"#{log_id}", PaneLog)
+        log.clear()
+        held = log._held is not None
+        log.hold()  # one render for the whole log
+        try:
+            for entry in self.entries[log_id]:
+                drawn = entry() if callable(entry) else entry
+                if drawn is not None:
+                    log.write(drawn)
+        finally:
+            if not held:
+                log.release()
 
     def _relabel(self, info: NodeInfo) -> None:
         node = self._tree_nodes.get(info.node_id)
@@ -670,6 +783,14 @@ class SolverPane(Vertical):
 
     def _label(self, info: NodeInfo) -> Text:
         text = Text()
+        if self._spoils(info):
+            # No spoilers: the way to the answer shows as the tree's shape, not its words.
+            if self._reaches(info) or info.status == "solution":
+                text.append("★ ", style=tone(self, Tone.RIGHT, "bold"))
+            # Short: a deep thought is drawn far right in a narrow pane (the status line
+            # says which key shows it).
+            text.append("(hidden)", style="dim italic")
+            return text
         if info.chain:
             text.append("◆ ", style=tone(self, Tone.PART, "bold"))
         # A thought that leaves only the target reached it, scored or not (stop-early may
@@ -709,21 +830,30 @@ class SolverPane(Vertical):
             if info is not None:
                 info.chain = True
                 self._relabel(info)
-        log = self.query_one("#experience", RichLog)
-        log.write(
-            Text.assemble(
+        self._chains[e.iteration] = e.node_ids
+        nodes = [self.nodes.get(nid) for nid in e.node_ids]
+
+        def chain() -> Text:
+            steps = " → ".join(written(step) for step in e.steps)
+            if any(self._spoils(info) for info in nodes):
+                steps = self._hidden
+            return Text.assemble(
                 (f"Iteration {e.iteration} · {e.strategy} chain", "bold"),
                 (f" (score {e.score:g})\n", "dim"),
-                "  " + " → ".join(written(step) for step in e.steps),
+                "  " + steps,
             )
-        )
+
+        self._write("experience", chain)
 
     def _kept_states(self, step: int) -> None:
-        kept = [n.text for n in self.nodes.values() if n.depth == step and n.status != "pruned"]
-        log = self.query_one("#experience", RichLog)
-        log.write(Text(f"After step {step}, kept {len(kept)} states:", style="bold"))
-        for text in kept[:10]:
-            log.write(Text(f"  {written(text)}"))
+        kept = [n for n in self.nodes.values() if n.depth == step and n.status != "pruned"]
+        self._write("experience", Text(f"After step {step}, kept {len(kept)} states:", "bold"))
+        for info in kept[:10]:
+            self._write("experience", self._state_line(info))
+
+    def _state_line(self, info: NodeInfo) -> Callable[[], Text]:
+        """A kept state as the experience log lists it (hidden on the way to the answer)."""
+        return lambda: Text(f"  {self._hidden if self._spoils(info) else written(info.text)}")
 
     def _claim(self, e: ev.ClaimVerified) -> None:
         if e.ok and restates(e.expression, e.claimed):
@@ -737,8 +867,8 @@ class SolverPane(Vertical):
         line = Text.assemble((f"{e.mark} ", f"bold {colour}"), written(e.said))
         if e.note:
             line.append(f"  {e.note}", style=colour)
-        self.query_one("#arith", RichLog).write(line)
         info = self.nodes.get(e.node_id or "")
+        self._check_line(line, Text(f"{e.mark} ", f"bold {colour}"), info)
         if info is not None:
             info.claims.append(line.plain)
             if e.status == "wrong" and not info.wrong:  # unreadable ("?") is no wrong step
@@ -755,13 +885,23 @@ class SolverPane(Vertical):
         # The reason says the pattern it fits, or the crossing letter it conflicts with.
         why = e.reason or f"{'fits' if e.ok else 'does not fit'} {e.pattern}".strip()
         line.append(f"  {why}", style=tone(self, Tone.RIGHT) if e.ok else tone(self, Tone.WRONG))
-        self.query_one("#arith", RichLog).write(line)
         info = self.nodes.get(e.node_id or "")
+        mark = Text(f"{e.mark} ", tone(self, Tone.RIGHT if e.ok else Tone.WRONG, "bold"))
+        self._check_line(line, mark, info)
         if info is not None:
             info.claims.append(line.plain)
             if not e.ok and not info.wrong:
                 info.wrong = True
                 self._relabel(info)
+
+    def _check_line(self, line: Text, mark: Text, info: NodeInfo | None) -> None:
+        """A line of the checks tab; one of a thought on the way to the answer says only its
+        mark while the answer is hidden."""
+        if info is None:
+            self._write("arith", line)
+            return
+        hidden = mark + Text(self._hidden, "dim italic")
+        self._write("arith", lambda: hidden if self._spoils(info) else line)
 
     def _carried(self, e: ev.ExperienceCarried) -> None:
         """Entries from the library, each marked, so a player tells them from this run's."""
@@ -769,94 +909,112 @@ class SolverPane(Vertical):
         n = len(e.entries)
         # The tab says it too: the log is out of sight behind the other tabs.
         self._experience_tab(f"Experience · {n} from library")
-        log = self.query_one("#experience", RichLog)
         where = "kept out of the prompts" if e.kept_out else "carried into this run's prompts"
-        log.write(
+        self._write(
+            "experience",
             Text.assemble(
                 (
                     f"From the library: {n} {'entry' if n == 1 else 'entries'} of earlier runs",
                     tone(self, Tone.PART, "bold"),
                 ),
                 (f" ({where})", "dim"),
-            )
+            ),
         )
         for entry in e.entries:
             for i, line in enumerate(entry.splitlines()):
-                log.write(
+                self._write(
+                    "experience",
                     Text.assemble(
                         ("  library │ " if i == 0 else "          │ ", tone(self, Tone.PART)),
                         line,
-                    )
+                    ),
                 )
         # Everything after this line is the run's own (the event comes before iteration 1).
-        log.write(Text("This run's own experience:", style="bold"))
+        self._write("experience", Text("This run's own experience:", style="bold"))
 
     def _experience_tab(self, title: str) -> None:
         self.query_one("#solver-tabs", TabbedContent).get_tab("tab-experience").label = title
 
     def _experience(self, e: ev.ExperienceAdded) -> None:
         self.query_one(RoundsPlot).record(e.iteration, ok=e.chain_ok)
-        log = self.query_one("#experience", RichLog)
+        if e.chain_ok:
+            # The iteration's chain checks exactly (a crossword's words filling the grid,
+            # though no one thought holds them all): its thoughts are the way to the answer.
+            for nid in self._chains.get(e.iteration, ()):
+                info = self.nodes.get(nid)
+                if info is not None:
+                    self._wins(info)
         conf = f"{e.confidence:g}" if e.confidence is not None else "?"
         mark = (
             ("✓", tone(self, Tone.RIGHT, "bold"))
             if e.chain_ok
             else ("✗", tone(self, Tone.WRONG, "bold"))
         )
-        log.write(
-            Text.assemble(
+
+        def analysis() -> Text:
+            # The verdict may name the answer ("17 is not 18"), a right chain's entry is it.
+            verdict = "" if self.answer_hidden else f" {e.verdict}"
+            return Text.assemble(
                 (f"Analysis {e.iteration}", "bold"),
                 f" · model's confidence {conf} · exact check ",
                 mark,
-                f" {e.verdict}",
+                verdict,
             )
-        )
+
+        self._write("experience", analysis)
         if e.repeat_of:
             # Left out, never rewritten: the prompts already carry that entry word for word.
-            log.write(
+            self._write(
+                "experience",
                 Text(
                     f"  the same chain and analysis as entry {e.repeat_of}: left out, the "
                     "prompts carry it once",
                     style="dim",
-                )
+                ),
             )
             return
+        lines: list[Text] = []
         if e.entry:
             # Exactly the text the next iteration's prompts carry (issue: what is shown is
             # what the model is told).
-            log.write(Text("  as the next prompts carry it:", style="dim"))
-            for line in e.entry.splitlines():
-                log.write(Text(f"  {line}"))
-            return
-        log.write(Text(f"  {e.report}"))
-        for i, advice in enumerate(e.advice, 1):
-            verdict = e.verdicts[i - 1] if i - 1 < len(e.verdicts) else ""
-            if advice or verdict:
-                tag = {
-                    "reject": ("reject", tone(self, Tone.WRONG)),
-                    "recommend": ("keep", tone(self, Tone.RIGHT)),
-                }.get(verdict, ("", ""))
-                log.write(Text.assemble(f"  step {i} ", (tag[0], tag[1]), f" {advice}"))
+            lines.append(Text("  as the next prompts carry it:", style="dim"))
+            lines += [Text(f"  {line}") for line in e.entry.splitlines()]
+        else:
+            lines.append(Text(f"  {e.report}"))
+            for i, advice in enumerate(e.advice, 1):
+                verdict = e.verdicts[i - 1] if i - 1 < len(e.verdicts) else ""
+                if advice or verdict:
+                    tag = {
+                        "reject": ("reject", tone(self, Tone.WRONG)),
+                        "recommend": ("keep", tone(self, Tone.RIGHT)),
+                    }.get(verdict, ("", ""))
+                    lines.append(Text.assemble(f"  step {i} ", (tag[0], tag[1]), f" {advice}"))
+        shown = Group(*lines)
+        hidden = Text(f"  {self._hidden}", "dim italic")
+        # A chain that checks is the answer, its entry too.
+        self._write("experience", lambda: hidden if self.answer_hidden and e.chain_ok else shown)
 
     def _final(self, e: ev.FinalAnswered) -> None:
         """BoT's final prompt (I^{T+1}, every entry above in it) and the answer it gave."""
-        log = self.query_one("#experience", RichLog)
         mark = (
             ("✓", tone(self, Tone.RIGHT, "bold")) if e.ok else ("✗", tone(self, Tone.WRONG, "bold"))
         )
-        said = self.answer_text(e.answer) if e.answer else "(no answer)"
-        if self.answer_hidden and e.answer:
-            said = f"(hidden while you play: {self.peek_key} shows it in the status line)"
-        log.write(
-            Text.assemble(
+
+        def final() -> Text:
+            said = self.answer_text(e.answer) if e.answer else "(no answer)"
+            verdict = f" {e.verdict}"
+            if self.answer_hidden and e.answer:
+                said, verdict = self._hidden, ""  # the verdict may name the answer
+            return Text.assemble(
                 ("Final prompt", "bold"),
                 " (all the experience above) · answer ",
                 said,
                 " · exact check ",
                 mark,
-                f" {e.verdict}",
+                verdict,
             )
-        )
+
+        self._write("experience", final)
 
     def _transcript(self, event: ev.Event) -> None:
         """ReAct's and DELI's steps, one line or two each, in the order they happened; for
@@ -967,13 +1125,13 @@ class SolverPane(Vertical):
         self.elapsed = e.wall_time
         if self.view == "tree" and self.round_name == "step" and self.iteration[1] > 1:
             self._kept_states(self.iteration[0])
-        log = self.query_one("#experience", RichLog)
         mark = (
             ("✓ solved", tone(self, Tone.RIGHT, "bold"))
             if e.solved
             else ("✗ not solved", tone(self, Tone.WRONG, "bold"))
         )
-        log.write(Text.assemble(mark, "  ", self.answer_line()))
+        # Written again when the answer is shown (or hidden).
+        self._write("experience", lambda: Text.assemble(mark, "  ", self.answer_line()))
 
     def answer_line(self) -> Text:
         """What the solver answered, as the puzzle screen writes it, with the exact check:
@@ -1079,6 +1237,16 @@ class SolverPane(Vertical):
             return
         log = self.query_one("#details", RichLog)
         log.clear()
+        if self._spoils(info):
+            log.write(
+                Text(
+                    "A thought on the solver's way to the answer: hidden while you play "
+                    f"({self.peek_key} shows it).",
+                    style="italic",
+                )
+            )
+            self._open_details(log)
+            return
         log.write(Text(info.text, style="bold"))
         if info.state:
             log.write(Text(f"{self._state_label()}: {info.state}"))
@@ -1193,6 +1361,11 @@ def _answers(purpose: str, tail: str) -> bool:
     line that states an answer or ReAct's finish."""
     said = tail.lower()
     return purpose in FINAL_ANSWERS or "answer" in said or "finish[" in said
+
+
+def _states_answer(text: str) -> bool:
+    """Whether a thought states an answer (``Answer: 50``), as a CoT sample's last does."""
+    return text.lstrip(" *#-").lower().startswith("answer")
 
 
 def _group_label(tree_id: str) -> str:
