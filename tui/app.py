@@ -209,7 +209,7 @@ class PonderApp(App[None]):
         self._unsaved: str | None = None  # the store_message that says results are waiting
         self._save_retry: Timer | None = None
         self.last_key_at = float("-inf")
-        """When the last key came (``time.monotonic``): a screen showing a streaming solver
+        """When the last key came (``time.perf_counter``): a screen showing a streaming solver
         draws it less often while the player types."""
         self.key_unseen = False
         """A key has come whose frame is not drawn yet: nothing else is drawn before it."""
@@ -218,7 +218,7 @@ class PonderApp(App[None]):
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key):
-            self.last_key_at = time.monotonic()
+            self.last_key_at = time.perf_counter()
             if not self.key_unseen:
                 self.key_unseen = True
                 self.call_after_refresh(self._key_seen)

@@ -26,6 +26,9 @@ from typing import Any, TypeVar
 
 T = TypeVar("T")
 
+CLOSE_WAIT = 5.0
+"""Seconds :meth:`SolverLoop.close` waits for the runs to end, and again for the last close."""
+
 SWITCH_INTERVAL = 0.001
 """Seconds a thread runs before another waiting for the interpreter gets it, while a gate is
 installed (Python's default is 0.005)."""
@@ -168,6 +171,7 @@ class SolverLoop:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
+        self._closed = False
 
     @property
     def started(self) -> bool:
@@ -177,11 +181,14 @@ class SolverLoop:
         """The loop, started on its thread if it is not yet (called from the app's loop, whose
         gate its tasks pass)."""
         with self._lock:
+            if self._closed:
+                raise RuntimeError("the solver's loop is closed")
             if self._loop is None:
                 gate = self._gate = Gate.of(asyncio.get_running_loop())
                 loop = asyncio.new_event_loop()
                 loop.set_task_factory(
-                    lambda loop, coro: asyncio.Task(_Gated(coro, gate), loop=loop)
+                    # (keywords too: newer Pythons pass a task's name and context)
+                    lambda loop, coro, **kw: asyncio.Task(_Gated(coro, gate), loop=loop, **kw)
                 )
                 ready = threading.Event()
 
@@ -210,23 +217,35 @@ class SolverLoop:
         else:
             self._loop.call_soon_threadsafe(function, *args)
 
-    async def close(self) -> None:
-        """Cancel what still runs on the loop, then stop it and its thread."""
+    async def close(self, last: Coroutine[Any, Any, Any] | None = None) -> None:
+        """Cancel what still runs on the loop, run ``last`` there (a model's ``aclose``),
+        then stop the loop and its thread. Each waits at most :data:`CLOSE_WAIT` seconds: a
+        task that will not end or a close that hangs does not hold up the app's exit."""
         with self._lock:
+            self._closed = True
             loop, thread, gate = self._loop, self._thread, self._gate
             self._loop = self._thread = self._gate = None
         if loop is None or thread is None or gate is None:
+            if last is not None:
+                last.close()  # nothing ran on a loop that never started
             return
 
         async def wind_down() -> None:
             tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
             for task in tasks:
                 task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-            await loop.shutdown_asyncgens()
+            try:
+                if tasks:
+                    await asyncio.wait(tasks, timeout=CLOSE_WAIT)
+                if last is not None:
+                    await asyncio.wait_for(last, CLOSE_WAIT)
+            finally:
+                await loop.shutdown_asyncgens()
 
         try:
             await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(wind_down(), loop))
+        except Exception:  # a model that fails to close is closed enough
+            pass
         finally:
             loop.call_soon_threadsafe(loop.stop)
             await asyncio.to_thread(thread.join, 5)

@@ -126,3 +126,52 @@ async def test_a_call_reaches_the_solver_loop_or_runs_at_once_before_it_starts()
     await asyncio.to_thread(done.wait, 5)
     assert seen[-1] == "ponder-solver"
     await solver.close()
+
+
+async def test_tasks_made_with_a_name_or_a_context_run_there_too() -> None:
+    import contextvars
+
+    solver = SolverLoop()
+    try:
+
+        async def child() -> str:
+            return "done"
+
+        async def spawns() -> list[str]:  # as anyio does on newer Pythons
+            loop = asyncio.get_running_loop()
+            named = loop.create_task(child(), name="named")
+            inside = loop.create_task(child(), context=contextvars.copy_context())
+            return [await named, await inside, named.get_name()]
+
+        assert await solver.run(spawns()) == ["done", "done", "named"]
+    finally:
+        await solver.close()
+
+
+async def test_closing_cancels_the_runs_before_the_last_close_and_is_final() -> None:
+    solver = SolverLoop()
+    order: list[str] = []
+    started = threading.Event()
+
+    async def run() -> None:
+        started.set()
+        try:
+            await asyncio.sleep(60)
+        finally:
+            order.append("run ended")
+
+    async def last() -> None:
+        order.append("model closed")
+
+    caller = asyncio.ensure_future(solver.run(run()))
+    await asyncio.to_thread(started.wait, 10)
+    await solver.close(last())
+    assert order == ["run ended", "model closed"]
+    with pytest.raises(asyncio.CancelledError):
+        await caller
+    with pytest.raises(RuntimeError, match="closed"):
+        solver.loop()
+    # A last close for a loop that never started is dropped (nothing ran there).
+    unused = SolverLoop()
+    await unused.close(last())
+    assert order == ["run ended", "model closed"]

@@ -808,20 +808,19 @@ class CrosswordScreen(PuzzleScreen):
 
     # ---------------------------------------------------------------- the solver's board
 
-    def flush_events(self, everything: bool = False) -> None:
+    def batch_shown(self, batch: list[ev.Event]) -> None:
         board = None
-        for event in self.waiting:
+        for event in reversed(batch):  # the last board the batch shows
             text: str | None = None
             if isinstance(event, ev.ThoughtAdded):
                 text = event.state
             elif isinstance(event, ev.SolutionFound | ev.RunFinished | ev.TurnAnswered):
                 text = event.answer
-            found = self.board_of(text)
-            if found is not None:
-                board = found
+            board = self.board_of(text)
+            if board is not None:
+                break
         if board is not None:
             self.ghost = board  # drawn by watch_ghost when it shows and has changed
-        super().flush_events(everything)
 
     def solver_shortfall(self, result: ev.RunFinished) -> str:
         """``filled 15 of 23 letters, 12 right``: a partial grid is not "no answer"."""

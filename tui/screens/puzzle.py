@@ -14,6 +14,7 @@ import asyncio
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 from rich.text import Text
@@ -77,9 +78,13 @@ KEY_FRAME_WAIT = 0.1
 """Seconds at most that showing the solver's events waits for a key's frame (a key that
 closed its screen has no frame on it to wait for)."""
 
-BACKLOG = 5_000
+BACKLOG = 2_000
 """Most events the solver gets ahead of the screen: past it, the run waits until the screen
 has shown some (beside a full-speed solver while the player types; memory stays bounded)."""
+
+
+_driving: ContextVar[int] = ContextVar("_driving", default=-1)
+"""On the solver's loop, the number of the run a task works for (a retry's notice is its)."""
 
 
 class GiveUpDialog(ConfirmDialog):
@@ -297,8 +302,6 @@ class PuzzleScreen(PonderScreen):
         self._run_number = 0
         self._flushed_at = 0.0
         """The run whose events are shown; a stop or a new start moves it on."""
-        self._driving = 0
-        """The run the solver's loop is driving (set there: a retry's notice is its run's)."""
         self._held: tuple[bool, str] | None = None
         """A race won while the solver still thinks: saved once the solver is done."""
 
@@ -532,6 +535,7 @@ class PuzzleScreen(PonderScreen):
 
     def finish(self, solved: bool, answer: str) -> None:
         """The player is done: solved with ``answer``, or not."""
+        self._drain()  # a run that ended before the player did has its result noted
         self.ended = time.monotonic()  # the clock stops (watch_ticking)
         self.refresh_bindings()  # the footer says what the keys do now
         self.leave_typing()
@@ -666,10 +670,9 @@ class PuzzleScreen(PonderScreen):
 
     async def on_unmount(self) -> None:
         self.release_result()
-        if self._model is not None:
-            model, self._model = self._model, None
-            await self._solver_loop.run(model.aclose())
-        await self._solver_loop.close()
+        model, self._model = self._model, None
+        # The run is cancelled first, then its model is closed, both on the solver's loop.
+        await self._solver_loop.close(model.aclose() if model is not None else None)
 
     def action_leave(self) -> None:
         if not self.in_play:
@@ -989,7 +992,8 @@ class PuzzleScreen(PonderScreen):
         # A replay answers each recorded call once: every run replays from the start.
         if fresh or self._model is None or app.settings.engine == "replay":
             if self._model is not None:
-                await self._solver_loop.run(self._model.aclose())
+                old, self._model = self._model, None  # never reused, even half-closed
+                await self._solver_loop.run(old.aclose())
             # Remembered: a resumed run gets every reply the stopped one had, at no cost.
             made = app.make_model(on_retry=self._retrying, paced=not self.race)
             self._model = RememberingModel(made)
@@ -1005,14 +1009,10 @@ class PuzzleScreen(PonderScreen):
         domain, seed, deadline = self.make_domain(), app.seed(), app.settings.deadline
 
         async def drive() -> None:  # on the solver's loop: nothing here touches a widget
-            self._driving = number
+            _driving.set(number)  # the run a retry's notice belongs to (tasks inherit it)
             async for event in run_method(
                 method, domain, model, seed=seed, deadline=deadline, stream=True
             ):  # stream: a thought shows as it streams in
-                if isinstance(event, ev.RunFinished) and number == self._run_number:
-                    # The moment it finished, not the moment the screen shows it: a race is
-                    # decided on this.
-                    self.solver_result = event
                 inbox.append((number, event))
                 while len(inbox) + len(self._pending) > BACKLOG and number == self._run_number:
                     await asyncio.sleep(TYPING_FLUSH_SECONDS / 5)
@@ -1037,6 +1037,10 @@ class PuzzleScreen(PonderScreen):
             sent_by, event = inbox.popleft()
             if sent_by == number:
                 self._pending.append(event)
+                if isinstance(event, ev.RunFinished) and self.replay is None:
+                    # The moment it came, not the moment the screen shows it: a race is
+                    # decided on this (its time is the run's own).
+                    self.solver_result = event
         return self._pending
 
     @property
@@ -1048,34 +1052,43 @@ class PuzzleScreen(PonderScreen):
         # Called on the solver's loop, by the model of the run it drives.
         what = "rate limited" if kind == "rate_limited" else kind.replace("_", " ")
         notice = ev.ErrorRaised("retrying", f"{what}; retry {attempt} in {wait:.1f}s")
-        self._inbox.append((self._driving, notice))
+        self._inbox.append((_driving.get(), notice))
 
     def flush_events(self, everything: bool = False) -> None:
         """Show buffered events in one batch. A key comes first: while one waits for its frame
         nothing is shown, and while the player types events are shown less often."""
+        pending = self._drain()  # (a run's result is noted as it comes, shown or not)
         if not everything:
-            app, now = self.ponder, time.monotonic()
+            # (perf_counter, as the app notes keys: a test may freeze the monotonic clock)
+            app, now = self.ponder, time.perf_counter()
             if app.key_unseen and now - app.last_key_at < KEY_FRAME_WAIT:
                 return
             if (
                 now - app.last_key_at < TYPING_SECONDS
                 and now - self._flushed_at < TYPING_FLUSH_SECONDS
+                and self.solver_result is None  # a run that ended sends no more
             ):
                 return
             self._flushed_at = now
-        if not self._drain():
+        if not pending:
             return
         # At most MAX_BATCH events and FLUSH_BUDGET seconds a tick, so one burst cannot hold
-        # up a key press; the rest wait for the next tick (the solver itself never waits).
+        # up a key press; the rest wait for the next tick (the solver waits only when it is
+        # BACKLOG events ahead).
         cut = len(self._pending) if everything else MAX_BATCH
         deadline = None if everything else time.perf_counter() + FLUSH_BUDGET
         with self.app.batch_update():
             shown = self.query_one(SolverPane).apply(self._pending[:cut], deadline)
             batch = self._pending[:shown]
             del self._pending[:shown]
+            self.batch_shown(batch)
             self.refresh_race()
             if self._held is not None and any(isinstance(e, ev.RunFinished) for e in batch):
                 self._solver_done_after_win()
+
+    def batch_shown(self, batch: list[ev.Event]) -> None:
+        """A batch of the solver's events has just been shown in the pane (a kind may show
+        more of them: the crossword's ghost board)."""
 
     def action_solver_options(self) -> None:
         from solver.methods import find_spec
@@ -1125,12 +1138,12 @@ class PuzzleScreen(PonderScreen):
         self._replay_notice()
         at = 0.0
         for event in replay.events:
-            while replay.paused:
-                await asyncio.sleep(0.05)
             gap = max(0.0, event.t - at) / replay.speed
             at = event.t
             if gap > 0.001:
                 await asyncio.sleep(min(gap, 2.0))
+            while replay.paused:  # (after the wait: no event lands after a pause)
+                await asyncio.sleep(0.05)
             self.receive(event)
         self.flush_events(everything=True)
         replay.finished = True
