@@ -43,10 +43,11 @@ class Plain:
         """The span of the source that the plain span ``[start, end)`` stands for."""
         if self.same:
             return start, end
-        if end <= start:
-            at = self.starts[start] if start < len(self.starts) else self._length()
+        count = len(self.starts)
+        if end <= start or start >= count:  # empty, or past the end (a parser's "at the end")
+            at = self.starts[start] if start < count else self._length()
             return at, at
-        return self.starts[start], self.ends[end - 1]
+        return self.starts[start], self.ends[min(end, count) - 1]
 
     def _length(self) -> int:
         return self.ends[-1] if self.ends else 0

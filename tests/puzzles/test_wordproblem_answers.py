@@ -131,6 +131,13 @@ def test_non_text_is_refused() -> None:
         read_answer(18)  # type: ignore[arg-type]
 
 
+def test_a_parse_error_at_the_end_of_rewritten_text_is_an_answer_error() -> None:
+    # Found by the test below: "$0X" is rewritten (math between dollars), and the parser's
+    # error "at the end" pointed one past the rewritten text.
+    with pytest.raises(AnswerError):
+        read_answer("0-$0X")
+
+
 def test_any_text_either_reads_or_fails_with_answer_error() -> None:
     from hypothesis import given, settings
     from hypothesis import strategies as st

@@ -182,7 +182,7 @@ async def test_the_ghost_shows_the_solvers_board(app: PonderApp) -> None:
         row = screen.crossword.solution[0]
         state = "/".join([row, *["_____"] * 4])
         screen.receive(ev.ThoughtAdded("t", "n1", None, f"h1. {row}", 1, state))
-        screen.flush_events()
+        await wait_for(pilot, lambda: screen.ghost is not None)  # with the thought shown
         assert screen.ghost is not None and screen.ghost.letter((0, 0)) == row[0]
         grid = screen.query_one(CrosswordGrid)
         assert grid.view is not None and grid.view.ghost is screen.ghost
