@@ -483,7 +483,7 @@ def evaluate(text: str) -> Fraction:
     return parse(text).value
 
 
-def format_number(value: Fraction) -> str:
+def format_number(value: Fraction | int) -> str:
     """``24``, ``-3``, ``8/3``: integers plainly, other rationals as a fraction."""
     if value.denominator == 1:
         return str(value.numerator)
