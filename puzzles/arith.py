@@ -23,6 +23,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import lru_cache
 from typing import NamedTuple
 
 from puzzles.latex import Plain, plain
@@ -637,9 +638,14 @@ def _interval(node: Expr) -> _Interval | None:
 _CLAIM_SIGN = re.compile(r"=~|~=|[=≈≃]")
 
 
+@lru_cache(maxsize=4096)
 def verify_claim(text: str, *, approximate: bool = False) -> Claim:
     """Verify a claim written ``lhs = rhs`` (or ``lhs ≈ rhs``, ``lhs = approx. rhs``: then
-    judged as approximate, as it is with ``approximate``); both sides are arithmetic."""
+    judged as approximate, as it is with ``approximate``); both sides are arithmetic.
+
+    The verdict is a function of the text alone, and a solver checks the same claims again
+    and again (every BoT tree proposes its first steps from the same numbers): each text is
+    parsed once, and the same (immutable) claim given back after."""
     if len(text) > MAX_LENGTH:
         raise ArithError(f"claim is too long ({len(text)} characters; at most {MAX_LENGTH})")
     sign = _CLAIM_SIGN.search(text)
