@@ -686,11 +686,11 @@ def _judge(
 # ---------------------------------------------------------------------------- step lines
 
 
-def format_operand(value: Fraction) -> str:
+def format_operand(value: Fraction | int) -> str:
     """A number as an operand in text ponder writes: ``8``, ``(8/3)``, ``(-2)``; bracketed
     whenever it is not a plain whole number, so ``8 / (8/3)`` can never be read otherwise."""
     text = format_number(value)
-    return text if value.denominator == 1 and value >= 0 else f"({text})"
+    return text if text.isdigit() else f"({text})"
 
 
 @dataclass(frozen=True, slots=True)
