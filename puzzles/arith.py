@@ -23,6 +23,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import lru_cache
 from typing import NamedTuple
 
 from puzzles.latex import Plain, plain
@@ -483,7 +484,7 @@ def evaluate(text: str) -> Fraction:
     return parse(text).value
 
 
-def format_number(value: Fraction) -> str:
+def format_number(value: Fraction | int) -> str:
     """``24``, ``-3``, ``8/3``: integers plainly, other rationals as a fraction."""
     if value.denominator == 1:
         return str(value.numerator)
@@ -637,9 +638,14 @@ def _interval(node: Expr) -> _Interval | None:
 _CLAIM_SIGN = re.compile(r"=~|~=|[=≈≃]")
 
 
+@lru_cache(maxsize=4096)
 def verify_claim(text: str, *, approximate: bool = False) -> Claim:
     """Verify a claim written ``lhs = rhs`` (or ``lhs ≈ rhs``, ``lhs = approx. rhs``: then
-    judged as approximate, as it is with ``approximate``); both sides are arithmetic."""
+    judged as approximate, as it is with ``approximate``); both sides are arithmetic.
+
+    The verdict is a function of the text alone, and a solver checks the same claims again
+    and again (every BoT tree proposes its first steps from the same numbers): each text is
+    parsed once, and the same (immutable) claim given back after."""
     if len(text) > MAX_LENGTH:
         raise ArithError(f"claim is too long ({len(text)} characters; at most {MAX_LENGTH})")
     sign = _CLAIM_SIGN.search(text)
@@ -680,11 +686,11 @@ def _judge(
 # ---------------------------------------------------------------------------- step lines
 
 
-def format_operand(value: Fraction) -> str:
+def format_operand(value: Fraction | int) -> str:
     """A number as an operand in text ponder writes: ``8``, ``(8/3)``, ``(-2)``; bracketed
     whenever it is not a plain whole number, so ``8 / (8/3)`` can never be read otherwise."""
     text = format_number(value)
-    return text if value.denominator == 1 and value >= 0 else f"({text})"
+    return text if text.isdigit() else f"({text})"
 
 
 @dataclass(frozen=True, slots=True)

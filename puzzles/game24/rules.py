@@ -42,7 +42,7 @@ class StepError(ValueError):
 
 def format_numbers(numbers: Iterable[Fraction | int]) -> str:
     """``4 6 8/3``: space-separated, exact."""
-    return " ".join(format_number(Fraction(n)) for n in numbers)
+    return " ".join(format_number(n) for n in numbers)
 
 
 def parse_numbers(text: str) -> tuple[Fraction, ...]:

@@ -375,7 +375,7 @@ def claimed_bot_line(step_no: int, before: State, step: ParsedStep, after: State
         remaining.remove(claimed)
     return (
         f"Step {step_no}, Current set: {before.left()}, Two numbers selected: "
-        f"{format_numbers([step.a])} {format_numbers([step.b])}, Operation: {step.op}, "
+        f"{format_number(step.a)} {format_number(step.b)}, Operation: {step.op}, "
         f"New number calculated: {step.claimed}, Remaining numbers: "
         f"{format_numbers(remaining) or 'none'}, New set: {after.left()}"
     )
@@ -566,7 +566,7 @@ def bot_line(step_no: int, before: State, step: ParsedStep) -> str:
         remaining.remove(v)
     return (
         f"Step {step_no}, Current set: {before.left()}, Two numbers selected: "
-        f"{format_numbers([step.a])} {format_numbers([step.b])}, Operation: {step.op}, "
+        f"{format_number(step.a)} {format_number(step.b)}, Operation: {step.op}, "
         f"New number calculated: {step.claimed}, Remaining numbers: "
         f"{format_numbers(remaining) or 'none'}, New set: {after.left()}"
     )

@@ -644,6 +644,9 @@ def test_format_operand_brackets_what_could_be_misread() -> None:
     assert format_operand(Fraction(8)) == "8"
     assert format_operand(Fraction(8, 3)) == "(8/3)"
     assert format_operand(Fraction(-2)) == "(-2)"
+    assert format_operand(Fraction(0)) == "0"
+    assert format_operand(Fraction(-8, 3)) == "(-8/3)"
+    assert format_operand(12) == "12"
 
 
 def test_amounts_with_thousands_separators_and_currency() -> None:
