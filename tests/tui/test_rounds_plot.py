@@ -10,6 +10,7 @@ from textual.app import App, ComposeResult
 from puzzles.game24 import Hand
 from solver import events as ev
 from solver.settings import Settings
+from tests.tui.harness import wait_for
 from tui.app import make_app
 from tui.screens.game24 import Game24Screen
 from tui.widgets.rounds_plot import RoundsPlot
@@ -101,10 +102,15 @@ async def test_react_and_deli_are_drawn_as_transcripts() -> None:
                 ev.EpisodeEnded(3, "finish", "the model called finish"),
             ]
         )
-        await pilot.pause()
-        assert pane.has_class("-transcript") and not pane.query_one("#thoughts").display
         log = pane.query_one("#transcript", RichLog)
-        shown = "\n".join(line.text for line in log.lines)
+
+        def shown_now() -> str:
+            return "\n".join(line.text for line in log.lines)
+
+        # (a log writes its lines once it knows its width: a pause or two on a busy machine)
+        await wait_for(pilot, lambda: "Stopped: the model called finish" in shown_now())
+        assert pane.has_class("-transcript") and not pane.query_one("#thoughts").display
+        shown = shown_now()
         for seen in (
             "Thought 1: Eggs left to sell.",
             "Action 1: calculate[16 - 3 - 4]",
@@ -121,8 +127,8 @@ async def test_react_and_deli_are_drawn_as_transcripts() -> None:
                 ev.DeliberationEnded(1, "agree", "the two stages agree", "tool"),
             ]
         )
-        await pilot.pause()
-        shown = "\n".join(line.text for line in log.lines)
+        await wait_for(pilot, lambda: "Stopped: the two stages agree" in shown_now())
+        shown = shown_now()
         assert "Turn 1/3 · tool: answer 9 ✓" in shown and "Stopped: the two stages agree" in shown
         assert "Observation 1" not in shown  # a new run starts a new transcript
 
