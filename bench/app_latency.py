@@ -42,10 +42,10 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from puzzles.game24 import Hand
-from solver import events as ev
+if TYPE_CHECKING:
+    from solver import events as ev
 
 # Keys typed into the expression box, by Textual key name. No space: on the game screen
 # space also starts and stops the solver, and the box should be the only thing that reacts.
@@ -199,7 +199,8 @@ async def time_keys(
 
 
 async def key_latency_live(presses: int, gap: float) -> dict[str, Any]:
-    """The offline engine solving beside the player: its work and the screen's share a loop."""
+    """The offline engine solving beside the player, on its own loop (tui/solver_loop.py)."""
+    from puzzles.game24 import Hand
     from tui.screens.game24 import Game24Screen
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -215,6 +216,7 @@ async def key_latency_live(presses: int, gap: float) -> dict[str, Any]:
 
 async def record_bot(iterations: int) -> list[ev.Event]:
     """A long BoT run of the offline engine on "1 1 1 2", for replaying."""
+    from puzzles.game24 import Hand
     from solver.domains.game24 import Game24Domain
     from solver.methods import make_method, run_method
     from solver.model.offline import OfflineModel
@@ -252,6 +254,8 @@ async def key_latency_replay(
 
 async def template_calls() -> dict[str, ev.ModelCalled]:
     """One real model call of each kind, from a short offline BoT run: realistic sizes."""
+    from puzzles.game24 import Hand
+    from solver import events as ev
     from solver.domains.game24 import Game24Domain
     from solver.methods import make_method, run_method
     from solver.model.offline import OfflineModel
@@ -271,6 +275,8 @@ async def template_calls() -> dict[str, ev.ModelCalled]:
 def synthetic_run(thoughts: int, calls: dict[str, ev.ModelCalled]) -> Iterator[ev.Event]:
     """A BoT-shaped run with ``thoughts`` thoughts: 10 iterations of 15 trees, each tree a
     4-ary tree three levels deep; every thought scored and its arithmetic checked."""
+    from solver import events as ev
+
     iterations, trees = 10, 15
     per_tree = -(-thoughts // (iterations * trees))  # ceiling: the last trees get fewer
     step, evaluate = calls["bot_step"], calls["bot_evaluate"]
@@ -348,6 +354,7 @@ def synthetic_run(thoughts: int, calls: dict[str, ev.ModelCalled]) -> Iterator[e
 
 
 async def big_run(thoughts: int, batch: int) -> dict[str, Any]:
+    from puzzles.game24 import Hand
     from tui.screens.game24 import Game24Screen
     from tui.widgets.solver_pane import SolverPane
 
