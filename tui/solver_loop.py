@@ -10,8 +10,8 @@ through it before every step of every task. A key or a frame never waits for mor
 step under way; the solver runs in the app's idle time, as fast as that allows.
 
 What crosses between the loops is small: a run is started here and awaited from the app (its
-cancellation reaches the run), its events are appended to a list the screen drains on its own
-loop, and a race's gate is opened and closed through :meth:`SolverLoop.call`.
+cancellation reaches the run), its events are appended to a deque the screen drains on its
+own loop, and a race's gate is opened and closed through :meth:`SolverLoop.call`.
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ from typing import Any, TypeVar
 T = TypeVar("T")
 
 CLOSE_WAIT = 5.0
-"""Seconds :meth:`SolverLoop.close` waits for the runs to end, and again for the last close."""
+"""Seconds :meth:`SolverLoop.close` waits for the runs to end, again for the last close, and
+again for the thread."""
 
 SWITCH_INTERVAL = 0.001
 """Seconds a thread runs before another waiting for the interpreter gets it, while a gate is
@@ -173,10 +174,6 @@ class SolverLoop:
         self._lock = threading.Lock()
         self._closed = False
 
-    @property
-    def started(self) -> bool:
-        return self._loop is not None
-
     def loop(self) -> asyncio.AbstractEventLoop:
         """The loop, started on its thread if it is not yet (called from the app's loop, whose
         gate its tasks pass)."""
@@ -248,7 +245,7 @@ class SolverLoop:
             pass
         finally:
             loop.call_soon_threadsafe(loop.stop)
-            await asyncio.to_thread(thread.join, 5)
+            await asyncio.to_thread(thread.join, CLOSE_WAIT)
             gate.leave()
             if not thread.is_alive():
                 loop.close()

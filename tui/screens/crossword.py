@@ -130,9 +130,7 @@ class CrosswordScreen(PuzzleScreen):
 
     KIND = "crossword"
     NOUN = "mini"
-    PLAY_ACTIONS = frozenset(
-        {"check", "reveal", "auto_check", "pencil", "give_up", "pause", "peek"}
-    )
+    PLAY_ACTIONS = PuzzleScreen.PLAY_ACTIONS | {"check", "reveal", "auto_check", "pencil"}
     LEVELS = SPECS[KIND].levels
     """A 5 x 5 grid without black squares (Tree of Thoughts' shape), or with them."""
     COMMANDS = PuzzleScreen.COMMANDS | {CrosswordCommands}

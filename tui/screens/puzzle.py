@@ -82,6 +82,9 @@ BACKLOG = 2_000
 """Most events the solver gets ahead of the screen: past it, the run waits until the screen
 has shown some (beside a full-speed solver while the player types; memory stays bounded)."""
 
+BACKLOG_WAIT = 0.05
+"""Seconds a run that is :data:`BACKLOG` events ahead waits before it looks again (a tick)."""
+
 
 _driving: ContextVar[int] = ContextVar("_driving", default=-1)
 """On the solver's loop, the number of the run a task works for (a retry's notice is its)."""
@@ -300,8 +303,9 @@ class PuzzleScreen(PonderScreen):
         """Events as they come from the solver's loop, with their run's number: moved to
         :attr:`_pending` on the screen's loop, less those of a run stopped or replaced."""
         self._run_number = 0
-        self._flushed_at = 0.0
         """The run whose events are shown; a stop or a new start moves it on."""
+        self._flushed_at = 0.0
+        """When a tick last showed (or could have shown) a batch (``time.perf_counter``)."""
         self._held: tuple[bool, str] | None = None
         """A race won while the solver still thinks: saved once the solver is done."""
 
@@ -1015,7 +1019,7 @@ class PuzzleScreen(PonderScreen):
             ):  # stream: a thought shows as it streams in
                 inbox.append((number, event))
                 while len(inbox) + len(self._pending) > BACKLOG and number == self._run_number:
-                    await asyncio.sleep(TYPING_FLUSH_SECONDS / 5)
+                    await asyncio.sleep(BACKLOG_WAIT)
 
         # The model stays for a resumed run; it is closed with the screen.
         await self._solver_loop.run(drive())

@@ -205,7 +205,7 @@ class WordProblemScreen(PuzzleScreen):
     LEVELS = SPECS[KIND].levels
     COMMANDS = PuzzleScreen.COMMANDS | {WordProblemCommands}
     GIVE_UP_SHOWS = "the answer and the worked solution"
-    PLAY_ACTIONS = frozenset({"answer", "hint", "give_up", "pause", "peek"})
+    PLAY_ACTIONS = PuzzleScreen.PLAY_ACTIONS | {"answer", "hint"}
 
     BINDINGS = [
         Binding("a", "answer", "Answer", id="wordproblem.answer"),

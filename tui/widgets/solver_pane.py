@@ -359,10 +359,10 @@ class SolverPane(Vertical):
         """What the checks and experience logs were given, to write them again when the
         answer is shown or hidden (their lines about the way to the answer are spoilers)."""
         self._stale: set[str] = set()
-        self._chains: dict[int, tuple[str, ...]] = {}
-        """The thoughts of each iteration's aggregated chain (BoT), by iteration."""
         """Logs to write again at the end of the batch: a thought was found on the way to
         the answer after its lines were written."""
+        self._chains: dict[int, tuple[str, ...]] = {}
+        """The thoughts of each iteration's aggregated chain (BoT), by iteration."""
         self.peek_key = "v"
         """The key that shows a hidden answer, as the status line names it."""
         self.config: dict[str, object] = {}
